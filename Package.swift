@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    products: [
+        .executable(name: "larder", targets: ["larder"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // JSON values and the byte-level parser and writer.
+        .target(name: "LarderJSON"),
+        // JSON-RPC 2.0: framing, message model, connection, errors. Knows nothing of caches.
+        .target(name: "LarderRPC", dependencies: ["LarderJSON"]),
+        // The persistence core. Knows nothing of JSON-RPC.
+        .target(name: "LarderCore", dependencies: ["CSQLite", "LarderJSON"]),
+        // Method handlers: decode params, call the core, encode results.
+        .target(name: "LarderServer", dependencies: ["LarderJSON", "LarderRPC", "LarderCore"]),
+        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
+
+        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),
+        .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
+        .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
