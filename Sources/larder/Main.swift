@@ -1,1 +1,79 @@
-@main enum Main { static func main() {} }
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LarderCore
+import LarderRPC
+import LarderServer
+
+@main
+enum Main {
+    static func main() {
+        // A client that goes away must not kill us mid-write: write(2) reports EPIPE instead.
+        signal(SIGPIPE, SIG_IGN)
+        let invocation: Invocation
+        do {
+            invocation = try Invocation.parse(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            fail("\(error.message)\n\n\(Invocation.usage)", code: 2)
+        }
+        switch invocation {
+        case .help:
+            say(Invocation.usage + "\n")
+            exit(0)
+        case .version:
+            say("larder \(Version.larder) (protocol \(Version.protocolVersion))\n")
+            exit(0)
+        case .serve(let options):
+            exit(serve(options))
+        }
+    }
+
+    static func serve(_ options: ServeOptions) -> Int32 {
+        Log.level = options.logLevel
+        var serverOptions = options.server
+        if !options.inMemory {
+            guard let path = options.explicitStore ?? DefaultStore.path(environment: environment()) else {
+                fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
+            }
+            serverOptions.storePath = path
+        }
+        let store: Store
+        do {
+            store = try Store(directory: serverOptions.storePath)
+        } catch {
+            fail("cannot open the store: \(error)", code: 2)
+        }
+        if isatty(0) == 1 {
+            let location = serverOptions.storePath ?? "memory"
+            Log.error("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
+        }
+        let output = ProtocolOutput.claim()
+        return LarderService.serve(options: serverOptions, store: store, input: 0, output: output)
+    }
+
+    static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                result[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            p += 1
+        }
+        return result
+    }
+
+    static func say(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { _ = write(1, $0.baseAddress, $0.count) }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        var bytes = Array("larder: \(message)\n".utf8)
+        bytes.withUnsafeMutableBytes { _ = write(2, $0.baseAddress, $0.count) }
+        exit(code)
+    }
+}

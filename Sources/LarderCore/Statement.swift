@@ -1,0 +1,102 @@
+import CSQLite
+
+/// A prepared statement. Bind with 1-based indexes, step, read 0-based columns.
+public final class Statement {
+    private let raw: OpaquePointer
+    private unowned let database: Database
+
+    // SQLITE_TRANSIENT is a macro Swift does not import: SQLite copies the bytes.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ raw: OpaquePointer, database: Database) {
+        self.raw = raw
+        self.database = database
+    }
+
+    func finalize() { sqlite3_finalize(raw) }
+
+    public func reset() {
+        sqlite3_reset(raw)
+        sqlite3_clear_bindings(raw)
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Int64) -> Statement {
+        sqlite3_bind_int64(raw, index, value)
+        return self
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Int) -> Statement { bind(index, Int64(value)) }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Double) -> Statement {
+        sqlite3_bind_double(raw, index, value)
+        return self
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: String) -> Statement {
+        var value = value
+        value.withUTF8 { utf8 in
+            if let base = utf8.baseAddress, utf8.count > 0 {
+                _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite3_bind_text(raw, index, $0, Int32(utf8.count), Self.transient)
+                }
+            } else {
+                // A nil pointer would bind NULL; the empty string is not NULL.
+                _ = sqlite3_bind_text(raw, index, "", 0, Self.transient)
+            }
+        }
+        return self
+    }
+
+    @discardableResult
+    public func bind(_ index: Int32, blob: [UInt8]) -> Statement {
+        if blob.isEmpty {
+            sqlite3_bind_zeroblob(raw, index, 0)
+        } else {
+            _ = blob.withUnsafeBytes { sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), Self.transient) }
+        }
+        return self
+    }
+
+    @discardableResult
+    public func bindNull(_ index: Int32) -> Statement {
+        sqlite3_bind_null(raw, index)
+        return self
+    }
+
+    /// Advances: true when a row is available, false when done.
+    public func step() throws(StoreError) -> Bool {
+        let rc = sqlite3_step(raw)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let message = database.errorMessage
+        sqlite3_reset(raw)
+        throw .storage(code: rc, message: message)
+    }
+
+    /// Runs to completion, ignoring rows; resets for the next use.
+    public func run() throws(StoreError) {
+        defer { sqlite3_reset(raw) }
+        while try step() {}
+    }
+
+    public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
+    public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
+    public func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
+
+    public func string(_ column: Int32) -> String {
+        guard let p = sqlite3_column_text(raw, column) else { return "" }
+        let n = Int(sqlite3_column_bytes(raw, column))
+        return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+    }
+
+    public func blob(_ column: Int32) -> [UInt8] {
+        let n = Int(sqlite3_column_bytes(raw, column))
+        guard n > 0, let p = sqlite3_column_blob(raw, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One store: a directory holding one SQLite database (or a private
+/// in-memory database), and the caches inside it.
+public final class Store {
+    /// The directory, or nil for an in-memory store.
+    public let directory: String?
+    let database: Database
+
+    public static let databaseFileName = "larder.db"
+
+    /// Opens the store in `directory`, creating the directory (and its
+    /// parents) if needed; nil opens a private in-memory store.
+    public init(directory: String?) throws(StoreError) {
+        self.directory = directory
+        if let directory {
+            try Self.createDirectory(directory)
+            database = try Database(path: directory + "/" + Self.databaseFileName)
+        } else {
+            database = try Database(path: ":memory:")
+        }
+        do {
+            try configure()
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    public var isPersistent: Bool { directory != nil }
+
+    private func configure() throws(StoreError) {
+        // Another process may hold a write lock briefly; wait rather than fail.
+        try database.execute("PRAGMA busy_timeout = 5000")
+        if directory != nil {
+            let mode = try database.statement("PRAGMA journal_mode = WAL")
+            _ = try mode.step()
+            mode.reset()
+            // WAL with synchronous=NORMAL: a commit survives the process being
+            // killed; only a power cut can lose the last transactions.
+            try database.execute("PRAGMA synchronous = NORMAL")
+        }
+        try Schema.migrate(database)
+    }
+
+    /// Commits anything pending and closes the database.
+    public func close() {
+        database.close()
+    }
+
+    private static func createDirectory(_ path: String) throws(StoreError) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component + "/"
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw .unavailable(path: path, reason: "cannot create \(prefix): \(String(cString: strerror(errno)))")
+            }
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .unavailable(path: path, reason: "not a directory")
+        }
+        guard access(path, W_OK) == 0 else {
+            throw .unavailable(path: path, reason: "not writable")
+        }
+    }
+}

@@ -1,0 +1,280 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LarderJSON
+
+/// One JSON-RPC 2.0 peer over a pair of file descriptors.
+///
+/// Reads with `read(2)` into a growing buffer, frames and decodes messages,
+/// hands them to the `MessageHandler` in arrival order, and writes responses
+/// into one buffer that is flushed when the input is drained (or the buffer
+/// grows large), so a pipelined burst costs one `write(2)` instead of one per
+/// message. Tracks the requests it sends to the client and routes the answers
+/// back. Single-threaded by design: the handler never needs a lock.
+public final class Connection {
+    public enum Direction: Sendable { case incoming, outgoing }
+
+    private let input: Int32
+    private let output: Int32
+    private let decoder: FrameDecoder
+    private let maxDepth: Int
+    public weak var handler: MessageHandler?
+
+    /// Called with every message body in both directions (for `--record`).
+    public var onTraffic: ((Direction, UnsafeBufferPointer<UInt8>) -> Void)?
+
+    private var out = JSONWriter(capacity: 256 * 1024)
+    private var scratch = JSONWriter(capacity: 1024)
+    private static let flushThreshold = 1 << 20
+
+    private var stopped = false
+    private var exitCode: Int32 = 0
+    private var clientGone = false
+
+    /// Requests being worked on, by id, so `$/cancelRequest` can reach them.
+    private var working: [RequestID: Reply] = [:]
+    /// Requests sent to the client and not yet answered.
+    private var awaiting: [RequestID: (Result<JSON, ResponseError>) -> Void] = [:]
+    private var nextOutgoingID = 0
+
+    public init(input: Int32, output: Int32, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth, framing: Framing? = nil) {
+        self.input = input
+        self.output = output
+        self.decoder = FrameDecoder(maxMessageBytes: maxMessageBytes, framing: framing)
+        self.maxDepth = maxDepth
+    }
+
+    /// The framing in use: detected from the first bytes, lines until then.
+    public var framing: Framing { decoder.framing ?? .lines }
+
+    /// Serves until the input ends or `stop` is called; returns the exit code.
+    public func run() -> Int32 {
+        while !stopped {
+            let n = decoder.read(from: input)
+            if n < 0 {
+                if errno == EINTR { continue }
+                Log.error("reading input failed: \(String(cString: strerror(errno)))")
+                break
+            }
+            if n == 0 {
+                if let last = decoder.endOfInput() { handle(last) }
+                break
+            }
+            while !stopped, let event = decoder.next() { handle(event) }
+            if out.bytes.count >= Self.flushThreshold || !inputIsReady() { flush() }
+        }
+        flush()
+        failAwaiting(with: ResponseError(code: .requestCancelled, message: "the client closed the connection"))
+        handler?.connectionClosed()
+        return exitCode
+    }
+
+    /// Stops after the current message; `run` then returns `code`.
+    public func stop(exitCode code: Int32) {
+        stopped = true
+        exitCode = code
+    }
+
+    // MARK: - Incoming
+
+    private func inputIsReady() -> Bool {
+        var fds = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        return poll(&fds, 1, 0) > 0
+    }
+
+    private func handle(_ event: FrameDecoder.Event) {
+        switch event {
+        case .message(let range):
+            let body = decoder.bytes(range)
+            onTraffic?(.incoming, body)
+            handle(body: body)
+        case .oversized(let size):
+            Log.warn("skipped a message of \(size) bytes (limit \(decoder.maxMessageBytes))")
+            send(id: .null, result: .failure(.invalidRequest(
+                "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",
+                data: ["size": .int(size), "limit": .int(decoder.maxMessageBytes)])), batch: nil)
+        case .badHeader(let why):
+            send(id: .null, result: .failure(.parseError(why)), batch: nil)
+        }
+    }
+
+    private func handle(body: UnsafeBufferPointer<UInt8>) {
+        let json: JSON
+        do {
+            json = try JSONParser.parse(body, maxDepth: maxDepth)
+        } catch {
+            send(id: .null, result: .failure(.parseError(error.description)), batch: nil)
+            return
+        }
+        guard case .array(let items) = json else {
+            handle(message: json, batch: nil)
+            return
+        }
+        guard !items.isEmpty else {
+            send(id: .null, result: .failure(.invalidRequest("an empty batch")), batch: nil)
+            return
+        }
+        let batch = Batch(pending: items.count)
+        for item in items { handle(message: item, batch: batch) }
+    }
+
+    private func handle(message json: JSON, batch: Batch?) {
+        switch Message.decode(json) {
+        case .failure(let invalid):
+            if invalid.isNotification { noAnswer(in: batch) } else { send(id: invalid.id, result: .failure(invalid.error), batch: batch) }
+        case .success(.request(let id, let method, let params)):
+            let reply = Reply(id: id, method: method, connection: self, batch: batch)
+            handler?.handle(request: method, params: params, reply: reply)
+            if !reply.isDone { working[id] = reply }
+        case .success(.notification(let method, let params)):
+            if method == "$/cancelRequest" { cancel(params) } else { handler?.handle(notification: method, params: params) }
+            noAnswer(in: batch)
+        case .success(.response(let id, let result)):
+            if let callback = awaiting.removeValue(forKey: id) {
+                callback(result)
+            } else {
+                Log.warn("a response for unknown request id \(id) was ignored")
+            }
+            noAnswer(in: batch)
+        }
+    }
+
+    /// `$/cancelRequest`: a request still being worked on is told, and answered
+    /// with -32800 unless its handler answers itself (with partial results).
+    private func cancel(_ params: JSON?) {
+        guard let idJSON = params?["id"], let id = RequestID(idJSON), let reply = working[id] else { return }
+        reply.isCancellationRequested = true
+        if let onCancel = reply.onCancel { onCancel() } else { reply.fail(.requestCancelled()) }
+    }
+
+    // MARK: - Outgoing
+
+    /// Called by `Reply`: sends a response, or adds it to its batch.
+    func deliver(_ reply: Reply, result: Result<JSON, ResponseError>, batch: Batch?) {
+        if working[reply.id] === reply { working[reply.id] = nil }
+        send(id: reply.id, result: result, batch: batch)
+    }
+
+    private func send(id: RequestID, result: Result<JSON, ResponseError>, batch: Batch?) {
+        guard let batch else {
+            emit { w in Self.encodeResponse(id: id, result: result, into: &w) }
+            return
+        }
+        batch.writer.writeASCII(batch.count == 0 ? "[" : ",")
+        Self.encodeResponse(id: id, result: result, into: &batch.writer)
+        batch.count += 1
+        noAnswer(in: batch)
+    }
+
+    /// One batch member is settled; the batch goes out when all are.
+    private func noAnswer(in batch: Batch?) {
+        guard let batch else { return }
+        batch.pending -= 1
+        guard batch.pending == 0, batch.count > 0 else { return }
+        batch.writer.writeASCII("]")
+        emit { w in w.writeRaw(batch.writer.bytes) }
+    }
+
+    private static func encodeResponse(id: RequestID, result: Result<JSON, ResponseError>, into w: inout JSONWriter) {
+        w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+        w.write(id.json)
+        switch result {
+        case .success(let value):
+            w.writeASCII(",\"result\":")
+            w.write(value)
+        case .failure(let error):
+            w.writeASCII(",\"error\":")
+            w.write(error.json)
+        }
+        w.writeASCII("}")
+    }
+
+    /// Sends a notification to the client.
+    public func notify(_ method: String, params: JSON?) {
+        emit { w in
+            w.writeASCII("{\"jsonrpc\":\"2.0\",\"method\":")
+            w.writeString(method)
+            if let params {
+                w.writeASCII(",\"params\":")
+                w.write(params)
+            }
+            w.writeASCII("}")
+        }
+    }
+
+    /// Sends a request to the client; `onResponse` runs when its answer arrives
+    /// (or with an error if the client goes away first). Ids are strings with a
+    /// `larder-` prefix so they never collide with the client's own.
+    @discardableResult
+    public func request(_ method: String, params: JSON?, onResponse: @escaping (Result<JSON, ResponseError>) -> Void) -> RequestID {
+        nextOutgoingID += 1
+        let id = RequestID.string("larder-\(nextOutgoingID)")
+        guard !clientGone else {
+            onResponse(.failure(ResponseError(code: .requestCancelled, message: "the client closed the connection")))
+            return id
+        }
+        awaiting[id] = onResponse
+        emit { w in
+            w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+            w.write(id.json)
+            w.writeASCII(",\"method\":")
+            w.writeString(method)
+            if let params {
+                w.writeASCII(",\"params\":")
+                w.write(params)
+            }
+            w.writeASCII("}")
+        }
+        return id
+    }
+
+    private func failAwaiting(with error: ResponseError) {
+        let callbacks = awaiting
+        awaiting = [:]
+        for (_, callback) in callbacks { callback(.failure(error)) }
+    }
+
+    /// Frames one message into the output buffer.
+    private func emit(_ encode: (inout JSONWriter) -> Void) {
+        switch framing {
+        case .lines:
+            let start = out.bytes.count
+            encode(&out)
+            if let onTraffic {
+                out.bytes.withUnsafeBufferPointer { onTraffic(.outgoing, UnsafeBufferPointer(rebasing: $0[start...])) }
+            }
+            out.bytes.append(0x0A)
+        case .contentLength:
+            scratch.reset()
+            encode(&scratch)
+            if let onTraffic { scratch.bytes.withUnsafeBufferPointer { onTraffic(.outgoing, $0) } }
+            out.writeASCII("Content-Length: ")
+            out.writeRaw(String(scratch.bytes.count).utf8)
+            out.writeASCII("\r\n\r\n")
+            out.writeRaw(scratch.bytes)
+        }
+    }
+
+    /// Makes what responses depend on durable, then writes everything buffered.
+    public func flush() {
+        handler?.willFlush()
+        guard !out.bytes.isEmpty else { return }
+        defer { out.reset() }
+        guard !clientGone else { return }
+        var written = 0
+        out.bytes.withUnsafeBytes { raw in
+            while written < raw.count {
+                let n = write(output, raw.baseAddress! + written, raw.count - written)
+                if n > 0 { written += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                // EPIPE: the client went away. Nothing more can be said to it.
+                Log.info("the client stopped reading (\(String(cString: strerror(errno)))); stopping")
+                clientGone = true
+                stopped = true
+                return
+            }
+        }
+    }
+}

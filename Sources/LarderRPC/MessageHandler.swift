@@ -1,0 +1,18 @@
+import LarderJSON
+
+/// What a `Connection` hands decoded messages to. It never sees bytes.
+///
+/// Everything runs on the connection's one thread, in arrival order, so a
+/// handler needs no locks; work that must wait (for the client, for a commit)
+/// keeps its `Reply` and answers later while other messages are served.
+public protocol MessageHandler: AnyObject {
+    /// A request. Call `reply` exactly once, now or later.
+    func handle(request method: String, params: JSON?, reply: Reply)
+    /// A notification; there is no reply.
+    func handle(notification method: String, params: JSON?)
+    /// Output is about to leave the process: anything a response sent so far
+    /// depends on must be made durable now (this is where writes commit).
+    func willFlush()
+    /// The input has ended or the connection was stopped; nothing more arrives.
+    func connectionClosed()
+}

@@ -1,0 +1,52 @@
+import LarderJSON
+
+/// The `error` member of a response.
+public struct ResponseError: Error, Sendable, Equatable {
+    public var code: ErrorCode
+    public var message: String
+    public var data: JSON?
+
+    public init(code: ErrorCode, message: String, data: JSON? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    public var json: JSON {
+        var o = JSONObject()
+        o.append("code", .int(code.rawValue))
+        o.append("message", .string(message))
+        if let data { o.append("data", data) }
+        return .object(o)
+    }
+
+    /// Reads an error object sent by the other side.
+    public init?(_ json: JSON) {
+        guard let code = json["code"]?.numberValue?.int, let message = json["message"]?.stringValue else { return nil }
+        self.init(code: ErrorCode(rawValue: code), message: message, data: json["data"])
+    }
+}
+
+extension ResponseError {
+    public static func parseError(_ message: String) -> ResponseError {
+        ResponseError(code: .parseError, message: "Parse error: \(message)")
+    }
+    public static func invalidRequest(_ message: String, data: JSON? = nil) -> ResponseError {
+        ResponseError(code: .invalidRequest, message: "Invalid Request: \(message)", data: data)
+    }
+    public static func methodNotFound(_ method: String) -> ResponseError {
+        ResponseError(code: .methodNotFound, message: "Method not found: \(method)")
+    }
+    public static func invalidParams(_ message: String) -> ResponseError {
+        ResponseError(code: .invalidParams, message: "Invalid params: \(message)")
+    }
+    public static func internalError(_ message: String) -> ResponseError {
+        ResponseError(code: .internalError, message: "Internal error: \(message)")
+    }
+    public static func requestCancelled(data: JSON? = nil) -> ResponseError {
+        ResponseError(code: .requestCancelled, message: "Request cancelled", data: data)
+    }
+    public static func requestFailed(_ message: String, data: JSON? = nil) -> ResponseError {
+        ResponseError(code: .requestFailed, message: message, data: data)
+    }
+}

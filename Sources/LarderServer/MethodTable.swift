@@ -1,0 +1,24 @@
+import LarderRPC
+
+/// Every method the server answers, alphabetized. Adding a method means adding
+/// its type here (and to SPEC.md, openrpc.json, a transcript and the clients).
+enum MethodTable {
+    static let all: [any MethodHandler.Type] = [
+        DebugAsk.self,
+        Initialize.self,
+        Shutdown.self,
+    ]
+
+    struct Entry: Sendable {
+        let isTestOnly: Bool
+        let handle: @Sendable (Request) throws(ResponseError) -> Response
+    }
+
+    static let byName: [String: Entry] = {
+        var table: [String: Entry] = [:]
+        for m in all {
+            table[m.method] = Entry(isTestOnly: m.isTestOnly, handle: { (r) throws(ResponseError) in try m.handle(r) })
+        }
+        return table
+    }()
+}

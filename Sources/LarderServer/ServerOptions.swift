@@ -1,0 +1,14 @@
+/// How the server was started (from the command line).
+public struct ServerOptions: Sendable {
+    /// The store directory, or nil for an in-memory store.
+    public var storePath: String?
+    public var maxMessageBytes = 64 << 20
+    /// Accept `debug.*` methods (tests only).
+    public var enableTestMethods = false
+    /// Refuse every request before `initialize` with -32002.
+    public var requireInitialize = false
+
+    public init(storePath: String?) {
+        self.storePath = storePath
+    }
+}

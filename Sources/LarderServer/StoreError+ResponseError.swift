@@ -1,0 +1,32 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+
+/// Larder's own error codes, outside JSON-RPC's reserved -32768...-32000.
+extension ErrorCode {
+    public static let storeUnavailable = ErrorCode(rawValue: -31000)
+    public static let storageFailure = ErrorCode(rawValue: -31001)
+    public static let storeLocked = ErrorCode(rawValue: -31002)
+    public static let cacheNotFound = ErrorCode(rawValue: -31010)
+}
+
+extension StoreError {
+    /// The one mapping from core errors to the protocol.
+    var responseError: ResponseError {
+        switch self {
+        case .unavailable(let path, let reason):
+            return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path): \(reason)",
+                                 data: ["path": .string(path)])
+        case .storage(let code, let message):
+            return ResponseError(code: .storageFailure, message: "storage failure: \(message)",
+                                 data: ["sqliteCode": .int(Int(code))])
+        case .locked(let path):
+            return ResponseError(code: .storeLocked, message: "store at \(path) is locked by another process",
+                                 data: ["path": .string(path)])
+        case .cacheNotFound(let name):
+            return ResponseError(code: .cacheNotFound, message: "no cache named \"\(name)\"", data: ["cache": .string(name)])
+        case .invalidArgument(let field, let reason):
+            return .invalidParams("\(field): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import LarderRPC
+import LarderServer
+
+/// What the command line asked for.
+enum Invocation {
+    case serve(ServeOptions)
+    case help
+    case version
+}
+
+struct ServeOptions {
+    var server = ServerOptions(storePath: nil)
+    var inMemory = false
+    var explicitStore: String?
+    var logLevel = Log.Level.warn
+}
+
+struct UsageError: Error {
+    let message: String
+}
+
+extension Invocation {
+    static let usage = """
+        USAGE: larder [--store DIR | --memory] [options]
+
+        Serves JSON-RPC 2.0 on stdin/stdout: one JSON message per line, or
+        LSP-style Content-Length framing when the input starts with it.
+
+        OPTIONS:
+          --store DIR               Store directory (default: $LARDER_STORE, else
+                                    $XDG_CACHE_HOME/larder, else ~/.cache/larder).
+          --memory                  Keep everything in memory; nothing is written.
+          --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
+          --max-message-bytes N     Largest accepted message (default: 67108864).
+          --require-initialize      Refuse requests before initialize (-32002).
+          --enable-test-methods     Accept debug.* methods (for tests only).
+          --version                 Print the version and exit.
+          --help                    Print this help and exit.
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        var options = ServeOptions()
+        var k = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            k += 1
+            guard k < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
+            return arguments[k]
+        }
+        while k < arguments.count {
+            let arg = arguments[k]
+            switch arg {
+            case "--help", "-h": return .help
+            case "--version": return .version
+            case "--store": options.explicitStore = try value(arg)
+            case "--memory": options.inMemory = true
+            case "--enable-test-methods": options.server.enableTestMethods = true
+            case "--require-initialize": options.server.requireInitialize = true
+            case "--log-level":
+                let name = try value(arg)
+                guard let level = Log.Level(name: name) else {
+                    throw UsageError(message: "--log-level must be error, warn, info or debug, not \(name)")
+                }
+                options.logLevel = level
+            case "--max-message-bytes":
+                let text = try value(arg)
+                guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-message-bytes must be a positive integer, not \(text)") }
+                options.server.maxMessageBytes = n
+            default:
+                throw UsageError(message: "unknown argument \(arg)")
+            }
+            k += 1
+        }
+        if options.inMemory && options.explicitStore != nil {
+            throw UsageError(message: "--store and --memory cannot be used together")
+        }
+        return .serve(options)
+    }
+}
