@@ -10,13 +10,27 @@ public final class Store {
     /// The directory, or nil for an in-memory store.
     public let directory: String?
     let database: Database
+    public let clock: Clock
+    /// Receives eviction and clearing events.
+    public var onEvent: ((CacheEvent) -> Void)?
+
+    /// Open caches by name.
+    var caches: [String: Cache] = [:]
+    /// Recency of disk rows read since the last write, persisted lazily with
+    /// other writes: a read must not cost a write.
+    var pendingUses: [Int64: Int64] = [:]
+    var lastUse: Int64 = 0
+    /// SQLite's data_version when this process last looked; a change means
+    /// another process committed, and memory tiers may be stale.
+    var dataVersion: Int64 = 0
 
     public static let databaseFileName = "larder.db"
 
     /// Opens the store in `directory`, creating the directory (and its
     /// parents) if needed; nil opens a private in-memory store.
-    public init(directory: String?) throws(StoreError) {
+    public init(directory: String?, clock: Clock = Clock()) throws(StoreError) {
         self.directory = directory
+        self.clock = clock
         if let directory {
             try Self.createDirectory(directory)
             database = try Database(path: directory + "/" + Self.databaseFileName)
@@ -45,10 +59,12 @@ public final class Store {
             try database.execute("PRAGMA synchronous = NORMAL")
         }
         try Schema.migrate(database)
+        dataVersion = try database.integer("PRAGMA data_version")
     }
 
     /// Commits anything pending and closes the database.
     public func close() {
+        try? commit()
         database.close()
     }
 

@@ -4,6 +4,22 @@ import LarderRPC
 /// its type here (and to SPEC.md, openrpc.json, a transcript and the clients).
 enum MethodTable {
     static let all: [any MethodHandler.Type] = [
+        CacheClear.self,
+        CacheDrop.self,
+        CacheGet.self,
+        CacheGetMany.self,
+        CacheHas.self,
+        CacheKeys.self,
+        CacheList.self,
+        CacheOpen.self,
+        CachePurgeExpired.self,
+        CacheRemove.self,
+        CacheSet.self,
+        CacheSetMany.self,
+        CacheStatsMethod.self,
+        CacheSubscribe.self,
+        CacheTouch.self,
+        DebugAdvanceClock.self,
         DebugAsk.self,
         Initialize.self,
         Shutdown.self,

@@ -9,10 +9,16 @@ final class Server: MessageHandler {
     unowned let connection: Connection
     private(set) var store: Store
     var lifecycle = Lifecycle.waiting
-    /// Results of writes in the open transaction, sent after it commits.
-    private var awaitingCommit: [(Reply, JSON)] = []
-    /// Handlers that run when the connection closes.
+    /// Answers held until the open transaction commits: those of writes, and
+    /// any that follow them, so that answers leave in the order requests came.
+    private var awaitingCommit: [(Reply, Result<JSON, ResponseError>)] = []
     var clientInfo: JSON?
+    var events = EventSubscriptions()
+    /// Whether another process's commits were looked for since the last flush.
+    private var checkedForeignWrites = false
+    /// Writes waiting for one commit are released together; past this many,
+    /// commit without waiting for the input to drain.
+    static let maxGroupCommit = 4096
 
     enum Lifecycle: Equatable {
         /// No request yet: `initialize` may still come (and must come first).
@@ -27,11 +33,21 @@ final class Server: MessageHandler {
         self.options = options
         self.store = store
         self.connection = connection
+        watchEvents()
     }
 
     func replaceStore(with newStore: Store) {
         store.close()
         store = newStore
+        watchEvents()
+    }
+
+    private func watchEvents() {
+        store.onEvent = { [unowned self] event in
+            guard events.wants(event) else { return }
+            let n = EventSubscriptions.notification(for: event)
+            connection.notify(n.method, params: n.params)
+        }
     }
 
     // MARK: - MessageHandler
@@ -46,15 +62,21 @@ final class Server: MessageHandler {
             return
         }
         if lifecycle == .waiting { lifecycle = .running }
+        if !checkedForeignWrites {
+            checkedForeignWrites = true
+            do { try store.noticeForeignWrites() } catch { Log.warn("checking for other writers failed: \(error)") }
+        }
         let request = Request(params: Params(params), reply: reply, server: self)
         do {
             switch try entry.handle(request) {
-            case .result(let json): reply.succeed(json)
-            case .afterCommit(let json): awaitingCommit.append((reply, json))
+            case .result(let json): answer(reply, .success(json))
+            case .afterCommit(let json):
+                awaitingCommit.append((reply, .success(json)))
+                if awaitingCommit.count >= Self.maxGroupCommit { commit() }
             case .deferred: break
             }
         } catch {
-            reply.fail(error)
+            answer(reply, .failure(error))
         }
     }
 
@@ -96,11 +118,23 @@ final class Server: MessageHandler {
         store.close()
     }
 
-    /// Commits the open transaction and releases the results that waited for it.
+    private func answer(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
+        if awaitingCommit.isEmpty { reply.finish(result) } else { awaitingCommit.append((reply, result)) }
+    }
+
+    /// Commits the open transaction and releases the results that waited for
+    /// it; if the commit fails, each of them gets the error instead.
     private func commit() {
-        guard !awaitingCommit.isEmpty else { return }
+        checkedForeignWrites = false
         let waiting = awaitingCommit
         awaitingCommit = []
-        for (reply, json) in waiting { reply.succeed(json) }
+        do {
+            try store.commit()
+            for (reply, result) in waiting { reply.finish(result) }
+        } catch {
+            // Everything answered since the last commit may rest on what was rolled back.
+            Log.error("commit failed: \(error)")
+            for (reply, _) in waiting { reply.fail(error.responseError) }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import LarderCore
 import LarderRPC
 import LarderServer
 
@@ -13,6 +14,8 @@ struct ServeOptions {
     var inMemory = false
     var explicitStore: String?
     var logLevel = Log.Level.warn
+    /// Milliseconds since 1970 for a fixed clock (`--clock`).
+    var clock: Int64?
 }
 
 struct UsageError: Error {
@@ -32,6 +35,8 @@ extension Invocation {
           --memory                  Keep everything in memory; nothing is written.
           --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
           --max-message-bytes N     Largest accepted message (default: 67108864).
+          --clock TIME              Fix the clock at an RFC 3339 time; it moves only
+                                    with debug.advanceClock (for tests).
           --require-initialize      Refuse requests before initialize (-32002).
           --enable-test-methods     Accept debug.* methods (for tests only).
           --version                 Print the version and exit.
@@ -61,6 +66,12 @@ extension Invocation {
                     throw UsageError(message: "--log-level must be error, warn, info or debug, not \(name)")
                 }
                 options.logLevel = level
+            case "--clock":
+                let text = try value(arg)
+                guard let ms = Timestamp.parse(text) else {
+                    throw UsageError(message: "--clock needs an RFC 3339 time such as 2026-01-01T00:00:00Z, not \(text)")
+                }
+                options.clock = ms
             case "--max-message-bytes":
                 let text = try value(arg)
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-message-bytes must be a positive integer, not \(text)") }

@@ -41,7 +41,7 @@ enum Main {
         }
         let store: Store
         do {
-            store = try Store(directory: serverOptions.storePath)
+            store = try Store(directory: serverOptions.storePath, clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())
         } catch {
             fail("cannot open the store: \(error)", code: 2)
         }

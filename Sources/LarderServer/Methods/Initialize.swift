@@ -14,12 +14,16 @@ enum Initialize: MethodHandler {
            let path = try store.optional("path", as: String.self), path != server.store.directory {
             guard !path.isEmpty else { throw .invalidParams("params.store.path must not be empty") }
             do {
-                server.replaceStore(with: try Store(directory: path))
+                server.replaceStore(with: try Store(directory: path, clock: server.store.clock))
             } catch {
                 throw error.responseError
             }
         }
         _ = try r.params.optional("appVersion", as: String.self)
+        if let capabilities = try r.params.optional("capabilities", as: Params.self),
+           try capabilities.optional("events", as: Bool.self) == true {
+            server.events.subscribeAll()
+        }
         return .result([
             "serverInfo": ["name": "larder", "version": .string(Version.larder)],
             "protocolVersion": .string(Version.protocolVersion),

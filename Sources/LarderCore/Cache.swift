@@ -1,0 +1,265 @@
+/// A named cache: a memory tier in front of a disk tier (or memory alone),
+/// with limits, expiry and statistics.
+public final class Cache {
+    public let name: String
+    let id: Int64
+    public internal(set) var config: CacheConfig
+    unowned let store: Store
+    let memory = MemoryTier()
+    var disk: DiskTier { DiskTier(db: store.database, cacheID: id) }
+    /// Disk tier totals, kept current so limits never need a COUNT(*).
+    var diskCount = 0
+    var diskBytes = 0
+    public internal(set) var stats = CacheStats()
+
+    init(name: String, id: Int64, config: CacheConfig, store: Store) {
+        self.name = name
+        self.id = id
+        self.config = config
+        self.store = store
+    }
+
+    /// Reads disk totals; called when the cache is loaded and when another process changed the store.
+    func loadTotals() throws(StoreError) {
+        guard config.persistent else { return }
+        (diskCount, diskBytes) = try disk.totals()
+        store.noteUsed(atLeast: try disk.maxUsed())
+    }
+
+    /// A stored entry and how it was found.
+    public struct Lookup: Sendable {
+        public var entry: Entry
+        public var expired: Bool
+        public var tier: CacheEvent.Tier
+        public var expiresAt: Int64?
+    }
+
+    // MARK: - Reading
+
+    /// The entry under `key`: nil when absent, or when expired and the cache does not return expired entries.
+    public func get(_ k: EntryKey) throws(StoreError) -> Lookup? {
+        guard let (entry, tier) = try find(k) else { return nil }
+        let now = store.clock.now
+        let expired = entry.isExpired(at: now, lifespan: config.lifespan)
+        if expired && !config.returnsExpired { return nil }
+        return Lookup(entry: entry, expired: expired, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
+    }
+
+    /// Whether an entry exists, and whether it is still valid.
+    public func has(_ k: EntryKey) throws(StoreError) -> (found: Bool, valid: Bool) {
+        let entry: Entry?
+        if let e = memory.peek(k) {
+            entry = e
+        } else if config.persistent {
+            entry = try disk.lookup(k)
+        } else {
+            entry = nil
+        }
+        guard let entry else { return (false, false) }
+        return (true, !entry.isExpired(at: store.clock.now, lifespan: config.lifespan))
+    }
+
+    private func find(_ k: EntryKey) throws(StoreError) -> (Entry, CacheEvent.Tier)? {
+        if let e = memory.get(k) {
+            stats.memory.hits += 1
+            if config.persistent { store.noteUse(of: e.diskID) }
+            return (e, .memory)
+        }
+        stats.memory.misses += 1
+        guard config.persistent else { return nil }
+        guard let e = try disk.lookup(k) else {
+            stats.disk.misses += 1
+            return nil
+        }
+        stats.disk.hits += 1
+        store.noteUse(of: e.diskID)
+        keepInMemory(k, e)
+        return (e, .disk)
+    }
+
+    // MARK: - Writing
+
+    /// One entry to store.
+    public struct Write: Sendable {
+        public var key: EntryKey
+        public var kind: Entry.Kind
+        public var bytes: [UInt8]
+        /// Seconds-based lifetime in milliseconds; nil uses the cache's lifespan, 0 never expires.
+        public var ttl: Int64?
+        public init(key: EntryKey, kind: Entry.Kind, bytes: [UInt8], ttl: Int64?) {
+            self.key = key
+            self.kind = kind
+            self.bytes = bytes
+            self.ttl = ttl
+        }
+    }
+
+    /// Stores all entries or none.
+    public func set(_ writes: [Write]) throws(StoreError) {
+        for w in writes { try checkFits(w) }
+        let now = store.clock.now
+        var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
+        if config.persistent {
+            try store.atomically { () throws(StoreError) in
+                var count = diskCount, bytes = diskBytes
+                for (k, w) in writes.enumerated() {
+                    let old = try disk.existing(w.key)
+                    entries[k].diskID = try disk.upsert(w.key, entries[k], used: store.nextUse())
+                    count += old == nil ? 1 : 0
+                    bytes += entries[k].size - (old?.size ?? 0)
+                }
+                diskCount = count
+                diskBytes = bytes
+            }
+        }
+        for (k, w) in writes.enumerated() { keepInMemory(w.key, entries[k]) }
+        if config.persistent { try evictFromDisk() }
+    }
+
+    private func checkFits(_ w: Write) throws(StoreError) {
+        let limit = config.persistent ? config.disk.maxBytes : config.memory.maxBytes
+        let tier = config.persistent ? "disk" : "memory"
+        if limit > 0 && w.bytes.count > limit {
+            throw .invalidArgument(field: "value", reason: "\(w.bytes.count) bytes is more than the cache's \(tier).maxBytes (\(limit))")
+        }
+    }
+
+    /// Puts an entry in the memory tier if it fits there, then evicts down to the limits.
+    private func keepInMemory(_ k: EntryKey, _ e: Entry) {
+        if config.memory.maxBytes > 0 && e.size > config.memory.maxBytes {
+            // Too big for memory at all; a persistent cache still serves it from disk.
+            memory.remove(k)
+            return
+        }
+        memory.put(k, e)
+        evictFromMemory()
+    }
+
+    func evictFromMemory() {
+        for (k, _) in memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) {
+            stats.memory.evictions += 1
+            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity))
+        }
+    }
+
+    func evictFromDisk() throws(StoreError) {
+        let limits = config.disk
+        func over() -> Bool {
+            (limits.maxCount > 0 && diskCount > limits.maxCount) || (limits.maxBytes > 0 && diskBytes > limits.maxBytes)
+        }
+        guard config.persistent, over() else { return }
+        try store.writeRecency()
+        try store.beginWrite()
+        while over() {
+            let batch = try disk.leastRecentlyUsed(limit: 64)
+            if batch.isEmpty { break }
+            for row in batch where over() {
+                try removeFromDisk(row, reason: .capacity)
+            }
+        }
+    }
+
+    private func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
+        try disk.delete(id: row.id)
+        store.forgetUse(of: row.id)
+        diskCount -= 1
+        diskBytes -= row.size
+        memory.remove(row.key)
+        stats.disk.evictions += 1
+        store.emit(.evicted(cache: name, group: row.key.group, key: row.key.key, tier: .disk, reason: reason))
+    }
+
+    /// Removes an entry from every tier; true if there was one.
+    public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
+        let inMemory = memory.remove(k) != nil
+        guard config.persistent else { return inMemory }
+        guard let old = try disk.existing(k) else { return inMemory }
+        try store.beginWrite()
+        try disk.delete(id: old.id)
+        store.forgetUse(of: old.id)
+        diskCount -= 1
+        diskBytes -= old.size
+        return true
+    }
+
+    /// Restarts an entry's lifetime from now (refreshes its validation); true if there was one.
+    public func touch(_ k: EntryKey) throws(StoreError) -> Bool {
+        let now = store.clock.now
+        memory.update(k) { $0.validatedAt = now }
+        guard config.persistent else { return memory.contains(k) }
+        guard let old = try disk.existing(k) else { return false }
+        try store.beginWrite()
+        try disk.touch(id: old.id, at: now)
+        return true
+    }
+
+    /// Keys of a group in byte order, paged: at most `limit`, after `cursor`.
+    public func keys(group: String, prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [String] {
+        let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
+        if config.persistent {
+            return try disk.keys(group: group, prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
+        }
+        var keys = memory.keys(inGroup: group).compactMap { k -> String? in
+            guard k.key.utf8.starts(with: prefix.utf8) else { return nil }
+            if let cursor, !cursor.utf8.lexicographicallyPrecedes(k.key.utf8) { return nil }
+            if let validAt, let e = memory.peek(k), e.isExpired(at: validAt, lifespan: config.lifespan) { return nil }
+            return k.key
+        }
+        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return Array(keys.prefix(limit))
+    }
+
+    /// Empties a tier (of one group, or all); returns how many entries went.
+    public func clear(group: String?, tier: CacheEvent.Tier) throws(StoreError) -> Int {
+        let inMemory = memory.keys(inGroup: group)
+        for k in inMemory { memory.remove(k) }
+        var removed = inMemory.count
+        if config.persistent && tier != .memory {
+            try store.beginWrite()
+            let gone = try disk.clear(group: group)
+            diskCount -= gone.count
+            diskBytes -= gone.bytes
+            removed = gone.count
+        }
+        store.emit(.cleared(cache: name, group: group, tier: tier))
+        return removed
+    }
+
+    /// Deletes expired entries (of one group, or all); returns how many.
+    public func purgeExpired(group: String?) throws(StoreError) -> Int {
+        let now = store.clock.now
+        if config.persistent {
+            let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)
+            if !rows.isEmpty { try store.beginWrite() }
+            for row in rows { try removeFromDisk(row, reason: .expired) }
+            return rows.count
+        }
+        var removed = 0
+        for k in memory.keys(inGroup: group) {
+            guard let e = memory.peek(k), e.isExpired(at: now, lifespan: config.lifespan) else { continue }
+            memory.remove(k)
+            removed += 1
+            stats.memory.evictions += 1
+            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired))
+        }
+        return removed
+    }
+
+    /// Entries and bytes held: the disk tier's for a persistent cache, the memory tier's otherwise.
+    public var count: Int { config.persistent ? diskCount : memory.count }
+    public var bytes: Int { config.persistent ? diskBytes : memory.bytes }
+    public var memoryCount: Int { memory.count }
+    public var memoryBytes: Int { memory.bytes }
+    public var diskTotals: (count: Int, bytes: Int) { (diskCount, diskBytes) }
+}
+
+/// Counters since the process started.
+public struct CacheStats: Sendable {
+    public struct Tier: Sendable {
+        public var hits = 0
+        public var misses = 0
+        public var evictions = 0
+    }
+    public var memory = Tier()
+    public var disk = Tier()
+}

@@ -1,0 +1,146 @@
+/// The SQL behind one persistent cache's disk tier. Rows of all caches share
+/// one table, keyed by (cache id, group, key).
+struct DiskTier {
+    let db: Database
+    let cacheID: Int64
+
+    static let columns = "id, kind, value, stored_at, validated_at, ttl"
+
+    private func entry(from s: Statement, at offset: Int32 = 0) -> Entry {
+        var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
+                      storedAt: s.int64(offset + 3), ttl: s.isNull(offset + 5) ? nil : s.int64(offset + 5))
+        e.validatedAt = s.int64(offset + 4)
+        e.diskID = s.int64(offset)
+        return e
+    }
+
+    func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
+        let s = try db.statement("SELECT \(Self.columns) FROM entries WHERE cache = ? AND grp = ? AND key = ?")
+        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        defer { s.reset() }
+        return try s.step() ? entry(from: s) : nil
+    }
+
+    /// The id and size of the row under `k`, if any.
+    func existing(_ k: EntryKey) throws(StoreError) -> (id: Int64, size: Int)? {
+        let s = try db.statement("SELECT id, size FROM entries WHERE cache = ? AND grp = ? AND key = ?")
+        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        defer { s.reset() }
+        return try s.step() ? (s.int64(0), s.int(1)) : nil
+    }
+
+    /// Inserts or replaces; returns the row id.
+    func upsert(_ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Int64 {
+        let s = try db.statement("""
+            INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
+                size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
+                ttl = excluded.ttl, used = excluded.used
+            RETURNING id
+            """)
+        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key).bind(4, e.kind.rawValue).bind(5, blob: e.bytes)
+            .bind(6, e.size).bind(7, e.storedAt).bind(8, e.validatedAt).bind(10, used)
+        if let ttl = e.ttl { s.bind(9, ttl) } else { s.bindNull(9) }
+        defer { s.reset() }
+        guard try s.step() else { throw .storage(code: 0, message: "upsert returned no row") }
+        return s.int64(0)
+    }
+
+    func delete(id: Int64) throws(StoreError) {
+        let s = try db.statement("DELETE FROM entries WHERE id = ?")
+        s.bind(1, id)
+        try s.run()
+    }
+
+    func touch(id: Int64, at now: Int64) throws(StoreError) {
+        let s = try db.statement("UPDATE entries SET validated_at = ? WHERE id = ?")
+        s.bind(1, now).bind(2, id)
+        try s.run()
+    }
+
+    func setUsed(id: Int64, _ used: Int64) throws(StoreError) {
+        let s = try db.statement("UPDATE entries SET used = ? WHERE id = ?")
+        s.bind(1, used).bind(2, id)
+        try s.run()
+    }
+
+    /// Entry count and bytes of the whole cache.
+    func totals() throws(StoreError) -> (count: Int, bytes: Int) {
+        let s = try db.statement("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?")
+        s.bind(1, cacheID)
+        defer { s.reset() }
+        _ = try s.step()
+        return (s.int(0), s.int(1))
+    }
+
+    func maxUsed() throws(StoreError) -> Int64 {
+        let s = try db.statement("SELECT COALESCE(MAX(used), 0) FROM entries WHERE cache = ?")
+        s.bind(1, cacheID)
+        defer { s.reset() }
+        _ = try s.step()
+        return s.int64(0)
+    }
+
+    /// Least recently used rows first.
+    func leastRecentlyUsed(limit: Int) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
+        let s = try db.statement("SELECT id, grp, key, size FROM entries WHERE cache = ? ORDER BY used LIMIT ?")
+        s.bind(1, cacheID).bind(2, limit)
+        defer { s.reset() }
+        var rows: [(Int64, EntryKey, Int)] = []
+        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
+        return rows
+    }
+
+    /// Rows whose lifetime (their ttl, else `lifespan`) has run out at `now`.
+    func expired(at now: Int64, lifespan: Int64, group: String?) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
+        let s = try db.statement("""
+            SELECT id, grp, key, size FROM entries
+            WHERE cache = ?1 AND (?4 IS NULL OR grp = ?4)
+              AND COALESCE(ttl, ?2) > 0 AND validated_at + COALESCE(ttl, ?2) <= ?3
+            """)
+        s.bind(1, cacheID).bind(2, lifespan).bind(3, now)
+        if let group { s.bind(4, group) } else { s.bindNull(4) }
+        defer { s.reset() }
+        var rows: [(Int64, EntryKey, Int)] = []
+        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
+        return rows
+    }
+
+    /// Deletes a group's rows (or all); returns how many rows and bytes went.
+    func clear(group: String?) throws(StoreError) -> (count: Int, bytes: Int) {
+        let totals = try db.statement("""
+            SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)
+            """)
+        totals.bind(1, cacheID)
+        if let group { totals.bind(2, group) } else { totals.bindNull(2) }
+        _ = try totals.step()
+        let result = (totals.int(0), totals.int(1))
+        totals.reset()
+        let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)")
+        s.bind(1, cacheID)
+        if let group { s.bind(2, group) } else { s.bindNull(2) }
+        try s.run()
+        return result
+    }
+
+    /// Keys of a group in byte order, after `cursor`, starting with `prefix`;
+    /// with `validAt`, expired entries are left out.
+    func keys(group: String, prefix: String, after cursor: String?, limit: Int,
+              validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
+        let s = try db.statement("""
+            SELECT key FROM entries
+            WHERE cache = ?1 AND grp = ?2 AND key >= ?3 AND substr(key, 1, length(?3)) = ?3
+              AND (?4 IS NULL OR key > ?4)
+              AND (?5 IS NULL OR COALESCE(ttl, ?6) <= 0 OR validated_at + COALESCE(ttl, ?6) > ?5)
+            ORDER BY key LIMIT ?7
+            """)
+        s.bind(1, cacheID).bind(2, group).bind(3, prefix).bind(6, lifespan).bind(7, limit)
+        if let cursor { s.bind(4, cursor) } else { s.bindNull(4) }
+        if let now { s.bind(5, now) } else { s.bindNull(5) }
+        defer { s.reset() }
+        var keys: [String] = []
+        while try s.step() { keys.append(s.string(0)) }
+        return keys
+    }
+}

@@ -1,0 +1,124 @@
+/// A least-recently-used map from keys to entries, bounded by count and bytes.
+///
+/// Nodes live in one array linked by index, so a hit costs one hash lookup
+/// and a few integer writes, with no allocation.
+final class MemoryTier {
+    private struct Node {
+        var key: EntryKey
+        var entry: Entry
+        var newer: Int
+        var older: Int
+    }
+
+    private var nodes: [Node] = []
+    private var freeSlots: [Int] = []
+    private var index: [EntryKey: Int] = [:]
+    /// Most recently used.
+    private var newest = -1
+    /// Least recently used: evicted first.
+    private var oldest = -1
+
+    private(set) var bytes = 0
+    var count: Int { index.count }
+
+    /// The entry, marked as most recently used.
+    func get(_ key: EntryKey) -> Entry? {
+        guard let i = index[key] else { return nil }
+        moveToNewest(i)
+        return nodes[i].entry
+    }
+
+    func contains(_ key: EntryKey) -> Bool { index[key] != nil }
+
+    /// Looks without changing the order.
+    func peek(_ key: EntryKey) -> Entry? {
+        index[key].map { nodes[$0].entry }
+    }
+
+    /// Replaces the entry's metadata in place, keeping its position.
+    func update(_ key: EntryKey, _ change: (inout Entry) -> Void) {
+        guard let i = index[key] else { return }
+        let before = nodes[i].entry.size
+        change(&nodes[i].entry)
+        bytes += nodes[i].entry.size - before
+    }
+
+    /// Inserts or replaces as most recently used.
+    func put(_ key: EntryKey, _ entry: Entry) {
+        if let i = index[key] {
+            bytes += entry.size - nodes[i].entry.size
+            nodes[i].entry = entry
+            moveToNewest(i)
+            return
+        }
+        let node = Node(key: key, entry: entry, newer: -1, older: newest)
+        let i: Int
+        if let slot = freeSlots.popLast() {
+            nodes[slot] = node
+            i = slot
+        } else {
+            nodes.append(node)
+            i = nodes.count - 1
+        }
+        if newest >= 0 { nodes[newest].newer = i }
+        newest = i
+        if oldest < 0 { oldest = i }
+        index[key] = i
+        bytes += entry.size
+    }
+
+    @discardableResult
+    func remove(_ key: EntryKey) -> Entry? {
+        guard let i = index.removeValue(forKey: key) else { return nil }
+        unlink(i)
+        let entry = nodes[i].entry
+        bytes -= entry.size
+        nodes[i].entry.bytes = []
+        freeSlots.append(i)
+        return entry
+    }
+
+    /// Removes least-recently-used entries until within both limits (0 = no
+    /// limit) and returns them, oldest first.
+    func evict(toCount maxCount: Int, bytes maxBytes: Int) -> [(EntryKey, Entry)] {
+        var evicted: [(EntryKey, Entry)] = []
+        while oldest >= 0, (maxCount > 0 && count > maxCount) || (maxBytes > 0 && bytes > maxBytes) {
+            let key = nodes[oldest].key
+            if let e = remove(key) { evicted.append((key, e)) }
+        }
+        return evicted
+    }
+
+    /// Every key, or those of one group.
+    func keys(inGroup group: String? = nil) -> [EntryKey] {
+        guard let group else { return Array(index.keys) }
+        return index.keys.filter { $0.group == group }
+    }
+
+    func removeAll() {
+        nodes = []
+        freeSlots = []
+        index = [:]
+        newest = -1
+        oldest = -1
+        bytes = 0
+    }
+
+    private func unlink(_ i: Int) {
+        let n = nodes[i]
+        if n.newer >= 0 { nodes[n.newer].older = n.older } else { newest = n.older }
+        if n.older >= 0 { nodes[n.older].newer = n.newer } else { oldest = n.newer }
+        nodes[i].newer = -1
+        nodes[i].older = -1
+    }
+
+    private func moveToNewest(_ i: Int) {
+        guard newest != i else { return }
+        unlink(i)
+        nodes[i].older = newest
+        nodes[i].newer = -1
+        if newest >= 0 { nodes[newest].newer = i }
+        newest = i
+        if oldest < 0 { oldest = i }
+    }
+}

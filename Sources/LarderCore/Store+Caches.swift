@@ -1,0 +1,176 @@
+import LarderJSON
+
+extension Store {
+    /// The cache named `name`: loaded from the store, or created with default
+    /// settings when `create` is true; nil when it does not exist.
+    public func cache(named name: String, create: Bool) throws(StoreError) -> Cache? {
+        if let c = caches[name] { return c }
+        if let c = try load(name) { return c }
+        guard create else { return nil }
+        return try open(name, change: CacheConfigChange()).cache
+    }
+
+    /// Opens (creating if needed) a cache and applies a settings change.
+    public func open(_ name: String, change: CacheConfigChange) throws(StoreError) -> (cache: Cache, created: Bool) {
+        if let existing = try cache(named: name, create: false) {
+            let updated = change.applied(to: existing.config)
+            if updated.persistent != existing.config.persistent {
+                throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
+            }
+            if updated != existing.config {
+                try saveConfig(updated, id: existing.id)
+                existing.config = updated
+                existing.evictFromMemory()
+                try existing.evictFromDisk()
+            }
+            return (existing, false)
+        }
+        let config = change.applied(to: CacheConfig())
+        try beginWrite()
+        let s = try database.statement("INSERT INTO caches (name, config) VALUES (?, ?) RETURNING id")
+        s.bind(1, name).bind(2, config.json.description)
+        defer { s.reset() }
+        guard try s.step() else { throw .storage(code: 0, message: "insert returned no row") }
+        let c = Cache(name: name, id: s.int64(0), config: config, store: self)
+        caches[name] = c
+        return (c, true)
+    }
+
+    private func load(_ name: String) throws(StoreError) -> Cache? {
+        let s = try database.statement("SELECT id, config FROM caches WHERE name = ?")
+        s.bind(1, name)
+        guard try s.step() else { s.reset(); return nil }
+        let id = s.int64(0)
+        let configText = s.string(1)
+        s.reset()
+        let config = CacheConfig(stored: (try? JSONParser.parse(configText)) ?? .null)
+        let c = Cache(name: name, id: id, config: config, store: self)
+        try c.loadTotals()
+        caches[name] = c
+        return c
+    }
+
+    private func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {
+        try beginWrite()
+        let s = try database.statement("UPDATE caches SET config = ? WHERE id = ?")
+        s.bind(1, config.json.description).bind(2, id)
+        try s.run()
+    }
+
+    /// Every cache in the store, by name.
+    public func allCaches() throws(StoreError) -> [Cache] {
+        let s = try database.statement("SELECT name FROM caches ORDER BY name")
+        var names: [String] = []
+        while try s.step() { names.append(s.string(0)) }
+        s.reset()
+        var result: [Cache] = []
+        for n in names { if let c = try cache(named: n, create: false) { result.append(c) } }
+        return result
+    }
+
+    /// Deletes a cache, its settings and all its entries.
+    public func drop(_ name: String) throws(StoreError) {
+        guard let c = try cache(named: name, create: false) else { throw .cacheNotFound(name) }
+        try beginWrite()
+        _ = try c.disk.clear(group: nil)
+        let s = try database.statement("DELETE FROM caches WHERE id = ?")
+        s.bind(1, c.id)
+        try s.run()
+        caches[name] = nil
+    }
+
+    // MARK: - Transactions
+
+    /// Opens the write transaction that collects every write until `commit`
+    /// (group commit: one fsync-free WAL append for a whole burst).
+    public func beginWrite() throws(StoreError) {
+        guard !database.isInTransaction else { return }
+        try database.execute("BEGIN IMMEDIATE")
+    }
+
+    /// Runs `body` so that its writes happen entirely or not at all.
+    func atomically(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try beginWrite()
+        try database.execute("SAVEPOINT batch")
+        do {
+            try body()
+            try database.execute("RELEASE batch")
+        } catch {
+            try? database.execute("ROLLBACK TO batch")
+            try? database.execute("RELEASE batch")
+            throw error
+        }
+    }
+
+    /// True when writes wait for `commit`.
+    public var hasPendingWrites: Bool { database.isInTransaction }
+
+    /// Makes every write so far durable. If the commit fails, everything since
+    /// the last commit is rolled back and memory tiers are rebuilt from disk,
+    /// so nothing unacknowledged is served later.
+    public func commit() throws(StoreError) {
+        if !pendingUses.isEmpty && database.isInTransaction { try writeRecency() }
+        guard database.isInTransaction else { return }
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            resynchronize()
+            throw error
+        }
+    }
+
+    /// Forgets what memory tiers and totals of persistent caches know, after a
+    /// rollback or another process's commit; they reload from disk on demand.
+    func resynchronize() {
+        for (name, c) in caches where c.config.persistent {
+            c.memory.removeAll()
+            caches[name] = nil
+        }
+        pendingUses = [:]
+    }
+
+    /// Checks whether another process committed since we last looked; if so,
+    /// memory tiers of persistent caches are dropped so nothing stale is served.
+    public func noticeForeignWrites() throws(StoreError) {
+        guard directory != nil, !database.isInTransaction else { return }
+        let v = try database.integer("PRAGMA data_version")
+        guard v != dataVersion else { return }
+        dataVersion = v
+        resynchronize()
+    }
+
+    // MARK: - Recency
+
+    func nextUse() -> Int64 {
+        lastUse += 1
+        return lastUse
+    }
+
+    func noteUsed(atLeast used: Int64) {
+        lastUse = max(lastUse, used)
+    }
+
+    func noteUse(of diskID: Int64) {
+        guard diskID != 0 else { return }
+        pendingUses[diskID] = nextUse()
+        if pendingUses.count >= 50_000 { try? writeRecency() }
+    }
+
+    func forgetUse(of diskID: Int64) {
+        pendingUses[diskID] = nil
+    }
+
+    /// Persists recency noted by reads, inside the current write transaction.
+    func writeRecency() throws(StoreError) {
+        guard !pendingUses.isEmpty else { return }
+        try beginWrite()
+        let tier = DiskTier(db: database, cacheID: 0)
+        for (id, used) in pendingUses { try tier.setUsed(id: id, used) }
+        pendingUses = [:]
+    }
+
+    func emit(_ event: CacheEvent) {
+        onEvent?(event)
+    }
+}
