@@ -19,7 +19,12 @@ let package = Package(
         // The persistence core. Knows nothing of JSON-RPC.
         .target(name: "LarderCore", dependencies: ["CSQLite", "LarderJSON"]),
         // Method handlers: decode params, call the core, encode results.
-        .target(name: "LarderServer", dependencies: ["LarderJSON", "LarderRPC", "LarderCore"]),
+        .target(
+            name: "LarderServer",
+            dependencies: ["LarderJSON", "LarderRPC", "LarderCore"],
+            // A link to protocol/openrpc.json, compiled in so rpc.discover needs no files at run time.
+            resources: [.embedInCode("openrpc.json")]
+        ),
         .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
 
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),

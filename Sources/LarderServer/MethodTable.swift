@@ -22,6 +22,7 @@ enum MethodTable {
         DebugAdvanceClock.self,
         DebugAsk.self,
         Initialize.self,
+        RpcDiscover.self,
         Shutdown.self,
     ]
 

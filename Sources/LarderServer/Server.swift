@@ -9,9 +9,15 @@ final class Server: MessageHandler {
     unowned let connection: Connection
     private(set) var store: Store
     var lifecycle = Lifecycle.waiting
-    /// Answers held until the open transaction commits: those of writes, and
-    /// any that follow them, so that answers leave in the order requests came.
-    private var awaitingCommit: [(Reply, Result<JSON, ResponseError>)] = []
+    /// Messages held until the open transaction commits: answers to writes,
+    /// and every answer and event that follows them, so that messages leave in
+    /// the order things happened however the input was split into reads.
+    private var awaitingCommit: [Held] = []
+
+    private enum Held {
+        case answer(Reply, Result<JSON, ResponseError>)
+        case event(method: String, params: JSON)
+    }
     var clientInfo: JSON?
     var events = EventSubscriptions()
     /// Whether another process's commits were looked for since the last flush.
@@ -46,7 +52,11 @@ final class Server: MessageHandler {
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
             let n = EventSubscriptions.notification(for: event)
-            connection.notify(n.method, params: n.params)
+            if awaitingCommit.isEmpty {
+                connection.notify(n.method, params: n.params)
+            } else {
+                awaitingCommit.append(.event(method: n.method, params: n.params))
+            }
         }
     }
 
@@ -71,7 +81,7 @@ final class Server: MessageHandler {
             switch try entry.handle(request) {
             case .result(let json): answer(reply, .success(json))
             case .afterCommit(let json):
-                awaitingCommit.append((reply, .success(json)))
+                awaitingCommit.append(.answer(reply, .success(json)))
                 if awaitingCommit.count >= Self.maxGroupCommit { commit() }
             case .deferred: break
             }
@@ -119,7 +129,7 @@ final class Server: MessageHandler {
     }
 
     private func answer(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
-        if awaitingCommit.isEmpty { reply.finish(result) } else { awaitingCommit.append((reply, result)) }
+        if awaitingCommit.isEmpty { reply.finish(result) } else { awaitingCommit.append(.answer(reply, result)) }
     }
 
     /// Commits the open transaction and releases the results that waited for
@@ -130,11 +140,16 @@ final class Server: MessageHandler {
         awaitingCommit = []
         do {
             try store.commit()
-            for (reply, result) in waiting { reply.finish(result) }
+            for held in waiting {
+                switch held {
+                case .answer(let reply, let result): reply.finish(result)
+                case .event(let method, let params): connection.notify(method, params: params)
+                }
+            }
         } catch {
-            // Everything answered since the last commit may rest on what was rolled back.
+            // Everything since the last commit may rest on what was rolled back.
             Log.error("commit failed: \(error)")
-            for (reply, _) in waiting { reply.fail(error.responseError) }
+            for case .answer(let reply, _) in waiting { reply.fail(error.responseError) }
         }
     }
 }

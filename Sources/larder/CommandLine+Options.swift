@@ -5,6 +5,7 @@ import LarderServer
 /// What the command line asked for.
 enum Invocation {
     case serve(ServeOptions)
+    case replay([String])
     case help
     case version
 }
@@ -16,6 +17,9 @@ struct ServeOptions {
     var logLevel = Log.Level.warn
     /// Milliseconds since 1970 for a fixed clock (`--clock`).
     var clock: Int64?
+    /// `--record FILE`, and the arguments a replay of the recording needs.
+    var recordPath: String?
+    var replayArguments: [String] = []
 }
 
 struct UsageError: Error {
@@ -25,6 +29,7 @@ struct UsageError: Error {
 extension Invocation {
     static let usage = """
         USAGE: larder [--store DIR | --memory] [options]
+               larder replay FILE|DIR...
 
         Serves JSON-RPC 2.0 on stdin/stdout: one JSON message per line, or
         LSP-style Content-Length framing when the input starts with it.
@@ -39,11 +44,14 @@ extension Invocation {
                                     with debug.advanceClock (for tests).
           --require-initialize      Refuse requests before initialize (-32002).
           --enable-test-methods     Accept debug.* methods (for tests only).
+          --record FILE             Append every message in both directions to FILE
+                                    as a transcript (see protocol/transcripts).
           --version                 Print the version and exit.
           --help                    Print this help and exit.
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
+        if arguments.first == "replay" { return .replay(Array(arguments.dropFirst())) }
         var options = ServeOptions()
         var k = 0
         func value(_ flag: String) throws(UsageError) -> String {
@@ -53,8 +61,10 @@ extension Invocation {
         }
         while k < arguments.count {
             let arg = arguments[k]
+            let argumentStart = k
             switch arg {
             case "--help", "-h": return .help
+            case "--record": options.recordPath = try value(arg)
             case "--version": return .version
             case "--store": options.explicitStore = try value(arg)
             case "--memory": options.inMemory = true
@@ -78,6 +88,9 @@ extension Invocation {
                 options.server.maxMessageBytes = n
             default:
                 throw UsageError(message: "unknown argument \(arg)")
+            }
+            if !["--store", "--record"].contains(arg) {
+                options.replayArguments += arguments[argumentStart...k]
             }
             k += 1
         }

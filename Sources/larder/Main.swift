@@ -27,6 +27,8 @@ enum Main {
             exit(0)
         case .serve(let options):
             exit(serve(options))
+        case .replay(let paths):
+            exit(ReplayCommand.run(paths))
         }
     }
 
@@ -49,8 +51,16 @@ enum Main {
             let location = serverOptions.storePath ?? "memory"
             Log.error("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
         }
+        var recorder: Recorder?
+        if let path = options.recordPath {
+            do { recorder = try Recorder(path: path, arguments: options.replayArguments) } catch { fail(error.message, code: 2) }
+        }
         let output = ProtocolOutput.claim()
-        return LarderService.serve(options: serverOptions, store: store, input: 0, output: output)
+        return LarderService.serve(options: serverOptions, store: store, input: 0, output: output) { connection in
+            guard let recorder else { return }
+            recorder.connection = connection
+            connection.onTraffic = { recorder.record($0, $1) }
+        }
     }
 
     static func environment() -> [String: String] {
