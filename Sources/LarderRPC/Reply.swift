@@ -24,6 +24,11 @@ public final class Reply {
         self.batch = batch
     }
 
+    /// A reply for a notification: the method runs, and its answer goes nowhere.
+    public static func discarded(method: String) -> Reply {
+        Reply(id: .null, method: method, connection: nil, batch: nil)
+    }
+
     /// The connection this request arrived on, for sending server-to-client
     /// requests and notifications while the answer is prepared.
     public var origin: Connection? { connection }

@@ -114,8 +114,13 @@ final class Server: MessageHandler {
         case "initialized":
             break
         default:
-            // Notifications are never answered, not even when unknown.
-            Log.debug("ignored notification \(method)")
+            // A method called as a notification runs; only its answer is dropped.
+            // Unknown notifications are ignored: they are never answered, not even with an error.
+            guard MethodTable.byName[method] != nil else {
+                Log.debug("ignored notification \(method)")
+                return
+            }
+            handle(request: method, params: params, reply: .discarded(method: method))
         }
     }
 
