@@ -38,10 +38,20 @@ public final class Cache {
 
     /// The entry under `key`: nil when absent, or when expired and the cache does not return expired entries.
     public func get(_ k: EntryKey) throws(StoreError) -> Lookup? {
-        guard let (entry, tier) = try find(k) else { return nil }
+        guard let (entry, tier) = try find(k) else {
+            stats.memory.misses += 1
+            if config.persistent { stats.disk.misses += 1 }
+            return nil
+        }
         let now = store.clock.now
         let expired = entry.isExpired(at: now, lifespan: config.lifespan)
-        if expired && !config.returnsExpired { return nil }
+        if expired && !config.returnsExpired {
+            // An expired entry reads as a miss, and counts as one.
+            stats.memory.misses += 1
+            if tier == .disk { stats.disk.misses += 1 }
+            return nil
+        }
+        if tier == .memory { stats.memory.hits += 1 } else { stats.memory.misses += 1; stats.disk.hits += 1 }
         return Lookup(entry: entry, expired: expired, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
     }
 
@@ -61,17 +71,10 @@ public final class Cache {
 
     private func find(_ k: EntryKey) throws(StoreError) -> (Entry, CacheEvent.Tier)? {
         if let e = memory.get(k) {
-            stats.memory.hits += 1
             if config.persistent { store.noteUse(of: e.diskID) }
             return (e, .memory)
         }
-        stats.memory.misses += 1
-        guard config.persistent else { return nil }
-        guard let e = try disk.lookup(k) else {
-            stats.disk.misses += 1
-            return nil
-        }
-        stats.disk.hits += 1
+        guard config.persistent, let e = try disk.lookup(k) else { return nil }
         store.noteUse(of: e.diskID)
         keepInMemory(k, e)
         return (e, .disk)
@@ -182,14 +185,18 @@ public final class Cache {
         return true
     }
 
-    /// Restarts an entry's lifetime from now (refreshes its validation); true if there was one.
+    /// Restarts an entry's lifetime from now (refreshes its validation); true
+    /// if there was one. An expired entry is gone unless the cache returns
+    /// expired entries, so touching it does not bring it back.
     public func touch(_ k: EntryKey) throws(StoreError) -> Bool {
         let now = store.clock.now
+        var current = memory.peek(k)
+        if current == nil && config.persistent { current = try disk.lookup(k) }
+        guard let current, config.returnsExpired || !current.isExpired(at: now, lifespan: config.lifespan) else { return false }
         memory.update(k) { $0.validatedAt = now }
-        guard config.persistent else { return memory.contains(k) }
-        guard let old = try disk.existing(k) else { return false }
+        guard config.persistent else { return true }
         try store.beginWrite()
-        try disk.touch(id: old.id, at: now)
+        try disk.touch(id: current.diskID, at: now)
         return true
     }
 

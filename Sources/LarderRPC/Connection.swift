@@ -92,11 +92,11 @@ public final class Connection {
             handle(body: body)
         case .oversized(let size):
             Log.warn("skipped a message of \(size) bytes (limit \(decoder.maxMessageBytes))")
-            send(id: .null, result: .failure(.invalidRequest(
+            reject(.invalidRequest(
                 "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",
-                data: ["size": .int(size), "limit": .int(decoder.maxMessageBytes)])), batch: nil)
+                data: ["size": .int(size), "limit": .int(decoder.maxMessageBytes)]), id: .null, batch: nil)
         case .badHeader(let why):
-            send(id: .null, result: .failure(.parseError(why)), batch: nil)
+            reject(.parseError(why), id: .null, batch: nil)
         }
     }
 
@@ -105,7 +105,7 @@ public final class Connection {
         do {
             json = try JSONParser.parse(body, maxDepth: maxDepth)
         } catch {
-            send(id: .null, result: .failure(.parseError(error.description)), batch: nil)
+            reject(.parseError(error.description), id: .null, batch: nil)
             return
         }
         guard case .array(let items) = json else {
@@ -113,7 +113,7 @@ public final class Connection {
             return
         }
         guard !items.isEmpty else {
-            send(id: .null, result: .failure(.invalidRequest("an empty batch")), batch: nil)
+            reject(.invalidRequest("an empty batch"), id: .null, batch: nil)
             return
         }
         let batch = Batch(pending: items.count)
@@ -123,7 +123,7 @@ public final class Connection {
     private func handle(message json: JSON, batch: Batch?) {
         switch Message.decode(json) {
         case .failure(let invalid):
-            if invalid.isNotification { noAnswer(in: batch) } else { send(id: invalid.id, result: .failure(invalid.error), batch: batch) }
+            if invalid.isNotification { noAnswer(in: batch) } else { reject(invalid.error, id: invalid.id, batch: batch) }
         case .success(.request(let id, let method, let params)):
             let reply = Reply(id: id, method: method, connection: self, batch: batch)
             handler?.handle(request: method, params: params, reply: reply)
@@ -139,6 +139,13 @@ public final class Connection {
             }
             noAnswer(in: batch)
         }
+    }
+
+    /// Answers a message that cannot be handled, through the handler so that
+    /// it keeps its place among the other answers.
+    private func reject(_ error: ResponseError, id: RequestID, batch: Batch?) {
+        let reply = Reply(id: id, method: "", connection: self, batch: batch)
+        if let handler { handler.handle(invalidMessage: error, reply: reply) } else { reply.fail(error) }
     }
 
     /// `$/cancelRequest`: a request still being worked on is told, and answered

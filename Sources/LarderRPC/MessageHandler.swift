@@ -8,6 +8,9 @@ import LarderJSON
 public protocol MessageHandler: AnyObject {
     /// A request. Call `reply` exactly once, now or later.
     func handle(request method: String, params: JSON?, reply: Reply)
+    /// A message that could not be handled (unparseable, not JSON-RPC): answer
+    /// it through `reply` with `error`, in turn with other answers.
+    func handle(invalidMessage error: ResponseError, reply: Reply)
     /// A notification; there is no reply.
     func handle(notification method: String, params: JSON?)
     /// Output is about to leave the process: anything a response sent so far
@@ -15,4 +18,10 @@ public protocol MessageHandler: AnyObject {
     func willFlush()
     /// The input has ended or the connection was stopped; nothing more arrives.
     func connectionClosed()
+}
+
+extension MessageHandler {
+    public func handle(invalidMessage error: ResponseError, reply: Reply) {
+        reply.fail(error)
+    }
 }

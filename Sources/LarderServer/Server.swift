@@ -52,7 +52,7 @@ final class Server: MessageHandler {
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
             let n = EventSubscriptions.notification(for: event)
-            if awaitingCommit.isEmpty {
+            if awaitingCommit.isEmpty && !store.hasPendingWrites {
                 connection.notify(n.method, params: n.params)
             } else {
                 awaitingCommit.append(.event(method: n.method, params: n.params))
@@ -64,14 +64,15 @@ final class Server: MessageHandler {
 
     func handle(request method: String, params: JSON?, reply: Reply) {
         guard let entry = MethodTable.byName[method], !entry.isTestOnly || options.enableTestMethods else {
-            reply.fail(.methodNotFound(method))
+            answer(reply, .failure(.methodNotFound(method)))
             return
         }
         if let refusal = lifecycleRefusal(for: method) {
-            reply.fail(refusal)
+            answer(reply, .failure(refusal))
             return
         }
-        if lifecycle == .waiting { lifecycle = .running }
+        // A failed initialize may be tried again; anything else starts the session.
+        if lifecycle == .waiting && method != Initialize.method { lifecycle = .running }
         if !checkedForeignWrites {
             checkedForeignWrites = true
             do { try store.noticeForeignWrites() } catch { Log.warn("checking for other writers failed: \(error)") }
@@ -81,7 +82,7 @@ final class Server: MessageHandler {
             switch try entry.handle(request) {
             case .result(let json): answer(reply, .success(json))
             case .afterCommit(let json):
-                awaitingCommit.append(.answer(reply, .success(json)))
+                hold(reply, .success(json))
                 if awaitingCommit.count >= Self.maxGroupCommit { commit() }
             case .deferred: break
             }
@@ -133,8 +134,19 @@ final class Server: MessageHandler {
         store.close()
     }
 
+    func handle(invalidMessage error: ResponseError, reply: Reply) {
+        answer(reply, .failure(error))
+    }
+
+    /// Answers now, or after the pending commit if answers are already waiting for it.
     private func answer(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
-        if awaitingCommit.isEmpty { reply.finish(result) } else { awaitingCommit.append(.answer(reply, result)) }
+        if awaitingCommit.isEmpty { reply.finish(result) } else { hold(reply, result) }
+    }
+
+    private func hold(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
+        // The work is done; cancelling now cannot undo it, so the real answer stands.
+        reply.onCancel = {}
+        awaitingCommit.append(.answer(reply, result))
     }
 
     /// Commits the open transaction and releases the results that waited for

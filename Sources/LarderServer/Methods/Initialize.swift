@@ -24,6 +24,7 @@ enum Initialize: MethodHandler {
            try capabilities.optional("events", as: Bool.self) == true {
             server.events.subscribeAll()
         }
+        server.lifecycle = .running
         return .result([
             "serverInfo": ["name": "larder", "version": .string(Version.larder)],
             "protocolVersion": .string(Version.protocolVersion),

@@ -1,0 +1,83 @@
+/// What the command line asked for.
+struct Options {
+    var help = false
+    var quick = false
+    /// `--json`: JSON on stdout instead of the table.
+    var jsonToStdout = false
+    /// `--json-out PATH`: the table on stdout and JSON in PATH.
+    var jsonPath: String?
+    /// `--larder PATH`; by default the `larder` next to this executable.
+    var larderPath: String?
+    /// `--only a,b`: run only these parts (floors always run: ratios need them).
+    var only: Set<String>?
+    var opsOverride: Int?
+    var repsOverride: Int?
+
+    static let parts = ["memory", "disk", "set", "mixed", "scale", "start"]
+
+    struct UsageError: Error { let message: String }
+
+    static let usage = """
+        USAGE: larder-bench [--quick] [--json | --json-out PATH] [--larder PATH] [--only PARTS]
+
+        Drives the release larder over pipes and measures, in the same run, a pipe
+        floor (a trivial responder) and a storage floor (SQLite in-process with
+        Larder's schema and pragmas). Progress goes to stderr, the table to stdout.
+
+        OPTIONS:
+          --quick            A reduced run (under a minute).
+          --json             Print the figures as JSON instead of the table.
+          --json-out PATH    Also write the figures as JSON to PATH.
+          --larder PATH      The larder executable (default: next to this one).
+          --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
+          --ops N            Operations per series (overrides the mode's).
+          --reps N           Repetitions per series (overrides the mode's).
+          --help             This text.
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var o = Options()
+        var k = 0
+        func value(_ flag: String) throws(UsageError) -> String {
+            k += 1
+            guard k < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
+            return arguments[k]
+        }
+        func count(_ flag: String) throws(UsageError) -> Int {
+            let text = try value(flag)
+            guard let n = Int(text), n > 0 else { throw UsageError(message: "\(flag) needs a positive integer, not \(text)") }
+            return n
+        }
+        while k < arguments.count {
+            let arg = arguments[k]
+            switch arg {
+            case "--help", "-h": o.help = true
+            case "--quick": o.quick = true
+            case "--json": o.jsonToStdout = true
+            case "--json-out": o.jsonPath = try value(arg)
+            case "--larder": o.larderPath = try value(arg)
+            case "--ops": o.opsOverride = try count(arg)
+            case "--reps": o.repsOverride = try count(arg)
+            case "--only":
+                let names = try value(arg).split(separator: ",").map(String.init)
+                for n in names where !parts.contains(n) {
+                    throw UsageError(message: "--only knows \(parts.joined(separator: ", ")), not \(n)")
+                }
+                o.only = Set(names)
+            default:
+                throw UsageError(message: "unknown argument \(arg)")
+            }
+            k += 1
+        }
+        return o
+    }
+
+    func wants(_ part: String) -> Bool { only?.contains(part) ?? true }
+
+    var plan: Plan {
+        var p = quick ? Plan.quick : Plan.full
+        if let n = opsOverride { p.ops = n; p.strictOps = n }
+        if let n = repsOverride { p.reps = n; p.strictReps = n }
+        return p
+    }
+}
