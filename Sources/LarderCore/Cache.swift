@@ -1,3 +1,5 @@
+import LarderJSON
+
 /// A named cache: a memory tier in front of a disk tier (or memory alone),
 /// with limits, expiry and statistics.
 public final class Cache {
@@ -11,6 +13,11 @@ public final class Cache {
     var diskCount = 0
     var diskBytes = 0
     public internal(set) var stats = CacheStats()
+    /// Another process committed, or a commit failed: totals and settings must
+    /// be read again before use (the memory tier was already emptied).
+    var isStale = false
+    /// Dropped: any further use is refused.
+    var isDropped = false
 
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
@@ -26,6 +33,28 @@ public final class Cache {
         store.noteUsed(atLeast: try disk.maxUsed())
     }
 
+    /// Re-reads settings and totals from the store after another process's commit.
+    func reload() throws(StoreError) {
+        let s = try store.database.statement("SELECT config FROM caches WHERE id = ?")
+        s.bind(1, id)
+        defer { s.reset() }
+        guard try s.step() else {
+            isDropped = true
+            isStale = false
+            return
+        }
+        config = CacheConfig(stored: (try? JSONParser.parse(s.string(0))) ?? .null)
+        s.reset()
+        try loadTotals()
+        isStale = false
+    }
+
+    /// Brings a cache that another process may have changed up to date before use.
+    private func ready() throws(StoreError) {
+        if isStale { try reload() }
+        if isDropped { throw .cacheNotFound(name) }
+    }
+
     /// A stored entry and how it was found.
     public struct Lookup: Sendable {
         public var entry: Entry
@@ -38,6 +67,7 @@ public final class Cache {
 
     /// The entry under `key`: nil when absent, or when expired and the cache does not return expired entries.
     public func get(_ k: EntryKey) throws(StoreError) -> Lookup? {
+        try ready()
         guard let (entry, tier) = try find(k) else {
             stats.memory.misses += 1
             if config.persistent { stats.disk.misses += 1 }
@@ -57,6 +87,7 @@ public final class Cache {
 
     /// Whether an entry exists, and whether it is still valid.
     public func has(_ k: EntryKey) throws(StoreError) -> (found: Bool, valid: Bool) {
+        try ready()
         let entry: Entry?
         if let e = memory.peek(k) {
             entry = e
@@ -99,6 +130,7 @@ public final class Cache {
 
     /// Stores all entries or none.
     public func set(_ writes: [Write]) throws(StoreError) {
+        try ready()
         for w in writes { try checkFits(w) }
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
@@ -174,6 +206,7 @@ public final class Cache {
 
     /// Removes an entry from every tier; true if there was one.
     public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
+        try ready()
         let inMemory = memory.remove(k) != nil
         guard config.persistent else { return inMemory }
         guard let old = try disk.existing(k) else { return inMemory }
@@ -189,6 +222,7 @@ public final class Cache {
     /// if there was one. An expired entry is gone unless the cache returns
     /// expired entries, so touching it does not bring it back.
     public func touch(_ k: EntryKey) throws(StoreError) -> Bool {
+        try ready()
         let now = store.clock.now
         var current = memory.peek(k)
         if current == nil && config.persistent { current = try disk.lookup(k) }
@@ -202,6 +236,7 @@ public final class Cache {
 
     /// Keys of a group in byte order, paged: at most `limit`, after `cursor`.
     public func keys(group: String, prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [String] {
+        try ready()
         let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
         if config.persistent {
             return try disk.keys(group: group, prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
@@ -218,11 +253,13 @@ public final class Cache {
 
     /// Empties a tier (of one group, or all); returns how many entries went.
     public func clear(group: String?, tier: CacheEvent.Tier) throws(StoreError) -> Int {
+        try ready()
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count
         if config.persistent && tier != .memory {
-            try store.beginWrite()
+            // Recency noted for rows about to go must not land on rows that reuse their ids.
+            try store.writeRecency()
             let gone = try disk.clear(group: group)
             diskCount -= gone.count
             diskBytes -= gone.bytes
@@ -234,6 +271,7 @@ public final class Cache {
 
     /// Deletes expired entries (of one group, or all); returns how many.
     public func purgeExpired(group: String?) throws(StoreError) -> Int {
+        try ready()
         let now = store.clock.now
         if config.persistent {
             let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)

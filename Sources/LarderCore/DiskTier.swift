@@ -130,7 +130,8 @@ struct DiskTier {
               validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
         let s = try db.statement("""
             SELECT key FROM entries
-            WHERE cache = ?1 AND grp = ?2 AND key >= ?3 AND substr(key, 1, length(?3)) = ?3
+            WHERE cache = ?1 AND grp = ?2 AND key >= ?3
+              AND substr(CAST(key AS BLOB), 1, length(CAST(?3 AS BLOB))) = CAST(?3 AS BLOB)
               AND (?4 IS NULL OR key > ?4)
               AND (?5 IS NULL OR COALESCE(ttl, ?6) <= 0 OR validated_at + COALESCE(ttl, ?6) > ?5)
             ORDER BY key LIMIT ?7

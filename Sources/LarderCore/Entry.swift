@@ -41,11 +41,38 @@ public struct Entry: Sendable {
 }
 
 /// Where an entry lives inside a cache.
+///
+/// Compared byte for byte, as SQLite compares them: Swift's `String` equality
+/// treats canonically equivalent text ("é" and "e" + U+0301) as equal, which
+/// would make two stored keys one in memory.
 public struct EntryKey: Hashable, Sendable {
     public var group: String
     public var key: String
     public init(group: String, key: String) {
         self.group = group
         self.key = key
+    }
+
+    public static func == (a: EntryKey, b: EntryKey) -> Bool {
+        a.key.utf8.elementsEqual(b.key.utf8) && a.group.utf8.elementsEqual(b.group.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        ExactString(key).hash(into: &hasher)
+        ExactString(group).hash(into: &hasher)
+    }
+}
+
+/// A string that equals another only when their UTF-8 bytes are the same.
+struct ExactString: Hashable {
+    let value: String
+    init(_ value: String) { self.value = value }
+
+    static func == (a: ExactString, b: ExactString) -> Bool { a.value.utf8.elementsEqual(b.value.utf8) }
+
+    func hash(into hasher: inout Hasher) {
+        var copy = value
+        copy.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(value.utf8.count)
     }
 }

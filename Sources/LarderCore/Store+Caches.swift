@@ -4,7 +4,10 @@ extension Store {
     /// The cache named `name`: loaded from the store, or created with default
     /// settings when `create` is true; nil when it does not exist.
     public func cache(named name: String, create: Bool) throws(StoreError) -> Cache? {
-        if let c = caches[name] { return c }
+        if let c = caches[ExactString(name)] {
+            if c.isStale { try c.reload() }
+            if !c.isDropped { return c }
+        }
         if let c = try load(name) { return c }
         guard create else { return nil }
         return try open(name, change: CacheConfigChange()).cache
@@ -32,7 +35,7 @@ extension Store {
         defer { s.reset() }
         guard try s.step() else { throw .storage(code: 0, message: "insert returned no row") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
-        caches[name] = c
+        caches[ExactString(name)] = c
         return (c, true)
     }
 
@@ -46,7 +49,7 @@ extension Store {
         let config = CacheConfig(stored: (try? JSONParser.parse(configText)) ?? .null)
         let c = Cache(name: name, id: id, config: config, store: self)
         try c.loadTotals()
-        caches[name] = c
+        caches[ExactString(name)] = c
         return c
     }
 
@@ -71,12 +74,14 @@ extension Store {
     /// Deletes a cache, its settings and all its entries.
     public func drop(_ name: String) throws(StoreError) {
         guard let c = try cache(named: name, create: false) else { throw .cacheNotFound(name) }
-        try beginWrite()
+        try writeRecency()
         _ = try c.disk.clear(group: nil)
         let s = try database.statement("DELETE FROM caches WHERE id = ?")
         s.bind(1, c.id)
         try s.run()
-        caches[name] = nil
+        c.memory.removeAll()
+        c.isDropped = true
+        caches[ExactString(name)] = nil
     }
 
     // MARK: - Transactions
@@ -123,9 +128,9 @@ extension Store {
     /// Forgets what memory tiers and totals of persistent caches know, after a
     /// rollback or another process's commit; they reload from disk on demand.
     func resynchronize() {
-        for (name, c) in caches where c.config.persistent {
+        for c in caches.values where c.config.persistent {
             c.memory.removeAll()
-            caches[name] = nil
+            c.isStale = true
         }
         pendingUses = [:]
     }

@@ -15,7 +15,7 @@ public final class Store {
     public var onEvent: ((CacheEvent) -> Void)?
 
     /// Open caches by name.
-    var caches: [String: Cache] = [:]
+    var caches: [ExactString: Cache] = [:]
     /// Recency of disk rows read since the last write, persisted lazily with
     /// other writes: a read must not cost a write.
     var pendingUses: [Int64: Int64] = [:]
@@ -64,6 +64,8 @@ public final class Store {
 
     /// Commits anything pending and closes the database.
     public func close() {
+        // Recency noted by reads is saved lazily; closing is the last chance.
+        try? writeRecency()
         try? commit()
         database.close()
     }

@@ -66,7 +66,9 @@ public final class Connection {
             if out.bytes.count >= Self.flushThreshold || !inputIsReady() { flush() }
         }
         flush()
+        // Handlers waiting on the client answer now; those answers still go out.
         failAwaiting(with: ResponseError(code: .requestCancelled, message: "the client closed the connection"))
+        flush()
         handler?.connectionClosed()
         return exitCode
     }

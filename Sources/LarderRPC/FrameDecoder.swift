@@ -155,6 +155,11 @@ public final class FrameDecoder {
 
     /// At the end of input, a last line that lacks its LF still counts.
     public func endOfInput() -> Event? {
+        if case .untilNewline(let seen)? = discarding {
+            discarding = nil
+            start = count
+            return .oversized(size: seen)
+        }
         guard framing == .lines, discarding == nil, start < count else { return nil }
         var end = count
         if storage[end - 1] == 0x0D { end -= 1 }

@@ -37,7 +37,8 @@ public enum Message {
                 return .failure(InvalidMessage(id: id ?? .null, error: .invalidRequest("params must be an object"),
                                                isNotification: id == nil))
             }
-            let p: JSON? = params.flatMap { $0.isNull ? nil : $0 }
+            let p: JSON?
+            if let params, !params.isNull { p = params } else { p = nil }
             if let id { return .success(.request(id: id, method: method, params: p)) }
             return .success(.notification(method: method, params: p))
         }

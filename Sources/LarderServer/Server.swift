@@ -63,12 +63,12 @@ final class Server: MessageHandler {
     // MARK: - MessageHandler
 
     func handle(request method: String, params: JSON?, reply: Reply) {
-        guard let entry = MethodTable.byName[method], !entry.isTestOnly || options.enableTestMethods else {
-            answer(reply, .failure(.methodNotFound(method)))
-            return
-        }
         if let refusal = lifecycleRefusal(for: method) {
             answer(reply, .failure(refusal))
+            return
+        }
+        guard let entry = MethodTable.byName[method], !entry.isTestOnly || options.enableTestMethods else {
+            answer(reply, .failure(.methodNotFound(method)))
             return
         }
         // A failed initialize may be tried again; anything else starts the session.

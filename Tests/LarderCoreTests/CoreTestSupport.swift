@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import XCTest
+@testable import LarderCore
+
+/// A fresh directory under /tmp, made with mkdtemp and removed by `remove()`.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/larder-core-tests-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed with errno \(errno)")
+        path = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// Collects every event a store emits.
+final class EventLog {
+    var events: [CacheEvent] = []
+
+    func attach(to store: Store) {
+        store.onEvent = { [unowned self] in self.events.append($0) }
+    }
+
+    var evictions: [(key: String, group: String, tier: CacheEvent.Tier, reason: CacheEvent.Reason)] {
+        events.compactMap {
+            if case .evicted(_, let group, let key, let tier, let reason) = $0 { return (key, group, tier, reason) }
+            return nil
+        }
+    }
+
+    func evictedKeys(tier: CacheEvent.Tier, reason: CacheEvent.Reason = .capacity) -> [String] {
+        evictions.filter { $0.tier == tier && $0.reason == reason }.map(\.key)
+    }
+}
+
+/// Base class: a temporary directory per test, and stores that are closed
+/// (then the directory removed) when the test ends.
+class StoreTestCase: XCTestCase {
+    private(set) var directory: TemporaryDirectory!
+    private var openedStores: [Store] = []
+
+    override func setUp() {
+        super.setUp()
+        directory = TemporaryDirectory()
+    }
+
+    override func tearDown() {
+        for s in openedStores { s.close() }
+        openedStores = []
+        directory?.remove()
+        directory = nil
+        super.tearDown()
+    }
+
+    /// A store in this test's directory (or in memory with `inMemory`).
+    func makeStore(clock: Clock = Clock(fixedAt: 1_000_000), inMemory: Bool = false) throws -> Store {
+        let store = try Store(directory: inMemory ? nil : directory.path, clock: clock)
+        openedStores.append(store)
+        return store
+    }
+
+    /// Opens `name` in `store` with the given settings.
+    func openCache(_ store: Store, _ name: String = "c", _ configure: (inout CacheConfigChange) -> Void = { _ in }) throws -> Cache {
+        var change = CacheConfigChange()
+        configure(&change)
+        return try store.open(name, change: change).cache
+    }
+}
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+extension Cache {
+    /// Stores `text` as data under (`group`, `key`).
+    func put(_ key: String, _ text: String, group: String = "g", ttl: Int64? = nil, kind: Entry.Kind = .data) throws {
+        try set([Write(key: EntryKey(group: group, key: key), kind: kind, bytes: Array(text.utf8), ttl: ttl)])
+    }
+
+    /// The value under (`group`, `key`) as text, nil on a miss.
+    func text(_ key: String, group: String = "g") throws -> String? {
+        try get(EntryKey(group: group, key: key)).map { String(decoding: $0.entry.bytes, as: UTF8.self) }
+    }
+
+    func lookup(_ key: String, group: String = "g") throws -> Lookup? {
+        try get(EntryKey(group: group, key: key))
+    }
+
+    func contains(_ key: String, group: String = "g") throws -> Bool {
+        try has(EntryKey(group: group, key: key)).found
+    }
+
+    func allKeys(group: String = "g", prefix: String = "") throws -> [String] {
+        try keys(group: group, prefix: prefix, after: nil, limit: 1_000_000)
+    }
+}
+
+/// Asserts that `body` throws `.invalidArgument` naming `field`.
+func assertInvalidArgument(field: String, file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+    do {
+        try body()
+        XCTFail("expected invalidArgument(\(field)), nothing was thrown", file: file, line: line)
+    } catch let StoreError.invalidArgument(f, _) {
+        XCTAssertEqual(f, field, file: file, line: line)
+    } catch {
+        XCTFail("expected invalidArgument(\(field)), got \(error)", file: file, line: line)
+    }
+}

@@ -1,0 +1,150 @@
+import XCTest
+@testable import LarderCore
+
+final class MemoryTierTests: XCTestCase {
+    private func key(_ k: String) -> EntryKey { EntryKey(group: "g", key: k) }
+    private func entry(size: Int, fill: UInt8 = 1) -> Entry {
+        Entry(kind: .data, bytes: [UInt8](repeating: fill, count: size), storedAt: 0, ttl: nil)
+    }
+    private func keys(_ evicted: [(EntryKey, Entry)]) -> [String] { evicted.map { $0.0.key } }
+
+    func testEvictReturnsOldestFirst() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c", "d", "e"] { tier.put(key(k), entry(size: 1)) }
+        XCTAssertEqual(keys(tier.evict(toCount: 2, bytes: 0)), ["a", "b", "c"])
+        XCTAssertEqual(tier.count, 2)
+        XCTAssertEqual(Set(tier.keys().map(\.key)), ["d", "e"])
+    }
+
+    func testGetRefreshesRecency() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 1)) }
+        XCTAssertNotNil(tier.get(key("a")))
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["b", "c"])
+        XCTAssertTrue(tier.contains(key("a")))
+    }
+
+    func testPeekDoesNotRefreshRecency() {
+        let tier = MemoryTier()
+        for k in ["a", "b"] { tier.put(key(k), entry(size: 1)) }
+        XCTAssertNotNil(tier.peek(key("a")))
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["a"])
+    }
+
+    func testReplacingRefreshesRecencyAndAdjustsBytes() {
+        let tier = MemoryTier()
+        tier.put(key("a"), entry(size: 10))
+        tier.put(key("b"), entry(size: 5))
+        XCTAssertEqual(tier.bytes, 15)
+        tier.put(key("a"), entry(size: 3, fill: 7))
+        XCTAssertEqual(tier.count, 2)
+        XCTAssertEqual(tier.bytes, 8)
+        XCTAssertEqual(tier.peek(key("a"))?.bytes, [7, 7, 7])
+        tier.put(key("a"), entry(size: 20))
+        XCTAssertEqual(tier.bytes, 25)
+        // "a" was replaced last, so "b" is the least recently used.
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["b"])
+        XCTAssertEqual(tier.bytes, 20)
+    }
+
+    func testCountLimitEvictsLeastRecentlyUsed() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c", "d"] { tier.put(key(k), entry(size: 1)) }
+        _ = tier.get(key("a"))
+        _ = tier.get(key("c"))
+        // Order, oldest first: b, d, a, c.
+        XCTAssertEqual(keys(tier.evict(toCount: 3, bytes: 0)), ["b"])
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["d", "a"])
+        XCTAssertEqual(tier.keys().map(\.key), ["c"])
+    }
+
+    func testByteLimitEvictsLeastRecentlyUsed() {
+        let tier = MemoryTier()
+        tier.put(key("a"), entry(size: 10))
+        tier.put(key("b"), entry(size: 10))
+        tier.put(key("c"), entry(size: 10))
+        _ = tier.get(key("a"))
+        // Order, oldest first: b, c, a.
+        XCTAssertEqual(keys(tier.evict(toCount: 0, bytes: 25)), ["b"])
+        XCTAssertEqual(tier.bytes, 20)
+        XCTAssertEqual(keys(tier.evict(toCount: 0, bytes: 10)), ["c"])
+        XCTAssertEqual(tier.bytes, 10)
+        XCTAssertTrue(tier.contains(key("a")))
+    }
+
+    func testEvictWithinLimitsOrUnlimitedDoesNothing() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 100)) }
+        XCTAssertTrue(tier.evict(toCount: 0, bytes: 0).isEmpty)
+        XCTAssertTrue(tier.evict(toCount: 3, bytes: 300).isEmpty)
+        XCTAssertEqual(tier.count, 3)
+        XCTAssertEqual(tier.bytes, 300)
+    }
+
+    func testEitherLimitTriggersEviction() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 4)) }
+        // Count is fine (3 <= 5) but bytes are not (12 > 8).
+        XCTAssertEqual(keys(tier.evict(toCount: 5, bytes: 8)), ["a"])
+        // Bytes are fine (8 <= 100) but count is not (2 > 1).
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 100)), ["b"])
+    }
+
+    func testRemove() {
+        let tier = MemoryTier()
+        tier.put(key("a"), entry(size: 3))
+        tier.put(key("b"), entry(size: 4))
+        XCTAssertEqual(tier.remove(key("a"))?.size, 3)
+        XCTAssertNil(tier.remove(key("a")))
+        XCTAssertNil(tier.remove(key("missing")))
+        XCTAssertFalse(tier.contains(key("a")))
+        XCTAssertNil(tier.get(key("a")))
+        XCTAssertEqual(tier.count, 1)
+        XCTAssertEqual(tier.bytes, 4)
+    }
+
+    func testOrderStaysRightWhenSlotsAreReused() {
+        let tier = MemoryTier()
+        for k in ["a", "b", "c", "d"] { tier.put(key(k), entry(size: 1)) }
+        tier.remove(key("b"))
+        tier.remove(key("a"))
+        tier.put(key("e"), entry(size: 1))
+        tier.put(key("f"), entry(size: 1))
+        _ = tier.get(key("c"))
+        // Oldest first: d, e, f, c.
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["d", "e", "f"])
+        XCTAssertEqual(tier.keys().map(\.key), ["c"])
+        tier.remove(key("c"))
+        XCTAssertEqual(tier.count, 0)
+        XCTAssertEqual(tier.bytes, 0)
+        tier.put(key("z"), entry(size: 2))
+        XCTAssertEqual(tier.get(key("z"))?.size, 2)
+    }
+
+    func testUpdateKeepsPositionAndAdjustsBytes() {
+        let tier = MemoryTier()
+        tier.put(key("a"), entry(size: 2))
+        tier.put(key("b"), entry(size: 2))
+        tier.update(key("a")) { $0.validatedAt = 42 }
+        XCTAssertEqual(tier.peek(key("a"))?.validatedAt, 42)
+        tier.update(key("a")) { $0.bytes = [1, 2, 3, 4, 5] }
+        XCTAssertEqual(tier.bytes, 7)
+        tier.update(key("missing")) { $0.validatedAt = 1 }
+        XCTAssertFalse(tier.contains(key("missing")))
+        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["a"])
+    }
+
+    func testKeysOfOneGroup() {
+        let tier = MemoryTier()
+        tier.put(EntryKey(group: "x", key: "1"), entry(size: 1))
+        tier.put(EntryKey(group: "y", key: "1"), entry(size: 1))
+        tier.put(EntryKey(group: "x", key: "2"), entry(size: 1))
+        XCTAssertEqual(Set(tier.keys(inGroup: "x").map(\.key)), ["1", "2"])
+        XCTAssertEqual(tier.keys(inGroup: "y").map(\.key), ["1"])
+        XCTAssertEqual(tier.keys().count, 3)
+        tier.removeAll()
+        XCTAssertEqual(tier.count, 0)
+        XCTAssertEqual(tier.bytes, 0)
+        XCTAssertTrue(tier.evict(toCount: 1, bytes: 1).isEmpty)
+    }
+}

@@ -1,0 +1,124 @@
+import XCTest
+import LarderRPC
+
+final class FrameDecoderContentLengthTests: XCTestCase {
+    private func framed(_ body: String, headers: [String] = []) -> String {
+        (["Content-Length: \(body.utf8.count)"] + headers).joined(separator: "\r\n") + "\r\n\r\n" + body
+    }
+
+    func testContentLengthIsDetectedAndDecoded() {
+        let input = bytes(framed("{\"a\":1}") + framed("[1,2]"))
+        let expected: [DecodedEvent] = [.message("{\"a\":1}"), .message("[1,2]")]
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input), expected)
+        XCTAssertEqual(FrameDecoder.eventsByteByByte(input), expected)
+
+        let d = FrameDecoder(maxMessageBytes: 1000)
+        d.append(input)
+        _ = d.drain()
+        XCTAssertEqual(d.framing, .contentLength)
+    }
+
+    func testDetectionIsCaseInsensitive() {
+        let body = "{\"a\":1}"
+        for header in ["content-length", "CONTENT-LENGTH", "Content-length"] {
+            let input = bytes("\(header): \(body.utf8.count)\r\n\r\n\(body)")
+            let d = FrameDecoder(maxMessageBytes: 1000)
+            d.append(input)
+            XCTAssertEqual(d.drain(), [.message(body)], header)
+            XCTAssertEqual(d.framing, .contentLength, header)
+            XCTAssertEqual(FrameDecoder.eventsByteByByte(input), [.message(body)], header)
+        }
+    }
+
+    func testDetectionWaitsForEnoughBytes() {
+        let d = FrameDecoder(maxMessageBytes: 1000)
+        d.append(bytes("Content-Len"))
+        XCTAssertEqual(d.drain(), [])
+        XCTAssertNil(d.framing)
+        d.append(bytes("gth: 2\r\n\r\n{}"))
+        XCTAssertEqual(d.drain(), [.message("{}")])
+        XCTAssertEqual(d.framing, .contentLength)
+    }
+
+    func testOtherHeadersAreIgnored() {
+        let input = bytes(framed("{\"a\":1}", headers: ["Content-Type: application/vscode-jsonrpc; charset=utf-8"])
+            + "Content-Type: text/plain\r\nContent-Length: 2\r\nX-Other:  whatever \r\n\r\n{}")
+        let expected: [DecodedEvent] = [.message("{\"a\":1}"), .message("{}")]
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input), expected)
+        XCTAssertEqual(FrameDecoder.eventsByteByByte(input), expected)
+    }
+
+    func testBodySplitAcrossAppends() {
+        let d = FrameDecoder(maxMessageBytes: 1000)
+        d.append(bytes("Content-Length: 13\r\n"))
+        XCTAssertEqual(d.drain(), [])
+        d.append(bytes("\r\n{\"abc\":"))
+        XCTAssertEqual(d.drain(), [])
+        d.append(bytes("[1,2]"))
+        XCTAssertEqual(d.drain(), [])
+        d.append(bytes("}Content-Length: 2\r\n\r\n[]"))
+        XCTAssertEqual(d.drain(), [.message("{\"abc\":[1,2]}"), .message("[]")])
+        XCTAssertTrue(d.isEmpty)
+    }
+
+    func testBodyMayContainNewlines() {
+        let body = "{\n\"a\" :\r\n 1\n}"
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(bytes(framed(body) + framed("[]"))), [.message(body), .message("[]")])
+    }
+
+    func testMissingContentLengthIsABadHeaderAndTheNextMessageDecodes() {
+        let input = bytes(framed("{\"a\":1}") + "Content-Type: text/plain\r\n\r\n" + framed("{\"b\":2}"))
+        let expected: [DecodedEvent] = [.message("{\"a\":1}"), .badHeader("*"), .message("{\"b\":2}")]
+        XCTAssertEqual(kinds(FrameDecoder.eventsAllAtOnce(input)), expected)
+        XCTAssertEqual(kinds(FrameDecoder.eventsByteByByte(input)), expected)
+        if case .badHeader(let why) = FrameDecoder.eventsAllAtOnce(input)[1] {
+            XCTAssertTrue(why.contains("Content-Length"), why)
+        }
+    }
+
+    func testNonNumericContentLengthIsABadHeader() {
+        let input = bytes(framed("[1]") + "Content-Length: twelve\r\n\r\n" + framed("[2]"))
+        XCTAssertEqual(kinds(FrameDecoder.eventsAllAtOnce(input)), [.message("[1]"), .badHeader("*"), .message("[2]")])
+    }
+
+    func testBodyOverTheLimitIsOversizedAndTheNextMessageDecodes() {
+        let big = "[" + String(repeating: "7,", count: 60) + "7]"
+        let input = bytes(framed(big) + framed("{\"next\":true}"))
+        let expected: [DecodedEvent] = [.oversized(big.utf8.count), .message("{\"next\":true}")]
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input, max: 100), expected)
+        XCTAssertEqual(FrameDecoder.eventsByteByByte(input, max: 100), expected)
+    }
+
+    func testOversizedBodyInChunksIsDiscardedAsItArrives() {
+        let d = FrameDecoder(maxMessageBytes: 100, initialCapacity: 4096)
+        d.append(bytes("Content-Length: 50000\r\n\r\n"))
+        XCTAssertEqual(d.drain(), [])
+        let chunk = [UInt8](repeating: UInt8(ascii: " "), count: 1000)
+        for _ in 0..<49 {
+            d.append(chunk)
+            XCTAssertEqual(d.drain(), [])
+        }
+        d.append(chunk + bytes(framed("[9]")))
+        var ranges: [Range<Int>] = []
+        var events: [DecodedEvent] = []
+        while let e = d.next() {
+            if case .message(let r) = e { ranges.append(r) }
+            events.append(d.convert(e))
+        }
+        XCTAssertEqual(events, [.oversized(50000), .message("[9]")])
+        XCTAssertLessThan(ranges.first?.lowerBound ?? .max, 2000)
+    }
+
+    func testEndOfInputReturnsNothingForContentLength() {
+        let d = FrameDecoder(maxMessageBytes: 1000)
+        d.append(bytes("Content-Length: 10\r\n\r\n{\"a\""))
+        XCTAssertEqual(d.drain(), [])
+        XCTAssertNil(d.endOfInput())
+    }
+
+    func testLeadingWhitespaceBeforeTheFirstHeaderIsSkipped() {
+        let input = bytes("\r\n  \n" + framed("{}"))
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input), [.message("{}")])
+        XCTAssertEqual(FrameDecoder.eventsByteByByte(input), [.message("{}")])
+    }
+}

@@ -1,0 +1,97 @@
+import XCTest
+import LarderJSON
+import LarderRPC
+
+final class ParamsTests: XCTestCase {
+    private func expectError<T>(_ body: () throws(ResponseError) -> T, file: StaticString = #filePath, line: UInt = #line) -> ResponseError? {
+        do {
+            let value = try body()
+            XCTFail("expected an error, got \(value)", file: file, line: line)
+            return nil
+        } catch {
+            XCTAssertEqual(error.code, .invalidParams, file: file, line: line)
+            return error
+        }
+    }
+
+    func testRequireAndOptionalReadValues() throws {
+        let p = Params(["name": "n", "count": 3, "ratio": 0.5, "on": true, "tags": ["a", "b"], "any": [1, nil]])
+        XCTAssertEqual(try p.require("name", as: String.self), "n")
+        XCTAssertEqual(try p.require("count", as: Int.self), 3)
+        XCTAssertEqual(try p.require("ratio", as: Double.self), 0.5)
+        XCTAssertEqual(try p.require("on", as: Bool.self), true)
+        XCTAssertEqual(try p.require("tags", as: [String].self), ["a", "b"])
+        XCTAssertEqual(try p.require("any", as: JSON.self), [1, nil])
+        XCTAssertEqual(try p.optional("count", as: Int.self), 3)
+        XCTAssertNil(try p.optional("absent", as: Int.self))
+        XCTAssertTrue(p.contains("name"))
+        XCTAssertFalse(p.contains("absent"))
+    }
+
+    func testNullCountsAsAbsent() throws {
+        let p = Params(["gone": nil])
+        XCTAssertNil(try p.optional("gone", as: String.self))
+        XCTAssertFalse(p.contains("gone"))
+        let e = expectError { () throws(ResponseError) in try p.require("gone", as: String.self) }
+        XCTAssertTrue(e?.message.contains("params.gone") ?? false, e?.message ?? "")
+    }
+
+    func testMissingRequiredNamesThePath() {
+        let p = Params(["other": 1])
+        let e = expectError { () throws(ResponseError) in try p.require("key", as: String.self) }
+        XCTAssertTrue(e?.message.contains("params.key") ?? false, e?.message ?? "")
+        XCTAssertTrue(e?.message.contains("string") ?? false, e?.message ?? "")
+    }
+
+    func testNilParamsBehaveAsAnEmptyObject() {
+        let p = Params(nil)
+        XCTAssertEqual(p.path, "params")
+        XCTAssertTrue(p.object.isEmpty)
+        let e = expectError { () throws(ResponseError) in try p.require("key", as: Int.self) }
+        XCTAssertTrue(e?.message.contains("params.key") ?? false, e?.message ?? "")
+    }
+
+    func testTypeMismatch() {
+        let p = Params(["count": "ten"])
+        let e = expectError { () throws(ResponseError) in try p.require("count", as: Int.self) }
+        XCTAssertEqual(e?.message, "Invalid params: type mismatch at params.count: expected integer, got string")
+        let o = expectError { () throws(ResponseError) in try p.optional("count", as: Bool.self) }
+        XCTAssertEqual(o?.message, "Invalid params: type mismatch at params.count: expected boolean, got string")
+    }
+
+    func testNestedTypeMismatchNamesTheFullPath() {
+        let p = Params(["disk": ["maxCount": "many"]])
+        let e = expectError { () throws(ResponseError) in
+            try p.require("disk", as: Params.self).require("maxCount", as: Int.self)
+        }
+        XCTAssertTrue(e?.message.contains("type mismatch at params.disk.maxCount: expected integer, got string") ?? false,
+                      e?.message ?? "")
+    }
+
+    func testNestedMissingNamesTheFullPath() {
+        let p = Params(["disk": [:]])
+        let e = expectError { () throws(ResponseError) in
+            try p.require("disk", as: Params.self).require("maxCount", as: Int.self)
+        }
+        XCTAssertTrue(e?.message.contains("params.disk.maxCount") ?? false, e?.message ?? "")
+    }
+
+    func testNestedObjectOfWrongType() {
+        let p = Params(["disk": 5])
+        let e = expectError { () throws(ResponseError) in try p.require("disk", as: Params.self) }
+        XCTAssertTrue(e?.message.contains("type mismatch at params.disk: expected object, got integer") ?? false,
+                      e?.message ?? "")
+    }
+
+    func testArrayElementMismatchNamesTheIndex() {
+        let p = Params(["tags": ["a", 2]])
+        let e = expectError { () throws(ResponseError) in try p.require("tags", as: [String].self) }
+        XCTAssertTrue(e?.message.contains("params.tags[1]: expected string, got integer") ?? false, e?.message ?? "")
+    }
+
+    func testIntegerRejectsFractions() {
+        let p = Params(["n": 1.5])
+        let e = expectError { () throws(ResponseError) in try p.require("n", as: Int.self) }
+        XCTAssertTrue(e?.message.contains("expected integer, got number") ?? false, e?.message ?? "")
+    }
+}

@@ -1,0 +1,28 @@
+import XCTest
+@testable import LarderServer
+
+final class Base64Tests: XCTestCase {
+    func testRoundTripsEveryLengthAndByte() {
+        for length in 0..<70 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            XCTAssertEqual(Base64.decode(Base64.encode(bytes)), bytes)
+        }
+        let all = (0...255).map(UInt8.init)
+        XCTAssertEqual(Base64.decode(Base64.encode(all)), all)
+    }
+
+    func testKnownVectors() {
+        // RFC 4648, section 10.
+        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors {
+            XCTAssertEqual(Base64.encode(Array(plain.utf8)), encoded)
+            XCTAssertEqual(Base64.decode(encoded), Array(plain.utf8))
+        }
+    }
+
+    func testRejectsWhatIsNotBase64() {
+        for bad in ["Zg=", "Zm9v!", "Z===", "Zm 9v", "=Zm9", "Zg==Zg==", "Zm9v\n"] {
+            XCTAssertNil(Base64.decode(bad), bad)
+        }
+    }
+}
