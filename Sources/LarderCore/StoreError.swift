@@ -5,8 +5,6 @@ public enum StoreError: Error, Equatable, Sendable {
     case unavailable(path: String, reason: String)
     /// SQLite reported an error (I/O, disk full, corruption, a read-only file).
     case storage(code: Int32, message: String)
-    /// Another process holds the store in a way that excludes this one.
-    case locked(path: String)
     /// A cache that must exist does not.
     case cacheNotFound(String)
     /// A parameter is well-typed but its value is not acceptable.

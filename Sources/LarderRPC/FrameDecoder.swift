@@ -197,20 +197,20 @@ public final class FrameDecoder {
         var length: Int?
         for line in header.split(separator: "\r\n", omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: ":") else {
-                start = bodyStart
+                resynchronize(after: bodyStart)
                 return .event(.badHeader("header line without a colon: \(line.prefix(80))"))
             }
             let name = line[..<colon].trimmingSpaces.lowercased()
             if name == "content-length" {
                 length = Int(line[line.index(after: colon)...].trimmingSpaces)
                 if length == nil || length! < 0 {
-                    start = bodyStart
+                    resynchronize(after: bodyStart)
                     return .event(.badHeader("Content-Length is not a number"))
                 }
             }
         }
         guard let length else {
-            start = bodyStart
+            resynchronize(after: bodyStart)
             return .event(.badHeader("Content-Length header is required"))
         }
         if length > maxMessageBytes {
@@ -221,6 +221,21 @@ public final class FrameDecoder {
         guard count - bodyStart >= length else { return .needMore }
         start = bodyStart + length
         return .event(.message(bodyStart..<(bodyStart + length)))
+    }
+
+    /// After a header block that cannot be read, the body length is unknown:
+    /// skip to the next `Content-Length:` so one bad message does not garble the rest.
+    private func resynchronize(after position: Int) {
+        let marker = Array("content-length:".utf8)
+        var k = position
+        while k + marker.count <= count {
+            var hit = true
+            for j in 0..<marker.count where lower(storage[k + j]) != marker[j] { hit = false; break }
+            if hit { start = k; return }
+            k += 1
+        }
+        // Keep a tail that may be the start of the next marker.
+        start = max(position, count - marker.count + 1)
     }
 
     private func find(_ needle: [UInt8], from: Int) -> Int? {

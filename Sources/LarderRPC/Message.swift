@@ -44,7 +44,11 @@ public enum Message {
         }
         if let id, idMember != nil {
             if let result = o["result"] { return .success(.response(id: id, result: .success(result))) }
-            if let e = o["error"], let error = ResponseError(e) { return .success(.response(id: id, result: .failure(error))) }
+            if let e = o["error"] {
+                // A malformed error still answers the request it names, so nothing waits forever.
+                let error = ResponseError(e) ?? ResponseError(code: .internalError, message: "malformed error object: \(e)")
+                return .success(.response(id: id, result: .failure(error)))
+            }
         }
         return .failure(InvalidMessage(id: id ?? .null, error: .invalidRequest("a message needs a method, or a result or error")))
     }

@@ -24,9 +24,6 @@ extension StoreError {
         case .storage(let code, let message):
             return ResponseError(code: .storageFailure, message: "storage failure: \(message)",
                                  data: ["sqliteCode": .int(Int(code))])
-        case .locked(let path):
-            return ResponseError(code: .storeLocked, message: "store at \(path) is locked by another process",
-                                 data: ["path": .string(path)])
         case .cacheNotFound(let name):
             return ResponseError(code: .cacheNotFound, message: "no cache named \"\(name)\"", data: ["cache": .string(name)])
         case .invalidArgument(let field, let reason):

@@ -1,0 +1,93 @@
+// Errors: one class per JSON-RPC / Larder error code, all under LarderError.
+
+/** The error codes the protocol defines. */
+export const ErrorCode = Object.freeze({
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  serverNotInitialized: -32002,
+  requestCancelled: -32800,
+  requestFailed: -32803,
+  storeUnavailable: -31000,
+  storageFailure: -31001,
+  storeLocked: -31002,
+  cacheNotFound: -31010,
+});
+
+const byCode = new Map();
+
+/**
+ * An error answered by the server (`code`, `message`, `data` as sent), or
+ * thrown by a request handler to answer the server with that error.
+ */
+export class LarderError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    if (data !== undefined) this.data = data;
+  }
+
+  /** The error object of a JSON-RPC response, as an instance of the class registered for its code. */
+  static fromResponse(error) {
+    const code = typeof error?.code === 'number' ? error.code : ErrorCode.internalError;
+    const message = typeof error?.message === 'string' ? error.message : JSON.stringify(error);
+    const Class = byCode.get(code);
+    return Class ? new Class(message, error?.data) : new LarderError(code, message, error?.data);
+  }
+
+  /** Makes `fromResponse` use `Class` (a subclass with a static `code`) for `code`. */
+  static register(Class, code = Class.code) {
+    byCode.set(code, Class);
+    return Class;
+  }
+
+  /** The JSON-RPC error object for this error. */
+  toJSON() {
+    const o = { code: this.code, message: this.message };
+    if (this.data !== undefined) o.data = this.data;
+    return o;
+  }
+}
+
+function codeClass(name, code) {
+  const Class = {
+    [name]: class extends LarderError {
+      static code = code;
+      constructor(message = name, data) {
+        super(code, message, data);
+      }
+    },
+  }[name];
+  return LarderError.register(Class);
+}
+
+export const ParseError = codeClass('ParseError', ErrorCode.parseError);
+export const InvalidRequest = codeClass('InvalidRequest', ErrorCode.invalidRequest);
+export const MethodNotFound = codeClass('MethodNotFound', ErrorCode.methodNotFound);
+export const InvalidParams = codeClass('InvalidParams', ErrorCode.invalidParams);
+export const InternalError = codeClass('InternalError', ErrorCode.internalError);
+export const ServerNotInitialized = codeClass('ServerNotInitialized', ErrorCode.serverNotInitialized);
+export const RequestCancelled = codeClass('RequestCancelled', ErrorCode.requestCancelled);
+export const RequestFailed = codeClass('RequestFailed', ErrorCode.requestFailed);
+export const StoreUnavailable = codeClass('StoreUnavailable', ErrorCode.storeUnavailable);
+export const StorageFailure = codeClass('StorageFailure', ErrorCode.storageFailure);
+export const StoreLocked = codeClass('StoreLocked', ErrorCode.storeLocked);
+export const CacheNotFound = codeClass('CacheNotFound', ErrorCode.cacheNotFound);
+
+/**
+ * The sidecar process is gone (or never started): every call still waiting,
+ * and every later one, rejects with this. `code` is null; `exitCode` and
+ * `signal` are the process's, `stderr` the end of what it wrote there.
+ */
+export class SidecarExited extends LarderError {
+  constructor(message, { exitCode = null, signal = null, stderr = '', cause } = {}) {
+    super(null, message);
+    this.exitCode = exitCode;
+    this.signal = signal;
+    this.stderr = stderr;
+    if (cause !== undefined) this.cause = cause;
+  }
+}

@@ -1,0 +1,715 @@
+// The Node.js client for Larder: spawns the `larder` sidecar and speaks
+// JSON-RPC 2.0 with it over stdin/stdout.
+
+import { spawn as spawnProcess } from 'node:child_process';
+import { accessSync, constants as fsConstants, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { frame, MessageReader } from './framing.js';
+import { CacheNotFound, ErrorCode, LarderError, SidecarExited } from './errors.js';
+
+export * from './errors.js';
+
+const packageVersion = (() => {
+  try {
+    return JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+const STDERR_TAIL_BYTES = 8192;
+
+function isExecutable(path) {
+  try {
+    accessSync(path, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The `larder` executable to run: `binary` if given, else `$LARDER_BIN`, else
+ * this repository's `.build/release/larder` then `.build/debug/larder`, else
+ * `larder` from the PATH.
+ */
+export function findBinary(binary) {
+  if (binary) return String(binary);
+  if (process.env.LARDER_BIN) return process.env.LARDER_BIN;
+  for (const build of ['release', 'debug']) {
+    const candidate = fileURLToPath(new URL(`../../.build/${build}/larder`, import.meta.url));
+    if (isExecutable(candidate)) return candidate;
+  }
+  return 'larder';
+}
+
+function isBytes(v) {
+  return v instanceof Uint8Array || v instanceof ArrayBuffer;
+}
+
+function toBase64(v) {
+  if (typeof v === 'string') return v; // already base64
+  if (v instanceof ArrayBuffer) return Buffer.from(v).toString('base64');
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+  throw new TypeError('data must be a Buffer, Uint8Array, ArrayBuffer or base64 string');
+}
+
+/** Puts `value` (JSON, or bytes) or `data` (bytes) on `target` as the protocol wants them. */
+function putStored(target, value, data) {
+  if (value !== undefined && data !== undefined) throw new TypeError('give value or data, not both');
+  if (data !== undefined) target.data = toBase64(data);
+  else if (isBytes(value)) target.data = toBase64(value);
+  else if (value !== undefined) target.value = value;
+  return target;
+}
+
+/** A `cache.get` answer with `data` decoded to a Buffer. */
+function decodeLookup(r) {
+  if (r && typeof r.data === 'string') r.data = Buffer.from(r.data, 'base64');
+  return r;
+}
+
+/** Copies the defined members of `from` named in `names` onto `to`. */
+function pick(to, from, names) {
+  if (from) for (const n of names) if (from[n] !== undefined) to[n] = from[n];
+  return to;
+}
+
+function toErrorObject(err) {
+  if (err instanceof LarderError && typeof err.code === 'number') return err.toJSON();
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: ErrorCode.internalError, message: `Internal error: ${message}` };
+}
+
+/** A connection to one `larder` sidecar process. Make one with `Larder.spawn`. */
+export class Larder {
+  #child;
+  #framing;
+  #reader;
+  #nextId = 1;
+  #pending = new Map();
+  #out = [];
+  #flushScheduled = false;
+  #requestHandlers = new Map();
+  #eventHandlers = new Map();
+  #progress = new Map();
+  #stderrTail = '';
+  #exitStatus = null; // {exitCode, signal}
+  #gone = null; // {message, exitCode, signal, cause} once the process is gone
+  #resolveGone;
+  #goneForGood;
+  #closing = null;
+  #onError;
+  #forwardStderr;
+
+  /** What `initialize` answered (serverInfo, protocolVersion, capabilities, store), or null. */
+  server = null;
+  /** `db.cache.*`: the cache methods. */
+  cache;
+
+  /**
+   * Starts `larder` and, unless `initialize: false`, initializes it.
+   *
+   * Options: `store` (a directory) or `memory: true`; `binary`; `args` (extra
+   * command-line arguments); `appVersion`; `events` (ask for every cache
+   * event); `clientInfo`; `env`; `cwd`; `framing` ('lines' or
+   * 'content-length'); `stderr: 'inherit'` to copy the sidecar's stderr to
+   * ours; `onError(err)` for errors thrown by event handlers or unmatched
+   * messages.
+   */
+  static async spawn(options = {}) {
+    if (options.store !== undefined && options.memory) throw new TypeError('give store or memory, not both');
+    const binary = findBinary(options.binary);
+    const args = [];
+    if (options.memory) args.push('--memory');
+    else if (options.store !== undefined) args.push('--store', String(options.store));
+    args.push(...(options.args ?? []).map(String));
+    const child = spawnProcess(binary, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+      cwd: options.cwd,
+    });
+    const db = new Larder(child, options);
+    if (options.initialize === false) {
+      await db.#started();
+      return db;
+    }
+    try {
+      await db.initialize(options);
+    } catch (err) {
+      db.kill();
+      await db.#goneForGood;
+      throw err;
+    }
+    return db;
+  }
+
+  /** Use `Larder.spawn`; this wraps an already started child process. */
+  constructor(child, options = {}) {
+    this.#child = child;
+    this.#framing = options.framing ?? 'lines';
+    this.#onError = options.onError ?? ((err) => process.emitWarning(err));
+    this.#forwardStderr = options.stderr === 'inherit';
+    this.#goneForGood = new Promise((resolve) => (this.#resolveGone = resolve));
+    this.cache = new CacheMethods(this);
+    this.#reader = new MessageReader(
+      this.#framing,
+      (text) => this.#receive(text),
+      (err) => this.#onError(err),
+    );
+    child.stdout.on('data', (chunk) => this.#reader.push(chunk));
+    child.stdout.on('end', () => this.#reader.end());
+    child.stderr.on('data', (chunk) => {
+      if (this.#forwardStderr) process.stderr.write(chunk);
+      this.#stderrTail = (this.#stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    child.stdin.on('error', () => {}); // EPIPE: the exit handlers report it
+    child.on('error', (err) => {
+      this.#markGone({ message: `could not run ${child.spawnfile}: ${err.message}`, cause: err });
+    });
+    child.on('exit', (exitCode, signal) => {
+      this.#exitStatus = { exitCode, signal };
+      // 'close' follows once stdout is drained; do not wait for it forever.
+      setTimeout(() => this.#markGone({ exitCode, signal }), 500).unref();
+    });
+    child.on('close', (exitCode, signal) => {
+      const s = this.#exitStatus ?? { exitCode, signal };
+      this.#markGone(s);
+    });
+  }
+
+  /** The sidecar's process id. */
+  get pid() {
+    return this.#child.pid;
+  }
+
+  /** Whether the sidecar process has ended. */
+  get exited() {
+    return this.#gone !== null;
+  }
+
+  /** The last few KB the sidecar wrote to stderr. */
+  get stderr() {
+    return this.#stderrTail;
+  }
+
+  /** Resolves with `{exitCode, signal}` once the process has ended. */
+  get done() {
+    return this.#goneForGood;
+  }
+
+  #started() {
+    return new Promise((resolve, reject) => {
+      if (this.#child.pid !== undefined) return resolve();
+      this.#child.once('spawn', resolve);
+      this.#goneForGood.then(() => reject(this.#exitedError()));
+    });
+  }
+
+  /**
+   * Sends `initialize` (then the `initialized` notification) and resolves
+   * with its result, also kept as `db.server`. `spawn` does this unless told
+   * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
+   * to this store directory), `events`. Must be the first request, and is
+   * accepted once.
+   */
+  async initialize({ clientInfo, appVersion, store, events } = {}) {
+    const params = { clientInfo: clientInfo ?? { name: 'larder-node', version: packageVersion } };
+    if (appVersion !== undefined) params.appVersion = appVersion;
+    if (store !== undefined) params.store = { path: String(store) };
+    if (events) params.capabilities = { events: true };
+    this.server = await this.call('initialize', params);
+    this.notify('initialized', {});
+    return this.server;
+  }
+
+  /** `shutdown`: commits everything; afterwards only `exit` is accepted (`close` does both). */
+  async shutdown() {
+    await this.call('shutdown');
+  }
+
+  // MARK: - Sending
+
+  /**
+   * Sends a request and resolves with its result, or rejects with a
+   * LarderError (a subclass by code) or SidecarExited.
+   *
+   * Options: `signal` (an AbortSignal: sends `$/cancelRequest`, the server then
+   * answers with RequestCancelled); `onProgress(value)`: adds a
+   * `workDoneToken` to params and calls back with each `$/progress` for it.
+   */
+  call(method, params, { signal, onProgress } = {}) {
+    if (this.#gone) return Promise.reject(this.#exitedError());
+    const id = this.#nextId++;
+    let token;
+    if (onProgress) {
+      token = `node-${id}`;
+      params = { ...(params ?? {}), workDoneToken: token };
+    }
+    const message = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) message.params = params;
+    let text;
+    try {
+      text = JSON.stringify(message);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      let onAbort;
+      const settle = () => {
+        this.#pending.delete(id);
+        if (token !== undefined) this.#progress.delete(token);
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+      };
+      this.#pending.set(id, {
+        method,
+        resolve: (v) => (settle(), resolve(v)),
+        reject: (e) => (settle(), reject(e)),
+      });
+      if (token !== undefined) this.#progress.set(token, onProgress);
+      if (signal) {
+        if (signal.aborted) {
+          queueMicrotask(() => this.notify('$/cancelRequest', { id }));
+        } else {
+          onAbort = () => this.notify('$/cancelRequest', { id });
+          signal.addEventListener('abort', onAbort, { once: true });
+        }
+      }
+      this.#write(text);
+    });
+  }
+
+  /** Sends a notification (no answer). */
+  notify(method, params) {
+    if (this.#gone) return;
+    const message = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    this.#write(JSON.stringify(message));
+  }
+
+  /** `rpc.discover`: the server's OpenRPC description. */
+  discover() {
+    return this.call('rpc.discover');
+  }
+
+  /**
+   * Methods under a prefix, for namespaces without their own wrapper:
+   * `db.namespace('schema').define({...})` calls `schema.define`.
+   */
+  namespace(prefix) {
+    return new Proxy(
+      {},
+      {
+        get: (_, name) =>
+          typeof name === 'string' && name !== 'then'
+            ? (params, options) => this.call(`${prefix}.${name}`, params, options)
+            : undefined,
+      },
+    );
+  }
+
+  /** A view of one cache (and group) with Map-like get/set/delete/has; `ttl` applies to its sets. */
+  cacheView(name = 'default', { group = '', ttl } = {}) {
+    return new CacheView(this, name, group, ttl);
+  }
+
+  #write(text) {
+    this.#out.push(frame(text, this.#framing));
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  /** Everything queued this tick goes out in one write. */
+  #flush() {
+    this.#flushScheduled = false;
+    if (this.#out.length === 0) return;
+    const chunk = this.#out.length === 1 ? this.#out[0] : this.#out.join('');
+    this.#out = [];
+    if (this.#gone || !this.#child.stdin.writable) return;
+    this.#child.stdin.write(chunk);
+  }
+
+  // MARK: - Receiving
+
+  /**
+   * Answers the server's requests for `method`: `fn(params, {id, method})`
+   * may be async; what it returns is the result (undefined → null), a
+   * LarderError it throws is sent as that error, anything else it throws as
+   * -32603. `method` '*' catches requests no other handler takes. Unhandled
+   * requests are answered with -32601. Returns a function that removes it.
+   */
+  onRequest(method, fn) {
+    this.#requestHandlers.set(method, fn);
+    return () => {
+      if (this.#requestHandlers.get(method) === fn) this.#requestHandlers.delete(method);
+    };
+  }
+
+  /** Answers `migrate.object` requests during `migrate.run`. */
+  onMigrate(fn) {
+    return this.onRequest('migrate.object', fn);
+  }
+
+  /**
+   * Calls `fn(params, method)` for each server notification `name`
+   * (`cache.evicted`, `cache.cleared`, ...; '*' for all). Returns a function
+   * that removes it.
+   */
+  onEvent(name, fn) {
+    let set = this.#eventHandlers.get(name);
+    if (!set) this.#eventHandlers.set(name, (set = new Set()));
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  /** Calls `fn(value)` for each `$/progress` with this token. Returns a function that removes it. */
+  onProgress(token, fn) {
+    this.#progress.set(token, fn);
+    return () => {
+      if (this.#progress.get(token) === fn) this.#progress.delete(token);
+    };
+  }
+
+  #receive(text) {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch (err) {
+      this.#onError(new Error(`larder sent something that is not JSON: ${text.slice(0, 200)}`, { cause: err }));
+      return;
+    }
+    if (Array.isArray(message)) for (const m of message) this.#dispatch(m);
+    else this.#dispatch(message);
+  }
+
+  #dispatch(m) {
+    if (m === null || typeof m !== 'object') {
+      this.#onError(new Error(`larder sent a message that is not an object: ${JSON.stringify(m)}`));
+      return;
+    }
+    if (typeof m.method === 'string') {
+      if ('id' in m) this.#answerRequest(m);
+      else this.#handleNotification(m);
+      return;
+    }
+    const pending = this.#pending.get(m.id);
+    if (!pending) {
+      const what = m.error ? `error ${JSON.stringify(m.error)}` : 'response';
+      this.#onError(new LarderError(m.error?.code ?? null, `larder sent an ${what} for no pending request (id ${JSON.stringify(m.id)})`, m.error?.data));
+      return;
+    }
+    if (m.error !== undefined) pending.reject(LarderError.fromResponse(m.error));
+    else pending.resolve(m.result);
+  }
+
+  async #answerRequest(m) {
+    const handler = this.#requestHandlers.get(m.method) ?? this.#requestHandlers.get('*');
+    let reply;
+    if (!handler) {
+      reply = { error: { code: ErrorCode.methodNotFound, message: `Method not found: ${m.method}` } };
+    } else {
+      try {
+        const result = await handler(m.params, { id: m.id, method: m.method });
+        reply = { result: result === undefined ? null : result };
+      } catch (err) {
+        reply = { error: toErrorObject(err) };
+      }
+    }
+    if (this.#gone) return;
+    let text;
+    try {
+      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, ...reply });
+    } catch (err) {
+      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toErrorObject(err) });
+    }
+    this.#write(text);
+  }
+
+  #handleNotification(m) {
+    if (m.method === '$/progress') {
+      const fn = this.#progress.get(m.params?.token);
+      if (fn) this.#safely(fn, m.params.value, m.params.token);
+    }
+    for (const key of [m.method, '*']) {
+      const set = this.#eventHandlers.get(key);
+      if (set) for (const fn of [...set]) this.#safely(fn, m.params, m.method);
+    }
+  }
+
+  #safely(fn, ...args) {
+    try {
+      const r = fn(...args);
+      if (r && typeof r.then === 'function') r.then(undefined, (err) => this.#onError(err));
+    } catch (err) {
+      this.#onError(err);
+    }
+  }
+
+  // MARK: - Ending
+
+  #markGone({ exitCode = null, signal = null, message, cause }) {
+    if (this.#gone) return;
+    this.#gone = { exitCode, signal, message, cause };
+    this.#out = [];
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(this.#exitedError(p.method));
+    this.#resolveGone({ exitCode, signal });
+  }
+
+  #exitedError(method) {
+    const { exitCode, signal, message, cause } = this.#gone ?? {};
+    let text = message ?? (signal ? `larder was killed by ${signal}` : `larder exited with code ${exitCode}`);
+    if (method) text += ` (while waiting for ${method})`;
+    const tail = this.#stderrTail.trim();
+    if (tail) text += `\nstderr:\n${tail}`;
+    return new SidecarExited(text, { exitCode, signal, stderr: this.#stderrTail, cause });
+  }
+
+  /** Kills the sidecar (SIGKILL unless told otherwise) without asking. */
+  kill(signal = 'SIGKILL') {
+    if (!this.#gone && this.#exitStatus === null) this.#child.kill(signal);
+  }
+
+  /**
+   * Ends the session politely: `shutdown` (everything is committed), `exit`,
+   * closes stdin and waits; kills the process only if it does not end within
+   * `timeout` ms. Resolves with `{exitCode, signal}`.
+   */
+  close({ timeout = 5000 } = {}) {
+    this.#closing ??= (async () => {
+      if (!this.#gone) {
+        const shutdown = this.call('shutdown').catch(() => {});
+        await Promise.race([shutdown, this.#goneForGood, delay(timeout)]);
+        this.notify('exit');
+        this.#flush();
+        if (!this.#gone) this.#child.stdin.end();
+        if (!(await Promise.race([this.#goneForGood.then(() => true), delay(timeout).then(() => false)]))) {
+          this.#child.kill('SIGTERM');
+          if (!(await Promise.race([this.#goneForGood.then(() => true), delay(2000).then(() => false)]))) {
+            this.#child.kill('SIGKILL');
+          }
+        }
+      }
+      return this.#goneForGood;
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
+    await this.close();
+  }
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+const TARGET = ['cache', 'group'];
+
+/** `db.cache.*`: one method per `cache.*` request; results as the server sends them, `data` as Buffers. */
+class CacheMethods {
+  #db;
+  constructor(db) {
+    this.#db = db;
+  }
+
+  #call(method, params, options) {
+    return this.#db.call(method, params, options);
+  }
+
+  /** `cache.open`: creates a cache or changes its settings. */
+  open(name = 'default', { persistent, memory, disk, lifespan, returnsExpired } = {}) {
+    return this.#call('cache.open', pick({ cache: name }, { persistent, memory, disk, lifespan, returnsExpired }, [
+      'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired',
+    ]));
+  }
+
+  /** `cache.set`: `value` (JSON; a Buffer becomes data) or `data` (bytes), `ttl` in seconds. */
+  set(key, { value, data, ttl, cache, group } = {}) {
+    const params = putStored({ key }, value, data);
+    return this.#call('cache.set', pick(params, { ttl, cache, group }, ['ttl', ...TARGET]));
+  }
+
+  /** `cache.get`: `{found: false}` or `{found: true, value | data, expired, storedAt, expiresAt?, tier}`. */
+  async get(key, { cache, group } = {}) {
+    return decodeLookup(await this.#call('cache.get', pick({ key }, { cache, group }, TARGET)));
+  }
+
+  /** `cache.getMany`: `{entries: {key: what get answers}}`. */
+  async getMany(keys, { cache, group } = {}) {
+    const r = await this.#call('cache.getMany', pick({ keys: [...keys] }, { cache, group }, TARGET));
+    for (const k of Object.keys(r?.entries ?? {})) decodeLookup(r.entries[k]);
+    return r;
+  }
+
+  /**
+   * `cache.setMany`, all or none. `entries`: an array of `{key, value | data,
+   * ttl?, group?}`, or a Map / plain object from key to value.
+   */
+  setMany(entries, { cache, group, ttl } = {}) {
+    let list;
+    if (Array.isArray(entries)) {
+      list = entries.map((e) => pick(putStored({ key: e.key }, e.value, e.data), e, ['ttl', 'group']));
+    } else {
+      const pairs = entries instanceof Map ? [...entries] : Object.entries(entries);
+      list = pairs.map(([key, value]) => pick(putStored({ key }, value, undefined), { ttl }, ['ttl']));
+    }
+    return this.#call('cache.setMany', pick({ entries: list }, { cache, group }, TARGET));
+  }
+
+  /** `cache.has`: `{found, valid}`. */
+  has(key, { cache, group } = {}) {
+    return this.#call('cache.has', pick({ key }, { cache, group }, TARGET));
+  }
+
+  /** `cache.remove`: `{removed}`. */
+  remove(key, { cache, group } = {}) {
+    return this.#call('cache.remove', pick({ key }, { cache, group }, TARGET));
+  }
+
+  /** `cache.touch`: restarts the entry's lifetime; `{found}`. */
+  touch(key, { cache, group } = {}) {
+    return this.#call('cache.touch', pick({ key }, { cache, group }, TARGET));
+  }
+
+  /** `cache.keys`: one page, `{keys, cursor?}`. */
+  keys({ prefix, limit, cursor, cache, group } = {}) {
+    return this.#call('cache.keys', pick({}, { prefix, limit, cursor, cache, group }, ['prefix', 'limit', 'cursor', ...TARGET]));
+  }
+
+  /** Every key (following cursors), as an async iterator. */
+  async *iterKeys({ prefix, pageSize, cache, group } = {}) {
+    let cursor;
+    do {
+      const page = await this.keys({ prefix, limit: pageSize, cursor, cache, group });
+      yield* page.keys;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  /** `cache.clear`: `tier` 'memory', 'disk' or 'all' (default); without `group`, every group. `{removed}`. */
+  clear({ tier, cache, group } = {}) {
+    return this.#call('cache.clear', pick({}, { tier, cache, group }, ['tier', ...TARGET]));
+  }
+
+  /** `cache.purgeExpired`: without `group`, every group. `{removed}`. */
+  purgeExpired({ cache, group } = {}) {
+    return this.#call('cache.purgeExpired', pick({}, { cache, group }, TARGET));
+  }
+
+  /** `cache.stats`: counts, bytes, hits, misses and evictions per tier. */
+  stats({ cache } = {}) {
+    return this.#call('cache.stats', pick({}, { cache }, ['cache']));
+  }
+
+  /** `cache.list`: `{caches: [{name, config, count, bytes}]}`. */
+  list() {
+    return this.#call('cache.list', {});
+  }
+
+  /** `cache.drop`: deletes a cache and everything in it. */
+  drop(name) {
+    return this.#call('cache.drop', { cache: name });
+  }
+
+  /** `cache.subscribe`: events for one cache (`'name'` or `{cache}`), or (none given) for all. */
+  subscribe(name) {
+    if (name !== null && typeof name === 'object') name = name.cache;
+    return this.#call('cache.subscribe', name === undefined ? {} : { cache: name });
+  }
+}
+
+/** One cache (and group) as an async, Map-like object. */
+export class CacheView {
+  #db;
+  #target;
+
+  constructor(db, name = 'default', group = '', ttl) {
+    this.#db = db;
+    this.name = name;
+    this.group = group;
+    /** Seconds to live for `set` and `setMany` (undefined: the cache's lifespan). */
+    this.ttl = ttl;
+    this.#target = { cache: name, group };
+  }
+
+  /** The value (JSON, or a Buffer for bytes), or undefined when not found. */
+  async get(key) {
+    const r = await this.#db.cache.get(key, this.#target);
+    if (!r.found) return undefined;
+    return 'data' in r ? r.data : r.value;
+  }
+
+  /** Everything `cache.get` says about the key. */
+  entry(key) {
+    return this.#db.cache.get(key, this.#target);
+  }
+
+  /** Stores a value (a Buffer is stored as bytes); `ttl` in seconds. */
+  async set(key, value, { ttl = this.ttl } = {}) {
+    await this.#db.cache.set(key, { value, ttl, ...this.#target });
+    return this;
+  }
+
+  /** Removes the key; whether it was there. */
+  async delete(key) {
+    return (await this.#db.cache.remove(key, this.#target)).removed;
+  }
+
+  /** Whether the key is stored and not expired. */
+  async has(key) {
+    return (await this.#db.cache.has(key, this.#target)).valid;
+  }
+
+  /** Restarts the key's lifetime; whether it was there. */
+  async touch(key) {
+    return (await this.#db.cache.touch(key, this.#target)).found;
+  }
+
+  /** A Map of the keys found to their values. */
+  async getMany(keys) {
+    const { entries } = await this.#db.cache.getMany(keys, this.#target);
+    const found = new Map();
+    for (const [k, r] of Object.entries(entries)) if (r.found) found.set(k, 'data' in r ? r.data : r.value);
+    return found;
+  }
+
+  /** Stores every key of a Map or object, all or none. */
+  setMany(entries, { ttl = this.ttl } = {}) {
+    return this.#db.cache.setMany(entries, { ttl, ...this.#target });
+  }
+
+  /** Every key, in byte order. */
+  keys({ prefix, pageSize } = {}) {
+    return this.#db.cache.iterKeys({ prefix, pageSize, ...this.#target });
+  }
+
+  /** `[key, value]` pairs for every key (one `get` each). */
+  async *entries({ prefix, pageSize } = {}) {
+    for await (const key of this.keys({ prefix, pageSize })) {
+      const r = await this.#db.cache.get(key, this.#target);
+      if (r.found) yield [key, 'data' in r ? r.data : r.value];
+    }
+  }
+
+  /** Empties the view's group; how many entries went (0 for a cache that does not exist). */
+  async clear({ tier } = {}) {
+    try {
+      return (await this.#db.cache.clear({ tier, ...this.#target })).removed;
+    } catch (err) {
+      if (err instanceof CacheNotFound) return 0;
+      throw err;
+    }
+  }
+
+  stats() {
+    return this.#db.cache.stats({ cache: this.name });
+  }
+
+  [Symbol.asyncIterator]() {
+    return this.keys();
+  }
+}

@@ -1,0 +1,136 @@
+// LarderError and its subclasses, from the real server and from fromResponse.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as larder from '../index.js';
+
+const {
+  Larder, LarderError, ErrorCode, SidecarExited,
+  ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
+  ServerNotInitialized, RequestCancelled, RequestFailed,
+  StoreUnavailable, StorageFailure, StoreLocked, CacheNotFound,
+} = larder;
+
+let db;
+before(async () => {
+  db = await Larder.spawn({ memory: true, args: ['--enable-test-methods'] });
+});
+after(async () => {
+  await db?.close();
+});
+
+test('every protocol code has its class, and unknown codes stay LarderError', () => {
+  const classes = {
+    parseError: ParseError, invalidRequest: InvalidRequest, methodNotFound: MethodNotFound,
+    invalidParams: InvalidParams, internalError: InternalError, serverNotInitialized: ServerNotInitialized,
+    requestCancelled: RequestCancelled, requestFailed: RequestFailed, storeUnavailable: StoreUnavailable,
+    storageFailure: StorageFailure, storeLocked: StoreLocked, cacheNotFound: CacheNotFound,
+  };
+  assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
+  for (const [name, Class] of Object.entries(classes)) {
+    const e = LarderError.fromResponse({ code: ErrorCode[name], message: `m ${name}`, data: { x: 1 } });
+    assert.ok(e instanceof Class, name);
+    assert.ok(e instanceof LarderError);
+    assert.ok(e instanceof Error);
+    assert.equal(e.code, ErrorCode[name]);
+    assert.equal(Class.code, ErrorCode[name]);
+    assert.equal(e.message, `m ${name}`);
+    assert.deepEqual(e.data, { x: 1 });
+    assert.equal(e.name, Class.name);
+  }
+  const unknown = LarderError.fromResponse({ code: -1, message: 'app specific' });
+  assert.equal(unknown.constructor, LarderError);
+  assert.equal(unknown.code, -1);
+  assert.equal(unknown.data, undefined);
+  assert.deepEqual(unknown.toJSON(), { code: -1, message: 'app specific' });
+});
+
+test('applications register classes for their own codes', () => {
+  class QuotaError extends LarderError {
+    static code = -30500;
+    constructor(message, data) {
+      super(-30500, message, data);
+    }
+  }
+  LarderError.register(QuotaError);
+  const e = LarderError.fromResponse({ code: -30500, message: 'over quota', data: 3 });
+  assert.ok(e instanceof QuotaError);
+  assert.equal(e.data, 3);
+});
+
+test('MethodNotFound for an unknown method', async () => {
+  const e = await db.call('no.such.method', {}).catch((x) => x);
+  assert.ok(e instanceof MethodNotFound);
+  assert.equal(e.code, -32601);
+  assert.match(e.message, /no\.such\.method/);
+});
+
+test('InvalidParams for bad params', async () => {
+  await assert.rejects(db.cache.set('', { value: 1 }), (e) => e instanceof InvalidParams && /must not be empty/.test(e.message));
+  await assert.rejects(db.cache.set('k', { value: 1, ttl: -1 }), InvalidParams);
+  await assert.rejects(db.cache.set('k', { data: '!!not base64!!' }), InvalidParams);
+  await assert.rejects(db.call('cache.get', { key: 5 }), InvalidParams);
+  await assert.rejects(db.call('cache.get', [1]), InvalidParams);
+  await assert.rejects(db.call('cache.drop', {}), InvalidParams);
+});
+
+test('CacheNotFound carries the cache name in data', async () => {
+  const e = await db.cache.stats({ cache: 'ghost' }).catch((x) => x);
+  assert.ok(e instanceof CacheNotFound);
+  assert.equal(e.code, -31010);
+  assert.deepEqual(e.data, { cache: 'ghost' });
+});
+
+test('InvalidRequest for a second initialize', async () => {
+  await assert.rejects(db.call('initialize', {}), InvalidRequest);
+});
+
+test('RequestFailed: advancing the system clock', async () => {
+  await assert.rejects(db.call('debug.advanceClock', { seconds: 1 }), RequestFailed);
+});
+
+test('ServerNotInitialized under --require-initialize', async () => {
+  const strict = await Larder.spawn({ memory: true, args: ['--require-initialize'], initialize: false });
+  try {
+    await assert.rejects(strict.cache.get('k'), ServerNotInitialized);
+    const server = await strict.call('initialize', { clientInfo: { name: 'test', version: '0' } });
+    assert.equal(server.serverInfo.name, 'larder');
+    assert.deepEqual(await strict.cache.get('k'), { found: false });
+  } finally {
+    await strict.close();
+  }
+});
+
+test('StoreUnavailable when initialize names an impossible store', async () => {
+  await assert.rejects(
+    Larder.spawn({ memory: true, initialize: false }).then(async (d) => {
+      try {
+        await d.call('initialize', { store: { path: '/proc/larder-cannot-be-here/store' } });
+      } finally {
+        await d.close();
+      }
+    }),
+    (e) => e instanceof StoreUnavailable && e.data.path === '/proc/larder-cannot-be-here/store',
+  );
+});
+
+test('RequestCancelled for a request cancelled with an AbortSignal', async () => {
+  // debug.ask stays open until the client answers; cancel it first.
+  let answer;
+  db.onRequest('slow.question', () => new Promise((resolve) => (answer = resolve)));
+  const controller = new AbortController();
+  const asked = db.call('debug.ask', { method: 'slow.question' }, { signal: controller.signal });
+  await new Promise((r) => setTimeout(r, 50));
+  controller.abort();
+  await assert.rejects(asked, RequestCancelled);
+  answer('too late');
+  // The connection is still fine afterwards.
+  assert.deepEqual(await db.cache.get('k'), { found: false });
+});
+
+test('SidecarExited is a LarderError without a code', () => {
+  const e = new SidecarExited('gone', { exitCode: 3, signal: null, stderr: 'bye' });
+  assert.ok(e instanceof LarderError);
+  assert.equal(e.code, null);
+  assert.equal(e.exitCode, 3);
+  assert.equal(e.stderr, 'bye');
+});

@@ -1,0 +1,389 @@
+"""The ``cache.*`` methods (``db.cache``, ``pipeline.cache``) and the dict-like
+:class:`CacheView`.
+
+Every method takes the protocol's parameters as snake_case keywords
+(``returns_expired`` → ``returnsExpired``, ``max_count`` → ``maxCount``);
+``None`` means "leave it out" so the server's default applies. Results are the
+protocol's plain dicts, except that ``data`` (bytes stored with ``data=``) comes
+back as :class:`bytes` instead of base64 text.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from .errors import CacheNotFound
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .client import Larder
+
+__all__ = ["CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+#: "Not given" (``None`` is a real JSON value for ``value=``).
+MISSING: Any = _Missing()
+
+BytesLike = (bytes, bytearray, memoryview)
+
+
+def camel(name: str) -> str:
+    """``returns_expired`` → ``returnsExpired``; camelCase passes through."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def camel_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of a parameter object with snake_case keys turned camelCase,
+    recursively through nested objects, and ``None`` members dropped."""
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        if v is None:
+            continue
+        out[camel(k)] = camel_keys(v) if isinstance(v, Mapping) else v
+    return out
+
+
+def encode_data(data: Any) -> str:
+    """Base64 text for ``data``: ``bytes``-like only."""
+    if not isinstance(data, BytesLike):
+        raise TypeError(f"data must be bytes, bytearray or memoryview, not {type(data).__name__}")
+    return base64.b64encode(bytes(data)).decode("ascii")
+
+
+def _params(**kw: Any) -> dict[str, Any]:
+    """Protocol params from keywords: camelCase names, ``None`` left out."""
+    return {camel(k): v for k, v in kw.items() if v is not None}
+
+
+def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
+    if value is not MISSING and data is not MISSING:
+        raise TypeError("give value or data, not both")
+    if data is not MISSING:
+        params["data"] = encode_data(data)
+    elif value is not MISSING:
+        params["value"] = value
+    else:
+        raise TypeError("give value (any JSON) or data (bytes)")
+
+
+def decode_entry(entry: Any) -> Any:
+    """A ``cache.get`` answer with ``data`` decoded to bytes."""
+    if isinstance(entry, dict) and isinstance(entry.get("data"), str):
+        entry = dict(entry)
+        entry["data"] = base64.b64decode(entry["data"])
+    return entry
+
+
+def decode_entries(result: Any) -> Any:
+    """A ``cache.getMany`` answer with every ``data`` decoded to bytes."""
+    if isinstance(result, dict) and isinstance(result.get("entries"), dict):
+        result = dict(result)
+        result["entries"] = {k: decode_entry(v) for k, v in result["entries"].items()}
+    return result
+
+
+Request = Callable[[str, "dict[str, Any] | None", "Callable[[Any], Any] | None"], Any]
+
+
+class CacheMethods:
+    """The ``cache.*`` methods. On a client each call returns its result; on a
+    pipeline each returns a :class:`concurrent.futures.Future` of it.
+
+    Common keywords: ``cache`` (the cache's name; the server's default is
+    ``"default"``) and ``group`` (a namespace of keys inside the cache; default
+    ``""``).
+    """
+
+    def __init__(self, request: Request) -> None:
+        self._request = request
+
+    # -- settings ---------------------------------------------------------
+
+    def open(
+        self,
+        cache: str,
+        *,
+        persistent: bool | None = None,
+        memory: Mapping[str, Any] | None = None,
+        disk: Mapping[str, Any] | None = None,
+        lifespan: float | None = None,
+        returns_expired: bool | None = None,
+    ) -> Any:
+        """``cache.open``: creates the cache or changes its settings (evicting
+        down to new limits).
+
+        ``memory`` and ``disk`` are limits such as ``{"max_count": 100,
+        "max_bytes": 1 << 20}`` (0 = unlimited). ``lifespan`` is the default
+        lifetime of entries in seconds (0 = forever). ``returns_expired``
+        makes ``get`` hand back expired entries (with ``expired: True``).
+
+        Returns ``{"cache": name, "created": bool, "config": {"persistent",
+        "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
+        "returnsExpired"}}``.
+        """
+        params = _params(cache=cache, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired)
+        if memory is not None:
+            params["memory"] = camel_keys(memory)
+        if disk is not None:
+            params["disk"] = camel_keys(disk)
+        return self._request("cache.open", params, None)
+
+    # -- single entries ---------------------------------------------------
+
+    def set(
+        self,
+        key: str,
+        value: Any = MISSING,
+        *,
+        data: Any = MISSING,
+        ttl: float | None = None,
+        cache: str | None = None,
+        group: str | None = None,
+    ) -> Any:
+        """``cache.set``: stores ``value`` (any JSON, including ``None``) or
+        ``data`` (bytes) under ``key``; ``ttl`` in seconds (0 = never
+        expires; default: the cache's lifespan). Creates the cache if needed.
+
+        Returns ``{"stored": True, "size": bytes}`` once committed.
+        """
+        params = _params(key=key, ttl=ttl, cache=cache, group=group)
+        _put_value(params, value, data)
+        return self._request("cache.set", params, None)
+
+    def get(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.get``.
+
+        Returns ``{"found": False}``, or ``{"found": True, "value": ...}`` /
+        ``{"found": True, "data": b"..."}`` with ``"expired": bool``,
+        ``"storedAt": "RFC 3339"``, ``"expiresAt"`` (when it expires) and
+        ``"tier": "memory" | "disk"``.
+        """
+        return self._request("cache.get", _params(key=key, cache=cache, group=group), decode_entry)
+
+    def has(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.has``: ``{"found": bool, "valid": bool}`` (valid = not
+        expired); does not count as a use."""
+        return self._request("cache.has", _params(key=key, cache=cache, group=group), None)
+
+    def remove(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.remove``: deletes from every tier. ``{"removed": bool}``."""
+        return self._request("cache.remove", _params(key=key, cache=cache, group=group), None)
+
+    def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``."""
+        return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
+
+    # -- several entries --------------------------------------------------
+
+    def get_many(self, keys: Iterable[str], *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.getMany``: ``{"entries": {key: <what get answers>}}``."""
+        params = _params(cache=cache, group=group)
+        params["keys"] = list(keys)
+        return self._request("cache.getMany", params, decode_entries)
+
+    def set_many(
+        self,
+        entries: Iterable[Mapping[str, Any]] | Mapping[str, Any],
+        *,
+        cache: str | None = None,
+        group: str | None = None,
+    ) -> Any:
+        """``cache.setMany``: stores all entries or none.
+
+        ``entries`` is a list of ``{"key", "value" | "data": bytes, "ttl"?,
+        "group"?}`` (an entry's ``group`` overrides the request's), or a
+        mapping ``{key: value}`` where bytes values are stored as data.
+
+        Returns ``{"stored": count, "size": total bytes}``.
+        """
+        items: list[dict[str, Any]] = []
+        if isinstance(entries, Mapping):
+            for k, v in entries.items():
+                item: dict[str, Any] = {"key": k}
+                _put_value(item, MISSING if isinstance(v, BytesLike) else v, v if isinstance(v, BytesLike) else MISSING)
+                items.append(item)
+        else:
+            for e in entries:
+                item = {camel(k): v for k, v in e.items() if k not in ("value", "data") and v is not None}
+                _put_value(item, e.get("value", MISSING), e.get("data", MISSING))
+                items.append(item)
+        params = _params(cache=cache, group=group)
+        params["entries"] = items
+        return self._request("cache.setMany", params, None)
+
+    def keys(
+        self,
+        *,
+        prefix: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        cache: str | None = None,
+        group: str | None = None,
+    ) -> Any:
+        """``cache.keys``: one page of a group's valid keys in byte order.
+
+        ``limit`` is 1…100000 (server default 1000). Returns ``{"keys": [...],
+        "cursor": "..."}``; ``cursor`` is present only when another page
+        exists — pass it back to get that page.
+        """
+        return self._request(
+            "cache.keys", _params(prefix=prefix, limit=limit, cursor=cursor, cache=cache, group=group), None
+        )
+
+    # -- whole caches -----------------------------------------------------
+
+    def clear(self, *, tier: str | None = None, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.clear``: empties ``tier`` (``"memory"``, ``"disk"`` or
+        ``"all"``, the default) of the cache, or of one group when ``group``
+        is given (all groups otherwise). ``{"removed": count}``; fails with
+        :class:`~larder.CacheNotFound` for an unknown cache."""
+        return self._request("cache.clear", _params(tier=tier, cache=cache, group=group), None)
+
+    def purge_expired(self, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.purgeExpired``: deletes expired entries (of one group when
+        ``group`` is given, else all groups). ``{"removed": count}``."""
+        return self._request("cache.purgeExpired", _params(cache=cache, group=group), None)
+
+    def stats(self, *, cache: str | None = None) -> Any:
+        """``cache.stats``: ``{"cache", "memory": {"count", "bytes", "hits",
+        "misses", "evictions"}, "disk": {...}}`` (counters since the process
+        started); :class:`~larder.CacheNotFound` for an unknown cache."""
+        return self._request("cache.stats", _params(cache=cache), None)
+
+    def list(self) -> Any:
+        """``cache.list``: ``{"caches": [{"name", "config", "count", "bytes"}]}``."""
+        return self._request("cache.list", {}, None)
+
+    def drop(self, cache: str) -> Any:
+        """``cache.drop``: deletes a cache with its settings and entries.
+        ``{"dropped": True}``; :class:`~larder.CacheNotFound` if there is none."""
+        return self._request("cache.drop", {"cache": cache}, None)
+
+    def subscribe(self, *, cache: str | None = None) -> Any:
+        """``cache.subscribe``: asks for ``cache.evicted`` and
+        ``cache.cleared`` notifications for one cache, or all when ``cache``
+        is ``None``. Receive them with ``db.on_event``. ``{"subscribed": name
+        or "*"}``."""
+        return self._request("cache.subscribe", _params(cache=cache), None)
+
+
+class CacheView:
+    """A dict-like view of one group of one cache (``db.cache_view(...)``).
+
+    ``view[key] = b"..."`` stores bytes as ``data``; any other value is stored
+    as JSON ``value``. ``view[key]`` returns the value (bytes for data) and
+    raises :class:`KeyError` when there is none; ``del view[key]`` likewise.
+    ``key in view`` is true for a stored, unexpired entry. Iterating yields the
+    group's valid keys in byte order (paged transparently).
+    """
+
+    def __init__(self, db: Larder, cache: str = "default", group: str = "", *, ttl: float | None = None) -> None:
+        self.db = db
+        self.cache = cache
+        self.group = group
+        #: TTL in seconds applied by ``view[key] = value`` (None: the cache's lifespan).
+        self.ttl = ttl
+
+    def __repr__(self) -> str:
+        return f"CacheView(cache={self.cache!r}, group={self.group!r})"
+
+    def _where(self) -> dict[str, Any]:
+        return {"cache": self.cache, "group": self.group}
+
+    @staticmethod
+    def _unwrap(entry: dict[str, Any]) -> Any:
+        return entry["data"] if "data" in entry else entry.get("value")
+
+    def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
+        """Stores ``value`` (bytes as data) with an optional ``ttl`` in seconds."""
+        ttl = self.ttl if ttl is None else ttl
+        if isinstance(value, BytesLike):
+            self.db.cache.set(key, data=value, ttl=ttl, **self._where())
+        else:
+            self.db.cache.set(key, value, ttl=ttl, **self._where())
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.set(key, value)
+
+    def __getitem__(self, key: str) -> Any:
+        entry = self.db.cache.get(key, **self._where())
+        if not entry.get("found"):
+            raise KeyError(key)
+        return self._unwrap(entry)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        entry = self.db.cache.get(key, **self._where())
+        return self._unwrap(entry) if entry.get("found") else default
+
+    def entry(self, key: str) -> dict[str, Any]:
+        """The full ``cache.get`` answer (with ``expired``, ``storedAt``, ``tier``...)."""
+        return self.db.cache.get(key, **self._where())
+
+    def __delitem__(self, key: str) -> None:
+        if not self.db.cache.remove(key, **self._where())["removed"]:
+            raise KeyError(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        try:
+            value = self[key]
+        except KeyError:
+            if default:
+                return default[0]
+            raise
+        self.db.cache.remove(key, **self._where())
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, str):
+            return False
+        return bool(self.db.cache.has(key, **self._where())["valid"])
+
+    def touch(self, key: str) -> bool:
+        return bool(self.db.cache.touch(key, **self._where())["found"])
+
+    def update(self, other: Mapping[str, Any] = (), **kw: Any) -> None:  # type: ignore[assignment]
+        """Stores several entries in one ``cache.setMany`` (all or none)."""
+        entries = dict(other, **kw)
+        if entries:
+            self.db.cache.set_many(entries, **self._where())
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
+        """``{key: value}`` for the keys that are found."""
+        result = self.db.cache.get_many(list(keys), **self._where())["entries"]
+        return {k: self._unwrap(e) for k, e in result.items() if e.get("found")}
+
+    def keys(self, prefix: str | None = None, page_size: int | None = None) -> Iterator[str]:
+        """The group's valid keys in byte order, fetched a page at a time."""
+        cursor: str | None = None
+        while True:
+            page = self.db.cache.keys(prefix=prefix, limit=page_size, cursor=cursor, **self._where())
+            yield from page["keys"]
+            cursor = page.get("cursor")
+            if cursor is None:
+                return
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def items(self, prefix: str | None = None) -> Iterator[tuple[str, Any]]:
+        for k in self.keys(prefix):
+            entry = self.db.cache.get(k, **self._where())
+            if entry.get("found"):
+                yield k, self._unwrap(entry)
+
+    def clear(self, tier: str | None = None) -> int:
+        """Empties this group (``cache.clear``); returns how many entries went."""
+        try:
+            return int(self.db.cache.clear(tier=tier, **self._where())["removed"])
+        except CacheNotFound:  # an unknown cache is already empty
+            return 0

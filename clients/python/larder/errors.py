@@ -1,0 +1,211 @@
+"""Exceptions raised by the Larder client.
+
+Every JSON-RPC error the server answers with becomes a :class:`LarderError`
+subclass chosen by its ``code``; an unknown code gives a plain
+:class:`LarderError`. A sidecar process that goes away raises
+:class:`SidecarExited`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "LarderError",
+    "ParseError",
+    "InvalidRequest",
+    "MethodNotFound",
+    "InvalidParams",
+    "InternalError",
+    "ServerNotInitialized",
+    "RequestCancelled",
+    "RequestFailed",
+    "StoreUnavailable",
+    "StorageFailure",
+    "StoreLocked",
+    "CacheNotFound",
+    "MigrationFailed",
+    "SidecarExited",
+    "error_class",
+    "error_from_json",
+    "register_error",
+]
+
+
+class LarderError(Exception):
+    """An error answered by the server (or, for subclasses without a
+    protocol code such as :class:`SidecarExited`, raised by the client).
+
+    Attributes:
+        code: the JSON-RPC error code (``None`` when the error did not come
+            from the server).
+        message: the server's message.
+        data: the error's ``data`` member, or ``None``.
+    """
+
+    #: The protocol code a subclass stands for.
+    CODE: ClassVar[int | None] = None
+
+    def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = self.CODE if code is None else code
+        self.message = message
+        self.data = data
+
+    def __str__(self) -> str:
+        if self.code is None:
+            return self.message
+        return f"[{self.code}] {self.message}"
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The error as a JSON-RPC ``error`` object (used when the client
+        answers a server-to-client request with an error)."""
+        error: dict[str, Any] = {
+            "code": self.code if self.code is not None else InternalError.CODE,
+            "message": self.message,
+        }
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+_BY_CODE: dict[int, type[LarderError]] = {}
+
+
+def register_error(cls: type[LarderError]) -> type[LarderError]:
+    """Class decorator: makes ``cls`` the class raised for ``cls.CODE``."""
+    if cls.CODE is not None:
+        _BY_CODE[cls.CODE] = cls
+    return cls
+
+
+# JSON-RPC 2.0.
+@register_error
+class ParseError(LarderError):
+    """-32700: the server could not parse a message as JSON."""
+    CODE = -32700
+
+
+@register_error
+class InvalidRequest(LarderError):
+    """-32600: not a valid request (or not acceptable now, e.g. after ``shutdown``)."""
+    CODE = -32600
+
+
+@register_error
+class MethodNotFound(LarderError):
+    """-32601: no such method (``debug.*`` need ``--enable-test-methods``)."""
+    CODE = -32601
+
+
+@register_error
+class InvalidParams(LarderError):
+    """-32602: missing, mistyped or out-of-range parameters."""
+    CODE = -32602
+
+
+@register_error
+class InternalError(LarderError):
+    """-32603: a bug in the server."""
+    CODE = -32603
+
+
+# The Language Server Protocol's codes.
+@register_error
+class ServerNotInitialized(LarderError):
+    """-32002: ``initialize`` is required first (``--require-initialize``)."""
+    CODE = -32002
+
+
+@register_error
+class RequestCancelled(LarderError):
+    """-32800: the request was cancelled (``$/cancelRequest``, or the client went away)."""
+    CODE = -32800
+
+
+@register_error
+class RequestFailed(LarderError):
+    """-32803: a valid request that could not be carried out."""
+    CODE = -32803
+
+
+# Larder's own codes.
+@register_error
+class StoreUnavailable(LarderError):
+    """-31000: the store directory cannot be opened or created. ``data = {"path"}``."""
+    CODE = -31000
+
+
+@register_error
+class StorageFailure(LarderError):
+    """-31001: SQLite failed. ``data = {"sqliteCode"}``."""
+    CODE = -31001
+
+
+@register_error
+class StoreLocked(LarderError):
+    """-31002: another process holds the store. ``data = {"path"}``."""
+    CODE = -31002
+
+
+@register_error
+class CacheNotFound(LarderError):
+    """-31010: the named cache does not exist. ``data = {"cache"}``."""
+    CODE = -31010
+
+
+class MigrationFailed(LarderError):
+    """Placeholder for ``migrate.run`` failures.
+
+    The protocol has not assigned its code yet; once it has, set ``CODE`` and
+    decorate with :func:`register_error` (until then the server's error arrives
+    as a plain :class:`LarderError`).
+    """
+    CODE = None
+
+
+class SidecarExited(LarderError):
+    """The ``larder`` process ended (or its output closed) while the client
+    needed it. Raised by every pending and later call.
+
+    Attributes:
+        returncode: the exit status (negative: killed by that signal), or
+            ``None`` if it could not be learned.
+        stderr: the last lines the process wrote to stderr.
+    """
+
+    def __init__(self, returncode: int | None, stderr: str = "", reason: str | None = None) -> None:
+        self.returncode = returncode
+        self.stderr = stderr
+        if reason is None:
+            if returncode is None:
+                reason = "the larder sidecar closed its output"
+            elif returncode < 0:
+                reason = f"the larder sidecar was killed by signal {-returncode}"
+            else:
+                reason = f"the larder sidecar exited with status {returncode}"
+        message = reason
+        if stderr.strip():
+            message += "; its stderr ended with:\n" + stderr.rstrip()
+        super().__init__(message, None, None)
+
+
+def error_class(code: int) -> type[LarderError]:
+    """The exception class for a code (``LarderError`` when unknown)."""
+    return _BY_CODE.get(code, LarderError)
+
+
+def error_from_json(error: Any) -> LarderError:
+    """Builds the exception for a JSON-RPC ``error`` object."""
+    if not isinstance(error, dict):
+        return LarderError(f"malformed error object: {error!r}", InternalError.CODE, error)
+    code = error.get("code")
+    message = error.get("message")
+    if not isinstance(message, str):
+        message = repr(message)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return LarderError(message, InternalError.CODE, error)
+    return error_class(code)(message, code, error.get("data"))

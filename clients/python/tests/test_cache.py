@@ -1,0 +1,295 @@
+"""Every cache.* method against the real server."""
+
+from __future__ import annotations
+
+import pytest
+
+import larder
+from conftest import CLOCK
+
+
+def advance(db, seconds):
+    return db.call("debug.advanceClock", {"seconds": seconds})
+
+
+def test_initialize_result(db):
+    info = db.init_result
+    assert info["serverInfo"]["name"] == "larder"
+    assert info["store"] == {"path": None, "persistent": False}
+    assert "cache.set" in info["capabilities"]["methods"]
+    assert "debug.ask" in info["capabilities"]["methods"]
+
+
+def test_set_and_get_json_values(db):
+    for key, value in [("null", None), ("int", 42), ("float", 1.5), ("text", "héllo ✓"), ("list", [1, [2, {}]]),
+                       ("obj", {"a": {"b": [True, False, None]}}), ("bool", False)]:
+        assert db.cache.set(key, value)["stored"] is True
+        got = db.cache.get(key)
+        assert got["found"] is True and got["value"] == value and "data" not in got
+        assert got["expired"] is False
+        assert got["tier"] == "memory"
+        assert got["storedAt"] == "2026-01-01T00:00:00.000Z"
+        assert "expiresAt" not in got
+
+
+def test_set_reports_size(db):
+    assert db.cache.set("k", "abc") == {"stored": True, "size": 5}
+    assert db.cache.set("b", data=b"\x00\xff\x10") == {"stored": True, "size": 3}
+
+
+def test_bytes_round_trip_as_data(db):
+    blob = bytes(range(256)) * 4
+    db.cache.set("blob", data=blob)
+    got = db.cache.get("blob")
+    assert got["data"] == blob and "value" not in got
+
+
+def test_set_argument_checks(db):
+    with pytest.raises(TypeError):
+        db.cache.set("k")
+    with pytest.raises(TypeError):
+        db.cache.set("k", 1, data=b"x")
+    with pytest.raises(TypeError):
+        db.cache.set("k", data="not bytes")
+
+
+def test_get_missing(db):
+    assert db.cache.get("nothing") == {"found": False}
+    assert db.cache.get("nothing", cache="no-such-cache") == {"found": False}
+
+
+def test_groups_and_caches_are_separate(db):
+    db.cache.set("k", 1)
+    db.cache.set("k", 2, group="g")
+    db.cache.set("k", 3, cache="other")
+    db.cache.set("k", 4, cache="other", group="g")
+    assert [db.cache.get("k")["value"], db.cache.get("k", group="g")["value"],
+            db.cache.get("k", cache="other")["value"], db.cache.get("k", cache="other", group="g")["value"]] == [1, 2, 3, 4]
+
+
+def test_ttl_expiry_has_touch(db):
+    db.cache.set("k", "v", ttl=10)
+    got = db.cache.get("k")
+    assert got["expiresAt"] == "2026-01-01T00:00:10.000Z"
+    assert db.cache.has("k") == {"found": True, "valid": True}
+    advance(db, 8)
+    assert db.cache.touch("k") == {"found": True}
+    advance(db, 8)
+    assert db.cache.has("k") == {"found": True, "valid": True}
+    advance(db, 3)
+    assert db.cache.has("k") == {"found": True, "valid": False}
+    assert db.cache.get("k") == {"found": False}
+    assert db.cache.touch("missing") == {"found": False}
+
+
+def test_open_settings_and_returns_expired(db):
+    opened = db.cache.open("stale", lifespan=5, returns_expired=True, persistent=False,
+                           memory={"max_count": 10, "max_bytes": 1000})
+    assert opened["cache"] == "stale" and opened["created"] is True
+    assert opened["config"] == {"persistent": False, "memory": {"maxCount": 10, "maxBytes": 1000},
+                                "disk": {"maxCount": 0, "maxBytes": 0}, "lifespan": 5, "returnsExpired": True}
+    again = db.cache.open("stale", disk={"maxCount": 7})
+    assert again["created"] is False and again["config"]["disk"]["maxCount"] == 7
+    db.cache.set("k", 1, cache="stale")
+    advance(db, 6)
+    got = db.cache.get("k", cache="stale")
+    assert got["found"] is True and got["expired"] is True and got["value"] == 1
+
+
+def test_open_rejects_bad_limits(db):
+    with pytest.raises(larder.InvalidParams, match="maxCount"):
+        db.cache.open("x", memory={"max_count": -1})
+
+
+def test_remove(db):
+    db.cache.set("k", 1)
+    assert db.cache.remove("k") == {"removed": True}
+    assert db.cache.remove("k") == {"removed": False}
+    assert db.cache.remove("k", cache="no-such-cache") == {"removed": False}
+
+
+def test_get_many(db):
+    db.cache.set("a", 1)
+    db.cache.set("b", data=b"B")
+    got = db.cache.get_many(["a", "b", "c", "a"])
+    assert set(got["entries"]) == {"a", "b", "c"}
+    assert got["entries"]["a"]["value"] == 1
+    assert got["entries"]["b"]["data"] == b"B"
+    assert got["entries"]["c"] == {"found": False}
+
+
+def test_set_many_list_and_mapping(db):
+    result = db.cache.set_many([{"key": "a", "value": 1}, {"key": "b", "data": b"xy", "ttl": 5},
+                                {"key": "c", "value": None, "group": "other"}], group="g")
+    assert result == {"stored": 3, "size": 1 + 2 + 4}
+    assert db.cache.get("a", group="g")["value"] == 1
+    assert db.cache.get("b", group="g")["expiresAt"] == "2026-01-01T00:00:05.000Z"
+    assert db.cache.get("c", group="other")["value"] is None
+    assert db.cache.set_many({"x": [1], "y": b"raw"}) == {"stored": 2, "size": 3 + 3}
+    assert db.cache.get("y")["data"] == b"raw"
+
+
+def test_set_many_is_all_or_nothing(db):
+    with pytest.raises(larder.InvalidParams):
+        db.call("cache.setMany", {"entries": [{"key": "ok", "value": 1}, {"key": "", "value": 2}]})
+    assert db.cache.get("ok") == {"found": False}
+
+
+def test_keys_prefix_limit_cursor(db):
+    db.cache.set_many({f"item{i:02}": i for i in range(25)} | {"other": 0})
+    page = db.cache.keys(prefix="item", limit=10)
+    assert page["keys"] == [f"item{i:02}" for i in range(10)] and page["cursor"] == "item09"
+    page = db.cache.keys(prefix="item", limit=10, cursor=page["cursor"])
+    assert page["keys"][0] == "item10"
+    page = db.cache.keys(prefix="item", limit=10, cursor=page["cursor"])
+    assert page["keys"] == [f"item{i:02}" for i in range(20, 25)] and "cursor" not in page
+    assert db.cache.keys(cache="no-such-cache") == {"keys": []}
+    with pytest.raises(larder.InvalidParams):
+        db.cache.keys(limit=0)
+
+
+def test_keys_hides_expired(db):
+    db.cache.set("short", 1, ttl=1)
+    db.cache.set("long", 1)
+    advance(db, 2)
+    assert db.cache.keys()["keys"] == ["long"]
+
+
+def test_clear(db):
+    db.cache.set_many({"a": 1, "b": 2})
+    db.cache.set("c", 3, group="g")
+    assert db.cache.clear(group="g") == {"removed": 1}
+    assert db.cache.get("a")["found"] is True
+    assert db.cache.clear()["removed"] == 2
+    assert db.cache.get("a") == {"found": False}
+    with pytest.raises(larder.InvalidParams, match="tier"):
+        db.cache.clear(tier="attic")
+    with pytest.raises(larder.CacheNotFound):
+        db.cache.clear(cache="no-such-cache")
+
+
+def test_purge_expired(db):
+    db.cache.set("a", 1, ttl=1)
+    db.cache.set("b", 1, ttl=1, group="g")
+    db.cache.set("c", 1)
+    advance(db, 2)
+    assert db.cache.purge_expired(group="g") == {"removed": 1}
+    assert db.cache.purge_expired() == {"removed": 1}
+    assert db.cache.purge_expired() == {"removed": 0}
+    assert db.cache.purge_expired(cache="no-such-cache") == {"removed": 0}
+
+
+def test_stats(db):
+    db.cache.set("a", "xyz")
+    db.cache.get("a")
+    db.cache.get("missing")
+    stats = db.cache.stats()
+    assert stats["cache"] == "default"
+    assert stats["memory"]["count"] == 1 and stats["memory"]["bytes"] == 5
+    assert stats["memory"]["hits"] == 1 and stats["memory"]["misses"] == 1
+    assert set(stats["disk"]) == {"count", "bytes", "hits", "misses", "evictions"}
+    with pytest.raises(larder.CacheNotFound) as e:
+        db.cache.stats(cache="no-such-cache")
+    assert e.value.data == {"cache": "no-such-cache"}
+
+
+def test_list_and_drop(db):
+    db.cache.set("a", 1, cache="one")
+    db.cache.open("two")
+    caches = {c["name"]: c for c in db.cache.list()["caches"]}
+    assert set(caches) >= {"one", "two"}
+    assert caches["one"]["count"] == 1 and "config" in caches["one"]
+    assert db.cache.drop("one") == {"dropped": True}
+    assert "one" not in {c["name"] for c in db.cache.list()["caches"]}
+    assert db.cache.get("a", cache="one") == {"found": False}
+    with pytest.raises(larder.CacheNotFound):
+        db.cache.drop("one")
+
+
+def test_subscribe_answers(db):
+    assert db.cache.subscribe(cache="images") == {"subscribed": "images"}
+    assert db.cache.subscribe() == {"subscribed": "*"}
+
+
+def test_persistent_store_survives_restart(binary, store_dir):
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        assert db.init_result["store"]["persistent"] is True
+        db.cache.set("k", {"kept": True})
+        db.cache.set("b", data=b"\x01\x02", cache="files", group="g")
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        got = db.cache.get("k")
+        assert got["value"] == {"kept": True} and got["tier"] == "disk"
+        assert db.cache.get("b", cache="files", group="g")["data"] == b"\x01\x02"
+
+
+def test_cache_view(db):
+    thumbs = db.cache_view("images", group="thumbs")
+    thumbs["cat"] = b"\x89PNG"
+    thumbs["meta"] = {"w": 10}
+    assert thumbs["cat"] == b"\x89PNG"
+    assert thumbs["meta"] == {"w": 10}
+    assert "cat" in thumbs and "dog" not in thumbs and 3 not in thumbs
+    assert thumbs.get("dog") is None and thumbs.get("dog", "x") == "x"
+    with pytest.raises(KeyError):
+        thumbs["dog"]
+    assert db.cache.get("cat", cache="images", group="thumbs")["data"] == b"\x89PNG"
+    assert db.cache.get("cat", cache="images") == {"found": False}
+    assert sorted(thumbs) == ["cat", "meta"]
+    del thumbs["cat"]
+    with pytest.raises(KeyError):
+        del thumbs["cat"]
+    thumbs.update({"a": 1, "b": b"2"}, c=None)
+    assert thumbs.get_many(["a", "b", "c", "z"]) == {"a": 1, "b": b"2", "c": None}
+    assert dict(thumbs.items()) == {"a": 1, "b": b"2", "c": None, "meta": {"w": 10}}
+    assert thumbs.pop("a") == 1 and thumbs.pop("a", "gone") == "gone"
+    assert thumbs.clear() == 3
+    assert list(thumbs) == []
+    assert db.cache_view("never-made").clear() == 0
+
+
+def test_cache_view_pages_keys(db):
+    view = db.cache_view("many")
+    view.update({f"k{i:03}": i for i in range(250)})
+    assert list(view.keys(page_size=100)) == [f"k{i:03}" for i in range(250)]
+    assert list(view.keys(prefix="k24")) == [f"k{i}" for i in range(240, 250)]
+
+
+def test_cache_view_ttl(db):
+    view = db.cache_view("short", ttl=5)
+    view["k"] = 1
+    view.set("forever", 1, ttl=0)
+    advance(db, 6)
+    assert "k" not in view and view.get("k") is None
+    assert view["forever"] == 1
+    assert view.touch("forever") is True
+
+
+def test_namespace_generic_access(db):
+    cache = db.namespace("cache")
+    assert cache.set(key="n", value=1, group="g")["stored"] is True
+    assert cache.get(key="n", group="g")["value"] == 1
+    assert cache.purge_expired()["removed"] == 0
+
+
+def _snake(name):
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def test_wrappers_cover_the_openrpc_document(db):
+    import inspect
+
+    try:
+        doc = db.discover()
+    except larder.MethodNotFound:
+        pytest.skip("this larder has no rpc.discover yet")
+    documented = {m["name"]: {p["name"] for p in m.get("params", [])} for m in doc["methods"]}
+    cache_methods = {name for name in documented if name.startswith("cache.")}
+    assert cache_methods, "the document lists no cache methods"
+    for name in sorted(cache_methods):
+        wrapper = getattr(db.cache, _snake(name.split(".", 1)[1]), None)
+        assert wrapper is not None, f"no wrapper for {name}"
+        sent = {larder.cache.camel(p) for p in inspect.signature(wrapper).parameters}
+        if name == "cache.set":
+            sent |= {"value", "data"}
+        assert sent <= documented[name], f"{name}: {sorted(sent - documented[name])} are not documented"
+        assert documented[name] <= sent, f"{name}: {sorted(documented[name] - sent)} cannot be passed"

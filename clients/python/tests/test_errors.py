@@ -1,0 +1,145 @@
+"""Errors map to the right LarderError subclasses."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import larder
+from larder.errors import error_class, error_from_json
+
+ALL_CODES = {
+    -32700: larder.ParseError,
+    -32600: larder.InvalidRequest,
+    -32601: larder.MethodNotFound,
+    -32602: larder.InvalidParams,
+    -32603: larder.InternalError,
+    -32002: larder.ServerNotInitialized,
+    -32800: larder.RequestCancelled,
+    -32803: larder.RequestFailed,
+    -31000: larder.StoreUnavailable,
+    -31001: larder.StorageFailure,
+    -31002: larder.StoreLocked,
+    -31010: larder.CacheNotFound,
+}
+
+
+@pytest.mark.parametrize("code,cls", sorted(ALL_CODES.items()))
+def test_every_code_has_its_class(code, cls):
+    assert error_class(code) is cls and cls.CODE == code
+    e = error_from_json({"code": code, "message": "m", "data": {"x": 1}})
+    assert type(e) is cls and isinstance(e, larder.LarderError)
+    assert (e.code, e.message, e.data) == (code, "m", {"x": 1})
+    assert str(e) == f"[{code}] m"
+
+
+def test_unknown_code_is_plain_larder_error():
+    e = error_from_json({"code": -31999, "message": "new"})
+    assert type(e) is larder.LarderError and e.code == -31999 and e.data is None
+
+
+def test_migration_failed_placeholder():
+    assert issubclass(larder.MigrationFailed, larder.LarderError)
+    assert issubclass(larder.SidecarExited, larder.LarderError)
+
+
+def test_malformed_error_object():
+    assert error_from_json("oops").code == -32603
+    assert error_from_json({"code": "x", "message": "m"}).code == -32603
+
+
+def test_method_not_found(db):
+    with pytest.raises(larder.MethodNotFound) as e:
+        db.call("cache.nope")
+    assert e.value.code == -32601 and e.value.message == "Method not found: cache.nope"
+
+
+def test_test_methods_need_the_flag(binary):
+    with larder.Larder.spawn(memory=True, binary=binary) as db:
+        with pytest.raises(larder.MethodNotFound):
+            db.call("debug.ask", {"method": "x"})
+        assert "debug.ask" not in db.init_result["capabilities"]["methods"]
+
+
+def test_invalid_params(db):
+    with pytest.raises(larder.InvalidParams, match="missing required parameter params.key"):
+        db.call("cache.get", {})
+    with pytest.raises(larder.InvalidParams, match="type mismatch at params.key: expected string"):
+        db.call("cache.get", {"key": 5})
+    with pytest.raises(larder.InvalidParams, match="ttl must not be negative"):
+        db.cache.set("k", 1, ttl=-1)
+    with pytest.raises(larder.InvalidParams, match="not valid base64"):
+        db.call("cache.set", {"key": "k", "data": "***"})
+    with pytest.raises(larder.InvalidParams, match="must not be empty"):
+        db.cache.get("")
+
+
+def test_invalid_request_initialize_twice(db):
+    with pytest.raises(larder.InvalidRequest, match="initialize"):
+        db.call("initialize", {})
+
+
+def test_server_not_initialized(binary):
+    with larder.Larder.spawn(memory=True, binary=binary, args=["--require-initialize"], initialize=False) as db:
+        with pytest.raises(larder.ServerNotInitialized) as e:
+            db.cache.get("k")
+        assert e.value.code == -32002
+        db.initialize(app_version="1.2.3")
+        assert db.cache.get("k") == {"found": False}
+
+
+def test_request_failed(binary):
+    with larder.Larder.spawn(memory=True, binary=binary, args=["--enable-test-methods"]) as db:
+        with pytest.raises(larder.RequestFailed, match="--clock"):
+            db.call("debug.advanceClock", {"seconds": 1})
+
+
+def test_store_unavailable(binary, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with larder.Larder.spawn(memory=True, binary=binary, initialize=False) as db:
+        with pytest.raises(larder.StoreUnavailable) as e:
+            db.initialize(store=blocker / "store")
+        assert e.value.data == {"path": str(blocker / "store")}
+
+
+def test_initialize_with_store_path(binary, tmp_path):
+    with larder.Larder.spawn(memory=True, binary=binary, initialize=False) as db:
+        info = db.initialize(store=tmp_path / "s")
+        assert info["store"] == {"path": str(tmp_path / "s"), "persistent": True}
+
+
+def test_request_cancelled(db):
+    release = threading.Event()
+    db.on_request("client.slow", lambda params: release.wait(10) and "late")
+    future = db.call_async("debug.ask", {"method": "client.slow"})
+    db.cancel(future)
+    with pytest.raises(larder.RequestCancelled):
+        future.result(10)
+    release.set()
+    assert db.cache.set("still", "working")["stored"] is True
+
+
+def test_timeout_sends_cancel(db):
+    release = threading.Event()
+    db.on_request("client.slow", lambda params: release.wait(10) and "late")
+    with pytest.raises(TimeoutError):
+        db.call("debug.ask", {"method": "client.slow"}, timeout=0.3)
+    release.set()
+    assert db.cache.get("x") == {"found": False}
+
+
+def test_unserializable_params(db):
+    with pytest.raises(TypeError, match="not JSON"):
+        db.cache.set("k", object())
+    with pytest.raises(TypeError, match="not JSON"):
+        db.cache.set("k", float("nan"))
+    assert db.cache.set("k", 1)["stored"] is True
+
+
+def test_error_stays_usable_after_errors(db):
+    for _ in range(3):
+        with pytest.raises(larder.LarderError):
+            db.call("nope")
+    assert db.cache.set("k", 1) == {"stored": True, "size": 1}
