@@ -35,7 +35,24 @@ final class Recorder {
         if text.contains("\n") {
             text = (try? JSONParser.parse(body).description) ?? text.split(separator: "\n").joined(separator: " ")
         }
+        if direction == .outgoing && text.contains("\"serverInfo\"") { text = Self.withoutVolatileValues(text) }
         append((direction == .incoming ? "--> " : "<-- ") + text + "\n")
+    }
+
+    /// The answer to `initialize` names this build's version and this run's
+    /// store path; a replay runs another build on another path, so both match anything.
+    static func withoutVolatileValues(_ text: String) -> String {
+        guard case .object(var message)? = try? JSONParser.parse(text),
+              case .object(var result)? = message["result"],
+              case .object(var info)? = result["serverInfo"] else { return text }
+        info["version"] = "{...}"
+        result["serverInfo"] = .object(info)
+        if case .object(var store)? = result["store"], store["path"]?.isNull == false {
+            store["path"] = "{...}"
+            result["store"] = .object(store)
+        }
+        message["result"] = .object(result)
+        return JSON.object(message).description
     }
 
     private func append(_ text: String) {

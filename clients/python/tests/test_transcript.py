@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import FIXTURES, REPO
+import larder
 from larder import transcript as tr
 
 PROTOCOL_TRANSCRIPTS = REPO / "protocol" / "transcripts"
@@ -206,3 +208,25 @@ def _protocol_transcripts():
 @pytest.mark.parametrize("path", _protocol_transcripts())
 def test_protocol_transcript(path: Path, binary):
     tr.replay(path, binary)
+
+
+# -- recording -------------------------------------------------------------
+
+def test_a_session_recorded_from_python_replays(binary, tmp_path):
+    """`larder --record` turns a real client session into a transcript that replays green."""
+    recording = tmp_path / "session.transcript"
+    args = ["--clock", "2026-01-01T00:00:00Z", "--record", str(recording)]
+    with larder.Larder.spawn(store=str(tmp_path / "store"), binary=binary, args=args) as db:
+        db.cache.open("recorded", disk={"max_count": 2})
+        db.cache.set("a", {"x": [1, 2]}, cache="recorded")
+        db.cache.set("b", data=b"\x00\x01", cache="recorded")
+        assert db.cache.get("a", cache="recorded")["value"] == {"x": [1, 2]}
+        with pytest.raises(larder.InvalidParams):
+            db.cache.set("", 1)
+    text = recording.read_text()
+    assert "// args: --clock 2026-01-01T00:00:00Z" in text
+    assert text.count("\n--> ") >= 6
+    assert '"version":"{...}"' in text, "the recorder leaves the build's version out"
+    tr.replay(recording, binary=binary)
+    result = subprocess.run([binary, "replay", str(recording)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
