@@ -5,6 +5,8 @@ public struct Entry: Sendable {
         case json = 0
         /// `bytes` is opaque data.
         case data = 1
+        /// `bytes` is a tagged object (`StoredObject`) as compact JSON text.
+        case object = 2
     }
 
     public var kind: Kind

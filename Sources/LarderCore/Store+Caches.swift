@@ -133,6 +133,7 @@ extension Store {
             c.isStale = true
         }
         pendingUses = [:]
+        schemaCache = [:]
     }
 
     /// Checks whether another process committed since we last looked; if so,

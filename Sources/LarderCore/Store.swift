@@ -23,6 +23,8 @@ public final class Store {
     /// SQLite's data_version when this process last looked; a change means
     /// another process committed, and memory tiers may be stale.
     var dataVersion: Int64 = 0
+    /// Registered versions per type, read from the store on first use.
+    var schemaCache: [ExactString: [TypeSchema]] = [:]
 
     public static let databaseFileName = "larder.db"
 
@@ -58,7 +60,7 @@ public final class Store {
             // killed; only a power cut can lose the last transactions.
             try database.execute("PRAGMA synchronous = NORMAL")
         }
-        try Schema.migrate(database)
+        try StoreSchema.migrate(database)
         dataVersion = try database.integer("PRAGMA data_version")
     }
 

@@ -7,6 +7,18 @@ public enum StoreError: Error, Equatable, Sendable {
     case storage(code: Int32, message: String)
     /// A cache that must exist does not.
     case cacheNotFound(String)
+    /// A different definition is already registered under this type and version.
+    case schemaConflict(type: String, version: String)
+    /// No version of this type is registered.
+    case schemaNotFound(String)
+    /// An object does not match its schema: where, and what was expected.
+    case invalidObject(path: String, reason: String)
+    /// No chain of migrations leads from the stored version to the newest.
+    case migrationMissing(type: String, from: String, to: String, fields: [String])
+    /// A migration step, a client callback or the result's validation failed; the stored data is untouched.
+    case migrationFailed(key: String, type: String, from: String, to: String, reason: String)
+    /// The entry under the key is not an object (it was stored with cache.set).
+    case notAnObject(key: String)
     /// A parameter is well-typed but its value is not acceptable.
     case invalidArgument(field: String, reason: String)
 }

@@ -73,6 +73,14 @@ extension Cache.Lookup {
         switch entry.kind {
         case .json: o.append("value", .fragment(JSONFragment(validJSON: entry.bytes)))
         case .data: o.append("data", .string(Base64.encode(entry.bytes)))
+        case .object:
+            // An object read as a plain entry: its value as stored, not migrated.
+            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(StoredObject.init)
+            o.append("value", stored?.plainValue ?? .null)
+            if let stored {
+                o.append("type", .string(stored.type))
+                o.append("version", .string(stored.version.text))
+            }
         }
         o.append("expired", .bool(expired))
         o.append("storedAt", .string(Timestamp.format(milliseconds: entry.storedAt)))

@@ -8,6 +8,12 @@ extension ErrorCode {
     public static let storageFailure = ErrorCode(rawValue: -31001)
     public static let storeLocked = ErrorCode(rawValue: -31002)
     public static let cacheNotFound = ErrorCode(rawValue: -31010)
+    public static let schemaConflict = ErrorCode(rawValue: -31020)
+    public static let schemaNotFound = ErrorCode(rawValue: -31021)
+    public static let invalidObject = ErrorCode(rawValue: -31022)
+    public static let notAnObject = ErrorCode(rawValue: -31023)
+    public static let migrationMissing = ErrorCode(rawValue: -31030)
+    public static let migrationFailed = ErrorCode(rawValue: -31031)
 }
 
 extension StoreError {
@@ -26,6 +32,27 @@ extension StoreError {
                                  data: ["sqliteCode": .int(Int(code))])
         case .cacheNotFound(let name):
             return ResponseError(code: .cacheNotFound, message: "no cache named \"\(name)\"", data: ["cache": .string(name)])
+        case .schemaConflict(let type, let version):
+            return ResponseError(code: .schemaConflict,
+                                 message: "\(type) \(version) is already registered with a different definition",
+                                 data: ["type": .string(type), "version": .string(version)])
+        case .schemaNotFound(let type):
+            return ResponseError(code: .schemaNotFound, message: "no schema registered for type \"\(type)\"", data: ["type": .string(type)])
+        case .invalidObject(let path, let reason):
+            return ResponseError(code: .invalidObject, message: "invalid object at \(path): \(reason)",
+                                 data: ["path": .string(path), "reason": .string(reason)])
+        case .notAnObject(let key):
+            return ResponseError(code: .notAnObject, message: "the entry \"\(key)\" is not an object (it was stored with cache.set)",
+                                 data: ["key": .string(key)])
+        case .migrationMissing(let type, let from, let to, let fields):
+            return ResponseError(code: .migrationMissing,
+                                 message: "no migration leads \(type) from \(from) to \(to); fields that differ: \(fields.joined(separator: ", "))",
+                                 data: ["type": .string(type), "fromVersion": .string(from), "toVersion": .string(to),
+                                        "fields": .array(fields.map(JSON.string))])
+        case .migrationFailed(let key, let type, let from, let to, let reason):
+            return ResponseError(code: .migrationFailed, message: "migrating \(type) \"\(key)\" from \(from) to \(to) failed: \(reason)",
+                                 data: ["key": .string(key), "type": .string(type), "fromVersion": .string(from),
+                                        "toVersion": .string(to), "reason": .string(reason)])
         case .invalidArgument(let field, let reason):
             return .invalidParams("\(field): \(reason)")
         }

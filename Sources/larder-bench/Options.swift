@@ -76,7 +76,7 @@ struct Options {
 
     var plan: Plan {
         var p = quick ? Plan.quick : Plan.full
-        if let n = opsOverride { p.ops = n; p.strictOps = n }
+        if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n }
         if let n = repsOverride { p.reps = n; p.strictReps = n }
         return p
     }

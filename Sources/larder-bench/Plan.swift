@@ -1,10 +1,16 @@
 /// How much work each series does: the full run and the quick one.
 struct Plan {
     var mode: String
-    /// Operations per pipelined series.
+    /// Operations per repetition of a pipelined series.
     var ops: Int
-    /// Operations per strict (request, wait, response) series.
+    /// Operations per repetition of series that write 10 KiB values (each moves ops × 10 KiB).
+    var bigWriteOps: Int
+    /// Operations per repetition of the strict (request, wait, response) series the
+    /// targets rest on: pipe round trip, memory get, set of 100 B.
     var strictOps: Int
+    /// Operations per repetition of the other strict series (disk get, 10 KiB set,
+    /// mixed, scale, one insert per transaction): a strict operation costs 10–200 µs.
+    var extraStrictOps: Int
     /// Repetitions of each pipelined series (median and spread reported).
     var reps: Int
     /// Repetitions of each strict series, and of series that write 10 KiB values.
@@ -28,9 +34,14 @@ struct Plan {
     var coldStarts = 31
     var valueSizes = [100, 10 * 1024]
 
-    static let full = Plan(mode: "full", ops: 100_000, strictOps: 100_000, reps: 5, strictReps: 3, warmup: 10_000,
+    static let full = Plan(mode: "full", ops: 100_000, bigWriteOps: 100_000, strictOps: 100_000, extraStrictOps: 20_000,
+                           reps: 5, strictReps: 3, warmup: 10_000,
                            scaleTiers: [10_000, 100_000, 1_000_000], largestTierReps: 3)
 
-    static let quick = Plan(mode: "quick", ops: 20_000, strictOps: 5_000, reps: 3, strictReps: 3, warmup: 2_000,
+    static let quick = Plan(mode: "quick", ops: 20_000, bigWriteOps: 5_000, strictOps: 5_000, extraStrictOps: 2_000,
+                            reps: 3, strictReps: 3, warmup: 2_000,
                             scaleTiers: [10_000, 100_000], largestTierReps: 3)
+
+    func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }
+    func writeReps(_ valueSize: Int) -> Int { valueSize >= 1024 ? strictReps : reps }
 }

@@ -1,5 +1,5 @@
 import XCTest
-@testable import LarderServer
+@testable import LarderCore
 
 final class Base64Tests: XCTestCase {
     func testRoundTripsEveryLengthAndByte() {

@@ -1,5 +1,5 @@
 /// Standard base64 (RFC 4648, with padding), for `data` values in the protocol.
-enum Base64 {
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let decodeTable: [UInt8] = {
         var t = [UInt8](repeating: 0xFF, count: 256)
@@ -7,7 +7,7 @@ enum Base64 {
         return t
     }()
 
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var i = 0
@@ -28,7 +28,7 @@ enum Base64 {
     }
 
     /// Nil unless `text` is canonical padded base64 (whitespace is not allowed).
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 4 == 0 else { return nil }
         var out = [UInt8]()

@@ -1,0 +1,114 @@
+import LarderJSON
+
+/// The outcome of reading an object.
+public enum ObjectRead: Sendable {
+    case notFound
+    /// Stored at the newest versions already.
+    case current(StoredObject)
+    /// Migrated from `from` to the newest version and written back.
+    case migrated(StoredObject, from: SchemaVersion)
+    /// Its type is no longer registered: the value as a plain map.
+    case untyped(type: String, version: String, value: JSON)
+    /// The client's migration callback asked for it to be dropped; it was deleted.
+    case dropped(type: String, from: SchemaVersion)
+    /// The migration needs the client's answer to this first.
+    case needsCallback(CallbackRequest)
+}
+
+extension Cache {
+    /// Validates `value` against the newest schema of `type` and stores it.
+    public func putObject(_ k: EntryKey, type: String, value: JSON, ttl: Int64?) throws(StoreError) -> StoredObject {
+        let stored: StoredObject
+        do {
+            stored = try ObjectValidator(store: store).tag(value, as: type, path: "value")
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw .invalidObject(path: "value", reason: "\(error)")
+        }
+        try set([Write(key: k, kind: .object, bytes: stored.json.encoded, ttl: ttl)])
+        return stored
+    }
+
+    /// The stored object, without migrating it.
+    public func storedObject(_ k: EntryKey) throws(StoreError) -> (StoredObject, Entry)? {
+        guard let lookup = try get(k) else { return nil }
+        guard lookup.entry.kind == .object, let json = try? JSONParser.parse(lookup.entry.bytes),
+              let stored = StoredObject(json) else { throw .notAnObject(key: k.key) }
+        return (stored, lookup.entry)
+    }
+
+    /// Reads an object, migrating it to the newest versions if it is behind
+    /// (and writing the result back); a failed migration changes nothing.
+    public func readObject(_ k: EntryKey, answers: [String: CallbackAnswer] = [:], writeBack: Bool = true) throws(StoreError) -> ObjectRead {
+        guard let (stored, entry) = try storedObject(k) else { return .notFound }
+        if try store.versions(of: stored.type).isEmpty {
+            return .untyped(type: stored.type, version: stored.version.text, value: stored.plainValue)
+        }
+        let migrator = Migrator(store: store, key: k.key, answers: answers)
+        if try migrator.isCurrent(stored) { return .current(stored) }
+        do {
+            let upgraded = try migrator.upgrade(stored)
+            if writeBack { try rewrite(k, entry, bytes: upgraded.json.encoded) }
+            return .migrated(upgraded, from: stored.version)
+        } catch MigrationStop.needsCallback(let request) {
+            return .needsCallback(request)
+        } catch MigrationStop.drop {
+            if writeBack { _ = try remove(k) }
+            return .dropped(type: stored.type, from: stored.version)
+        } catch MigrationStop.failed(let e) {
+            throw e
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            let to = (try? store.newestSchema(of: stored.type))??.version.text ?? "?"
+            throw .migrationFailed(key: k.key, type: stored.type, from: stored.version.text, to: to, reason: "\(error)")
+        }
+    }
+
+    /// Replaces an entry's bytes, keeping when it was stored and its lifetime.
+    func rewrite(_ k: EntryKey, _ old: Entry, bytes: [UInt8]) throws(StoreError) {
+        var e = old
+        e.bytes = bytes
+        if config.persistent {
+            try store.beginWrite()
+            e.diskID = try disk.upsert(k, e, used: store.nextUse())
+            diskBytes += bytes.count - old.size
+        }
+        memory.remove(k)
+        memory.put(k, e)
+        evictFromMemory()
+    }
+
+    /// Keys of object entries after `cursor` in (group, key) order, for migrate.run.
+    public func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
+        if config.persistent {
+            return try disk.objectKeys(after: cursor, limit: limit)
+        }
+        let keys = memory.keys().filter { memory.peek($0)?.kind == .object }.sorted { a, b in
+            a.group == b.group ? a.key.utf8.lexicographicallyPrecedes(b.key.utf8) : a.group.utf8.lexicographicallyPrecedes(b.group.utf8)
+        }
+        let after = keys.drop { k in
+            guard let c = cursor else { return false }
+            return !(c.group.utf8.lexicographicallyPrecedes(k.group.utf8)
+                || (c.group == k.group && c.key.utf8.lexicographicallyPrecedes(k.key.utf8)))
+        }
+        return Array(after.prefix(limit))
+    }
+}
+
+extension DiskTier {
+    func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
+        let s = try db.statement("""
+            SELECT grp, key FROM entries
+            WHERE cache = ?1 AND kind = 2 AND (?2 IS NULL OR (grp, key) > (?2, ?3))
+            ORDER BY grp, key LIMIT ?4
+            """)
+        s.bind(1, cacheID).bind(4, limit)
+        if let cursor { s.bind(2, cursor.group).bind(3, cursor.key) } else { s.bindNull(2).bindNull(3) }
+        defer { s.reset() }
+        var keys: [EntryKey] = []
+        while try s.step() { keys.append(EntryKey(group: s.string(0), key: s.string(1))) }
+        return keys
+    }
+}

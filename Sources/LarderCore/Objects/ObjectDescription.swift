@@ -1,0 +1,86 @@
+import LarderJSON
+
+/// HMCache's JSON description of objects: an object as `{"*Type": {…}}`, its
+/// parent's fields inside as `"**Parent": {…}`, extension fields as `"(Category)field"`.
+public struct ObjectDescription {
+    let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    public func describe(_ stored: StoredObject) throws(StoreError) -> JSON {
+        ["*\(stored.type)": try body(type: stored.type, version: stored.version, value: stored.value)]
+    }
+
+    private func body(type: String, version: SchemaVersion?, value: JSONObject) throws(StoreError) -> JSON {
+        var schema: TypeSchema?
+        if let version { schema = try store.schema(of: type, version: version) }
+        if schema == nil { schema = try store.newestSchema(of: type) }
+        guard let schema else {
+            // The type is gone: its fields as they are.
+            return .object(JSONObject(value.members.map { ($0.key, describeValue($0.value)) }))
+        }
+        var out = JSONObject()
+        var inherited = value
+        for f in schema.ownFields {
+            guard let v = value[f.name] else { continue }
+            let label = schema.category(of: f.name).map { "(\($0))\(f.name)" } ?? f.name
+            out.append(label, describeValue(v))
+            inherited[f.name] = nil
+        }
+        if let parent = schema.parent {
+            out.append("**\(parent)", try body(type: parent, version: nil, value: inherited))
+        }
+        return .object(out)
+    }
+
+    private func describeValue(_ v: JSON) -> JSON {
+        switch v {
+        case .object(let o):
+            if let nested = StoredObject(v) { return (try? describe(nested)) ?? nested.plainValue }
+            return .object(JSONObject(o.members.map { ($0.key, describeValue($0.value)) }))
+        case .array(let a):
+            return .array(a.map(describeValue))
+        default:
+            return v
+        }
+    }
+}
+
+/// Canonical JSON and a stable hash over it, for `object.equals` and `object.hash`.
+///
+/// Canonical form: object members sorted by the UTF-8 bytes of their names,
+/// no whitespace, integers in plain decimal, other numbers in the shortest form
+/// that reads back as the same double, strings escaped minimally. The hash is
+/// 64-bit FNV-1a over the canonical bytes of `{"type":T,"value":V}`, written as
+/// 16 lowercase hex digits: the same in every process and every Larder version.
+public enum CanonicalJSON {
+    public static func canonical(_ v: JSON) -> JSON {
+        switch v {
+        case .object(let o):
+            var last: [String: JSON] = [:]
+            for m in o.members { last[m.key] = canonical(m.value) }
+            let sorted = last.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            return .object(JSONObject(sorted.map { ($0.key, $0.value) }))
+        case .array(let a):
+            return .array(a.map(canonical))
+        case .number(let n):
+            if let i = n.int64 { return .number(JSONNumber(i)) }
+            return .number(JSONNumber(n.double))
+        case .fragment(let f):
+            return canonical(f.parsed ?? .null)
+        default:
+            return v
+        }
+    }
+
+    public static func hash(type: String, value: JSON) -> String {
+        let bytes = canonical(["type": .string(type), "value": value]).encoded
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            h ^= UInt64(b)
+            h = h &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

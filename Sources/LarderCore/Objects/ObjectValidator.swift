@@ -1,0 +1,93 @@
+import LarderJSON
+
+/// Checks values against the newest schemas and tags them for storage.
+/// Errors name the path (`value.bar.count`) and what was expected.
+struct ObjectValidator {
+    let store: Store
+    /// Nested objects that came from storage at an older version: upgrade them before validating.
+    var upgradeNested: ((_ path: String, _ type: String, _ version: SchemaVersion, _ value: JSON) throws -> JSON)?
+    /// Origins (type and version) of nested objects, by path relative to the top object.
+    var origins: [String: (type: String, version: SchemaVersion)] = [:]
+
+    init(store: Store) { self.store = store }
+
+    /// A tagged object of `type` at its newest version, defaults filled in.
+    func tag(_ value: JSON, as type: String, path: String, relative: String = "") throws -> StoredObject {
+        guard let schema = try store.newestSchema(of: type) else { throw StoreError.schemaNotFound(type) }
+        guard case .object(let o) = value else {
+            throw StoreError.invalidObject(path: path, reason: "expected an object of type \(type), got \(value.typeName)")
+        }
+        let fields = try store.allFields(of: schema)
+        let names = Set(fields.map(\.name))
+        for m in o.members where !names.contains(m.key) {
+            throw StoreError.invalidObject(path: "\(path).\(m.key)", reason: "\(type) \(schema.version) has no field \"\(m.key)\"")
+        }
+        var out = JSONObject()
+        for f in fields {
+            let fieldPath = "\(path).\(f.name)", rel = StoredObject.join(relative, f.name)
+            if let v = o[f.name], !v.isNull {
+                out.append(f.name, try check(v, f.type, path: fieldPath, relative: rel))
+            } else if let d = f.defaultValue {
+                out.append(f.name, try check(d, f.type, path: fieldPath, relative: rel))
+            } else if f.type.isOptional {
+                if o[f.name] != nil { out.append(f.name, .null) }
+            } else {
+                throw StoreError.invalidObject(path: fieldPath, reason: "missing required field of type \(f.type.name)")
+            }
+        }
+        return StoredObject(type: type, version: schema.version, value: out)
+    }
+
+    private func check(_ v: JSON, _ t: FieldType, path: String, relative: String) throws -> JSON {
+        func mismatch() -> StoreError { .invalidObject(path: path, reason: "expected \(t.name), got \(v.typeName)") }
+        switch t {
+        case .optional(let inner):
+            return v.isNull ? .null : try check(v, inner, path: path, relative: relative)
+        case .json:
+            return v.resolved
+        case .string:
+            guard case .string = v else { throw mismatch() }
+            return v
+        case .integer:
+            guard case .number(let n) = v, n.int64 != nil else { throw mismatch() }
+            return v
+        case .number:
+            guard case .number = v else { throw mismatch() }
+            return v
+        case .bool:
+            guard case .bool = v else { throw mismatch() }
+            return v
+        case .date:
+            guard case .string(let s) = v, Timestamp.parse(s) != nil else {
+                throw StoreError.invalidObject(path: path, reason: "expected a date (RFC 3339, such as 2026-01-01T00:00:00Z), got \(v)")
+            }
+            return v
+        case .data:
+            guard case .string(let s) = v, Base64.decode(s) != nil else {
+                throw StoreError.invalidObject(path: path, reason: "expected data (base64), got \(v.typeName)")
+            }
+            return v
+        case .array(let element):
+            guard case .array(let a) = v else { throw mismatch() }
+            var out: [JSON] = []
+            for (k, e) in a.enumerated() {
+                out.append(try check(e, element, path: "\(path)[\(k)]", relative: StoredObject.join(relative, String(k))))
+            }
+            return .array(out)
+        case .map(let element):
+            guard case .object(let o) = v else { throw mismatch() }
+            var out = JSONObject()
+            for m in o.members {
+                out.append(m.key, try check(m.value, element, path: "\(path).\(m.key)", relative: StoredObject.join(relative, m.key)))
+            }
+            return .object(out)
+        case .ref(let type):
+            var value = v
+            if let origin = origins[relative], origin.type == type, let upgrade = upgradeNested,
+               let newest = try store.newestSchema(of: type), origin.version < newest.version {
+                value = try upgrade(relative, type, origin.version, v)
+            }
+            return try tag(value, as: type, path: path, relative: relative).json
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import LarderJSON
+
+extension Store {
+    /// Registers a version of a type. The same definition again is accepted;
+    /// a different one under an existing version is a conflict, so nothing changes silently.
+    /// Returns true when the version is new.
+    public func register(_ schema: TypeSchema) throws(StoreError) -> Bool {
+        if let existing = try versions(of: schema.type).first(where: { $0.version == schema.version }) {
+            guard existing == schema else {
+                throw .schemaConflict(type: schema.type, version: schema.version.text)
+            }
+            return false
+        }
+        try save(schema)
+        return true
+    }
+
+    /// Adds extension fields to the newest version of a type, without a version bump.
+    public func extend(type: String, category: String, fields: [FieldDefinition]) throws(StoreError) -> TypeSchema {
+        guard var newest = try newestSchema(of: type) else { throw .schemaNotFound(type) }
+        let taken = Set(newest.fields.map(\.name) + newest.extensions.flatMap(\.fields).map(\.name))
+        if let clash = fields.first(where: { taken.contains($0.name) }) {
+            throw .invalidArgument(field: "fields.\(clash.name)", reason: "\(type) \(newest.version) already has a field \"\(clash.name)\"")
+        }
+        if let k = newest.extensions.firstIndex(where: { $0.category == category }) {
+            newest.extensions[k].fields += fields
+        } else {
+            newest.extensions.append((category, fields))
+        }
+        try save(newest)
+        return newest
+    }
+
+    private func save(_ schema: TypeSchema) throws(StoreError) {
+        try beginWrite()
+        let s = try database.statement("INSERT OR REPLACE INTO schemas (type, version, definition) VALUES (?, ?, ?)")
+        s.bind(1, schema.type).bind(2, schema.version.text).bind(3, schema.json.description)
+        try s.run()
+        schemaCache[ExactString(schema.type)] = nil
+    }
+
+    /// Every registered version of a type, oldest first.
+    public func versions(of type: String) throws(StoreError) -> [TypeSchema] {
+        if let cached = schemaCache[ExactString(type)] { return cached }
+        let s = try database.statement("SELECT version, definition FROM schemas WHERE type = ?")
+        s.bind(1, type)
+        var rows: [(String, String)] = []
+        while try s.step() { rows.append((s.string(0), s.string(1))) }
+        s.reset()
+        var result: [TypeSchema] = []
+        for (version, definition) in rows {
+            let json = (try? JSONParser.parse(definition)) ?? .null
+            result.append(try TypeSchema(type: type, version: version, definition: json))
+        }
+        result.sort { $0.version < $1.version }
+        schemaCache[ExactString(type)] = result
+        return result
+    }
+
+    public func newestSchema(of type: String) throws(StoreError) -> TypeSchema? {
+        try versions(of: type).last
+    }
+
+    public func schema(of type: String, version: SchemaVersion) throws(StoreError) -> TypeSchema? {
+        try versions(of: type).first { $0.version == version }
+    }
+
+    /// Names of every registered type, sorted.
+    public func schemaTypes() throws(StoreError) -> [String] {
+        let s = try database.statement("SELECT DISTINCT type FROM schemas ORDER BY type")
+        defer { s.reset() }
+        var names: [String] = []
+        while try s.step() { names.append(s.string(0)) }
+        return names
+    }
+
+    /// Deletes every version of a type. Stored objects stay, readable as plain maps.
+    public func removeSchema(_ type: String) throws(StoreError) -> Int {
+        let count = try versions(of: type).count
+        guard count > 0 else { throw .schemaNotFound(type) }
+        try beginWrite()
+        let s = try database.statement("DELETE FROM schemas WHERE type = ?")
+        s.bind(1, type)
+        try s.run()
+        schemaCache[ExactString(type)] = nil
+        return count
+    }
+
+    /// Every field an object of `schema` has: its ancestors' (newest versions) first, then its own.
+    func allFields(of schema: TypeSchema) throws(StoreError) -> [FieldDefinition] {
+        var chain: [TypeSchema] = [schema]
+        var seen: Set<String> = [schema.type]
+        while let parentName = chain.last?.parent {
+            guard seen.insert(parentName).inserted else {
+                throw .invalidArgument(field: "parent", reason: "\(schema.type) inherits from itself through \(parentName)")
+            }
+            guard let parent = try newestSchema(of: parentName) else { throw .schemaNotFound(parentName) }
+            chain.append(parent)
+        }
+        return chain.reversed().flatMap(\.ownFields)
+    }
+}

@@ -1,0 +1,73 @@
+import LarderJSON
+
+/// How an object is kept: its value, tagged with its type and version, with
+/// every nested object tagged the same way:
+/// `{"$type": "Foo", "$version": "1.0.1", "$value": {…}}`.
+public struct StoredObject: Sendable {
+    public var type: String
+    public var version: SchemaVersion
+    /// Field values; nested objects are still tagged.
+    public var value: JSONObject
+
+    static let typeKey = "$type", versionKey = "$version", valueKey = "$value"
+
+    init(type: String, version: SchemaVersion, value: JSONObject) {
+        self.type = type
+        self.version = version
+        self.value = value
+    }
+
+    /// Reads a tagged object; nil for anything else.
+    public init?(_ json: JSON) {
+        guard case .object(let o) = json, o.count == 3,
+              case .string(let t)? = o[Self.typeKey], case .string(let v)? = o[Self.versionKey],
+              let version = SchemaVersion(v), case .object(let value)? = o[Self.valueKey] else { return nil }
+        self.init(type: t, version: version, value: value)
+    }
+
+    public var json: JSON {
+        [Self.typeKey: .string(type), Self.versionKey: .string(version.text), Self.valueKey: .object(value)]
+    }
+
+    /// The value as users see it: nested objects as plain maps.
+    public var plainValue: JSON { Self.plain(.object(value)) }
+
+    static func plain(_ json: JSON) -> JSON {
+        switch json {
+        case .object(let o):
+            if let nested = StoredObject(json) { return nested.plainValue }
+            return .object(JSONObject(o.members.map { ($0.key, plain($0.value)) }))
+        case .array(let a):
+            return .array(a.map(plain))
+        case .fragment(let f):
+            return plain(f.parsed ?? .null)
+        default:
+            return json
+        }
+    }
+
+    /// Nested tagged objects of a plain-ified value, by dotted path, so a
+    /// migration can upgrade them after the parent's steps have run.
+    static func origins(in json: JSON, prefix: String = "") -> [String: (type: String, version: SchemaVersion)] {
+        var result: [String: (type: String, version: SchemaVersion)] = [:]
+        func visit(_ j: JSON, _ path: String) {
+            switch j {
+            case .object(let o):
+                if let nested = StoredObject(j) {
+                    result[path] = (nested.type, nested.version)
+                    for m in nested.value.members { visit(m.value, join(path, m.key)) }
+                } else {
+                    for m in o.members { visit(m.value, join(path, m.key)) }
+                }
+            case .array(let a):
+                for (k, e) in a.enumerated() { visit(e, join(path, String(k))) }
+            default:
+                break
+            }
+        }
+        for m in (json.objectValue ?? JSONObject()).members { visit(m.value, join(prefix, m.key)) }
+        return result
+    }
+
+    static func join(_ a: String, _ b: String) -> String { a.isEmpty ? b : a + "." + b }
+}

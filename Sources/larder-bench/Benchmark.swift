@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Floors measured at the start of the run, which Larder's figures are divided by.
+struct Floors {
+    /// Pipe floor, pipelined lines/s: short answers, and answers as long as a 10 KiB get's.
+    var pipeRate: [Int: Spread] = [:]
+    /// Pipe floor, strict round trips, by answer size as above.
+    var pipeRoundTrip: [Int: Latency] = [:]
+    /// Storage floor by value size: new keys 1,000 per transaction, one per transaction, SELECT by key.
+    var insertBatched: [Int: Spread] = [:]
+    var insertEach: [Int: Spread] = [:]
+    var select: [Int: Spread] = [:]
+    /// Storage floor by store size (100 B values).
+    var scaleInsert: [Int: Spread] = [:]
+    var scaleSelect: [Int: Spread] = [:]
+    var scaleOverwrite: [Int: Spread] = [:]
+    var scaleBytesPerEntry: [Int: Double] = [:]
+}
+
+/// Runs every part of the benchmark and fills the report.
+final class Benchmark {
+    let options: Options
+    let plan: Plan
+    let report: Report
+    let scratch: ScratchDirectory
+    let selfPath: String
+    let larderPath: String
+    var floors = Floors()
+    /// Stored values by size: JSON strings of exactly that many bytes.
+    let values: [Int: [UInt8]]
+    /// VmRSS of larder after the largest scale tier, in KiB.
+    var largestStoreRSS: (entries: Int, kib: Int)?
+
+    // Key spaces (16-byte keys).
+    let readKeys = KeySpace("rd-")
+    let warmKeys = KeySpace("wu-")
+    let setKeys = KeySpace("st-")
+    let mixedKeys = KeySpace("mx-")
+    let scaleKeys = KeySpace("sc-")
+
+    init(options: Options) {
+        self.options = options
+        plan = options.plan
+        report = Report(machine: Machine.describe(), plan: plan)
+        selfPath = Self.executablePath()
+        if let explicit = options.larderPath {
+            larderPath = explicit
+        } else {
+            let dir = selfPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            larderPath = dir + "/larder"
+        }
+        guard access(larderPath, X_OK) == 0 else {
+            Progress.fail("no larder executable at \(larderPath): build it with `swift build -c release` (it is built next to larder-bench), or pass --larder PATH", code: 2)
+        }
+        var v: [Int: [UInt8]] = [:]
+        for size in plan.valueSizes { v[size] = Value.json(size: size) }
+        values = v
+        scratch = ScratchDirectory.create()
+    }
+
+    func run() -> Report {
+        let start = MonotonicClock.now()
+        report.larderPath = larderPath
+        let m = report.machine
+        Progress.note("larder-bench \(plan.mode): \(m.processors) × \(m.cpuModel), \(m.kernel), SQLite \(m.sqlite); larder \(larderPath); scratch \(scratch.path)")
+        func part(_ name: String, _ body: () -> Void) {
+            guard name == "floors" || options.wants(name) else { return }
+            let t0 = MonotonicClock.now()
+            body()
+            Progress.note("  [\(name): \(Format.fixed(Double(MonotonicClock.now() - t0) / 1e9, 1)) s]")
+        }
+        Progress.note("load average at start: \(Self.loadAverage())")
+        part("floors") {
+            measurePipeFloor()
+            measureStorageFloor()
+        }
+        part("memory") { measureGets(tier: "memory") }
+        part("disk") { measureGets(tier: "disk") }
+        part("set") { measureSets() }
+        part("mixed") { measureMixed() }
+        part("scale") { measureScale() }
+        part("start") { measureColdStart() }
+        report.loadAverage = Self.loadAverage()
+        checkTargets()
+        report.seconds = Double(MonotonicClock.now() - start) / 1e9
+        scratch.removeAll()
+        Progress.note("done in \(Format.fixed(report.seconds, 1)) s")
+        return report
+    }
+
+    /// Spawns larder on a fresh store under the scratch directory.
+    func session(_ name: String) -> LarderSession {
+        let s = LarderSession(larder: larderPath, store: scratch.child(name))
+        report.larderVersion = s.serverVersion
+        return s
+    }
+
+    /// Closes the session and deletes its store.
+    func discard(_ s: LarderSession) {
+        s.close()
+        ScratchDirectory.remove(s.storePath)
+    }
+
+    /// Strict series: `reps` runs of `batch`, one request at a time.
+    func strictSeries(_ driver: Driver, _ batch: RequestBatch, reps: Int, what: String) -> (Spread, Latency) {
+        var rates: [Double] = []
+        var samples: [[UInt64]] = []
+        var latencies: [UInt64] = []
+        for _ in 0..<reps {
+            let ns = driver.strict(batch, latencies: &latencies)
+            rates.append(Statistics.rate(batch.count, ns))
+            samples.append(latencies)
+        }
+        driver.requireNoProblems(what)
+        return (Spread(rates), Latency(perRepetition: samples))
+    }
+
+    /// ", 20,000 ops" when a series runs a different count from its kind's usual one.
+    func opsTag(_ n: Int, _ usual: Int) -> String { n == usual ? "" : ", \(Format.count(n)) ops" }
+
+    /// The pipe floor for answers of a get of `size`-byte values.
+    func pipeFloorSize(_ valueSize: Int) -> Int { valueSize >= 1024 ? valueSize : 0 }
+
+    func pipeRateRatio(_ rate: Spread, valueSize: Int) -> Report.Ratio? {
+        let size = pipeFloorSize(valueSize)
+        guard let f = floors.pipeRate[size] else { return nil }
+        return Report.Ratio(kind: .share, value: rate.median / f.median, floor: size == 0 ? "pipe floor" : "pipe floor (10 KiB answers)")
+    }
+
+    func roundTripRatio(_ l: Latency, valueSize: Int) -> Report.Ratio? {
+        let size = pipeFloorSize(valueSize)
+        guard let f = floors.pipeRoundTrip[size] else { return nil }
+        return Report.Ratio(kind: .multiple, value: l.p50.median / f.p50.median, floor: size == 0 ? "pipe round trip p50" : "pipe round trip p50 (10 KiB answers)")
+    }
+
+    /// The 1, 5 and 15 minute load averages: other work on the machine skews every figure.
+    static func loadAverage() -> String {
+        guard let text = TextFile.read("/proc/loadavg") else { return "?" }
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    private static func executablePath() -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { Progress.fail("cannot read /proc/self/exe") }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

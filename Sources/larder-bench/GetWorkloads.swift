@@ -1,0 +1,81 @@
+/// `cache.get` hits from the memory tier, or from disk (a cache whose memory
+/// tier holds one entry), pipelined and strict.
+extension Benchmark {
+    func measureGets(tier: String) {
+        let memory = tier == "memory"
+        let title = memory
+            ? "cache.get, memory-tier hits (\(Format.count(plan.readKeys)) keys, memory tier unlimited)"
+            : "cache.get, disk hits (\(Format.count(plan.readKeys)) keys, cache.open memory:{maxCount:1})"
+        Progress.note(title)
+        let s = session("\(tier)-gets")
+        defer { discard(s) }
+        for size in plan.valueSizes {
+            let value = values[size]!
+            let cache = "\(tier)-\(Value.tag(size))"
+            s.openCache(cache, memory: memory ? #"{"maxCount":0,"maxBytes":0}"# : #"{"maxCount":1}"#)
+            s.populate(cache: cache, keys: readKeys, count: plan.readKeys, value: value, plan: plan)
+            s.probe(cache: cache, keys: readKeys, 0, tier: tier)
+
+            let strictOps = memory ? plan.strictOps : plan.extraStrictOps
+            let warm = getBatch(cache: cache, keys: readKeys, keyCount: plan.readKeys, count: plan.warmup, seed: 21)
+            let batch = getBatch(cache: cache, keys: readKeys, keyCount: plan.readKeys, count: plan.ops, seed: 22)
+            let strictBatch = getBatch(cache: cache, keys: readKeys, keyCount: plan.readKeys, count: strictOps, seed: 23)
+            _ = s.driver.pipelined(warm, window: plan.window)
+            let before = s.stats(cache: cache)
+            let rate = Statistics.rates(reps: plan.reps) { _ in (batch.count, s.driver.pipelined(batch, window: plan.window)) }
+            s.driver.requireNoProblems("\(cache) pipelined gets")
+
+            // Strict memory gets alternate repetitions with the pipe floor's, so
+            // both see the same scheduling (round trips swing between ~6 µs and
+            // ~70 µs on a busy 2-vCPU machine depending on where the kernel wakes whom).
+            var strictRate: Spread
+            var latency: Latency
+            var rttRatio: Report.Ratio?
+            if memory {
+                let (echo, echoDriver) = spawnEcho(valueSize: size)
+                var discarded: [UInt64] = []
+                _ = echoDriver.strict(warm, latencies: &discarded)
+                _ = s.driver.strict(warm, latencies: &discarded)
+                var rates: [Double] = [], samples: [[UInt64]] = [], floorSamples: [[UInt64]] = []
+                var latencies: [UInt64] = []
+                for _ in 0..<plan.strictReps {
+                    _ = echoDriver.strict(strictBatch, latencies: &latencies)
+                    floorSamples.append(latencies)
+                    let ns = s.driver.strict(strictBatch, latencies: &latencies)
+                    rates.append(Statistics.rate(strictBatch.count, ns))
+                    samples.append(latencies)
+                }
+                echoDriver.requireNoProblems("pipe floor")
+                s.driver.requireNoProblems("\(cache) strict gets")
+                echo.finish()
+                strictRate = Spread(rates)
+                latency = Latency(perRepetition: samples)
+                let floor = Latency(perRepetition: floorSamples)
+                rttRatio = Report.Ratio(kind: .multiple, value: latency.p50.median / floor.p50.median,
+                                        floor: "pipe round trip p50 measured alternately (\(Format.fixed(floor.p50.median, 1)) µs)")
+            } else {
+                (strictRate, latency) = strictSeries(s.driver, strictBatch, reps: plan.strictReps, what: "\(cache) strict gets")
+                rttRatio = roundTripRatio(latency, valueSize: size)
+            }
+            let delta = s.stats(cache: cache) - before
+
+            // Every timed get must have been a hit in the intended tier
+            // (a disk series sees a few memory hits: the same key twice in a row).
+            let expected = plan.reps * batch.count + plan.strictReps * strictBatch.count
+                + (memory ? plan.warmup : 0)
+            let hits = memory ? delta.memoryHits : delta.diskHits
+            let enough = memory ? hits == expected : Double(hits) >= 0.99 * Double(expected)
+            let hitNote = enough ? nil : "only \(Format.count(hits)) of \(Format.count(expected)) gets were \(tier) hits"
+
+            let label = Value.label(size)
+            let pipelinedRatio = memory
+                ? pipeRateRatio(rate, valueSize: size)
+                : floors.select[size].map { Report.Ratio(kind: .share, value: rate.median / $0.median, floor: "storage floor SELECT") }
+            report.add(Report.Row(key: "get.\(tier).\(Value.tag(size)).pipelined", label: "get \(label), pipelined",
+                                  opsPerSecond: rate, ratio: pipelinedRatio, note: hitNote), to: title)
+            report.add(Report.Row(key: "get.\(tier).\(Value.tag(size)).strict",
+                                  label: "get \(label), strict\(opsTag(strictOps, plan.strictOps))",
+                                  opsPerSecond: strictRate, latency: latency, ratio: rttRatio, note: hitNote), to: title)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import LarderJSON
+
+/// One `larder` process on a fresh store, driven over its pipes.
+final class LarderSession {
+    let child: ChildProcess
+    let driver: Driver
+    let storePath: String
+    var encoder = RequestEncoder()
+    private(set) var serverVersion = "?"
+
+    init(larder: String, store: String) {
+        storePath = store
+        child = ChildProcess.spawn(larder, ["--store", store])
+        driver = Driver(writeFD: child.stdinFD, readFD: child.stdoutFD)
+        let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"}}"#)
+        serverVersion = result["serverInfo"]?["version"]?.stringValue ?? "?"
+    }
+
+    /// A setup call: one request, its result parsed (an error stops the program).
+    @discardableResult
+    func call(_ method: String, params: String) -> JSON {
+        let answer = driver.exchange(encoder.line(method, params: params))
+        guard let json = try? JSONParser.parse(answer) else {
+            Progress.fail("\(method): unreadable answer: \(String(decoding: answer.prefix(400), as: UTF8.self))")
+        }
+        guard let result = json["result"] else {
+            Progress.fail("\(method) \(params.prefix(200)) failed: \(String(decoding: answer.prefix(400), as: UTF8.self))")
+        }
+        return result
+    }
+
+    func openCache(_ name: String, memory: String) {
+        call("cache.open", params: #"{"cache":"\#(name)","memory":\#(memory)}"#)
+    }
+
+    /// Stores keys 0..<count with `cache.setMany`, `entriesPerCall` per call
+    /// and a few calls in flight; returns the nanoseconds it took.
+    @discardableResult
+    func populate(cache: String, keys: KeySpace, count: Int, value: [UInt8], plan: Plan) -> UInt64 {
+        var batch = RequestBatch(reservingBytes: count * (value.count + 48) + 256, requests: count / plan.entriesPerCall + 1)
+        var n = 0
+        while n < count {
+            let upper = min(n + plan.entriesPerCall, count)
+            encoder.setMany(&batch, cache: cache, keys: keys, n..<upper, value: value)
+            n = upper
+        }
+        let ns = driver.pipelined(batch, window: plan.callWindow)
+        driver.requireNoProblems("populating \(cache)")
+        return ns
+    }
+
+    /// Checks one key's answer: found, and from the expected tier.
+    func probe(cache: String, keys: KeySpace, _ n: Int, tier: String) {
+        let key = String(decoding: keys.key(n), as: UTF8.self)
+        let r = call("cache.get", params: #"{"cache":"\#(cache)","key":"\#(key)"}"#)
+        guard r["found"]?.boolValue == true, r["tier"]?.stringValue == tier else {
+            Progress.fail("probe of \(cache)/\(key) expected a hit from \(tier), got \(r)")
+        }
+    }
+
+    struct Counters {
+        var memoryHits = 0, memoryMisses = 0, diskHits = 0, diskMisses = 0
+        static func - (a: Counters, b: Counters) -> Counters {
+            Counters(memoryHits: a.memoryHits - b.memoryHits, memoryMisses: a.memoryMisses - b.memoryMisses,
+                     diskHits: a.diskHits - b.diskHits, diskMisses: a.diskMisses - b.diskMisses)
+        }
+        var memoryHitRate: Double { Double(memoryHits) / Double(max(memoryHits + memoryMisses, 1)) }
+    }
+
+    func stats(cache: String) -> Counters {
+        let r = call("cache.stats", params: #"{"cache":"\#(cache)"}"#)
+        func n(_ tier: String, _ name: String) -> Int { r[tier]?[name]?.numberValue?.int ?? 0 }
+        return Counters(memoryHits: n("memory", "hits"), memoryMisses: n("memory", "misses"),
+                        diskHits: n("disk", "hits"), diskMisses: n("disk", "misses"))
+    }
+
+    var residentKiB: Int? { child.residentKiB }
+
+    /// Ends the session (stdin closed: Larder commits and exits) and checks the exit code.
+    func close() {
+        let code = child.finish()
+        if code != 0 { Progress.note("warning: larder exited with \(code)") }
+    }
+}

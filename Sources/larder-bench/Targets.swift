@@ -1,0 +1,32 @@
+/// The goals the figures are held to (100 B values).
+extension Benchmark {
+    func checkTargets() {
+        func add(_ name: String, _ measured: String, _ goal: String, _ met: Bool) {
+            report.targets.append(Report.Target(name: name, measured: measured, goal: goal, met: met))
+        }
+        if let r = report.row("get.memory.100B.pipelined"), let rate = r.opsPerSecond {
+            add("pipelined memory get", "\(Format.count(rate.median)) ops/s", "≥ 1,000,000 ops/s", rate.median >= 1_000_000)
+            if let ratio = r.ratio {
+                add("pipelined memory get / pipe floor", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 10%", ratio.value >= 0.10)
+            }
+        }
+        if let ratio = report.row("get.memory.100B.strict")?.ratio {
+            add("strict memory get p50 / pipe round trip", "\(Format.fixed(ratio.value, 2))×", "≤ 1.5×", ratio.value <= 1.5)
+        }
+        if let ratio = report.row("set.100B.pipelined")?.ratio {
+            add("pipelined set / storage floor insert", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 50%", ratio.value >= 0.5)
+        }
+        if let ratio = report.row("get.disk.100B.pipelined")?.ratio {
+            add("disk get / storage floor SELECT", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 50%", ratio.value >= 0.5)
+        }
+        if let f = report.figure("start.coldStart") {
+            add("cold start (median)", "\(Format.fixed(f.value.median, 2)) ms", "≤ 10 ms", f.value.median <= 10)
+        }
+        if let f = report.figure("start.rss.idle") {
+            add("idle RSS after start", "\(Format.fixed(f.value.median, 1)) MB", "≤ 16 MB", f.value.median <= 16)
+        }
+        if let f = report.figure("start.rss.largestStore") {
+            add("RSS after the largest store", "\(Format.fixed(f.value.median, 1)) MB", "≤ 16 MB", f.value.median <= 16)
+        }
+    }
+}
