@@ -38,6 +38,8 @@ public final class Connection {
     /// Requests sent to the client and not yet answered.
     private var awaiting: [RequestID: (Result<JSON, ResponseError>) -> Void] = [:]
     private var nextOutgoingID = 0
+    /// Work that continues between messages (long operations run in slices).
+    private var scheduled: [() -> Void] = []
 
     public init(input: Int32, output: Int32, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth, framing: Framing? = nil) {
         self.input = input
@@ -52,6 +54,12 @@ public final class Connection {
     /// Serves until the input ends or `stop` is called; returns the exit code.
     public func run() -> Int32 {
         while !stopped {
+            // Scheduled work runs only while no input waits, so requests keep being served.
+            if !scheduled.isEmpty && !inputIsReady() {
+                scheduled.removeFirst()()
+                flush()
+                continue
+            }
             let n = decoder.read(from: input)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -65,12 +73,27 @@ public final class Connection {
             while !stopped, let event = decoder.next() { handle(event) }
             if out.bytes.count >= Self.flushThreshold || !inputIsReady() { flush() }
         }
-        flush()
-        // Handlers waiting on the client answer now; those answers still go out.
+        // Work already under way finishes; handlers waiting on the client answer
+        // now. Those answers still go out: the client may still be reading.
+        runScheduledWork()
         failAwaiting(with: ResponseError(code: .requestCancelled, message: "the client closed the connection"))
+        runScheduledWork()
         flush()
         handler?.connectionClosed()
         return exitCode
+    }
+
+    /// Runs `work` once no input is waiting: long operations do a slice of
+    /// work, schedule the next, and meanwhile other requests are served.
+    public func schedule(_ work: @escaping () -> Void) {
+        scheduled.append(work)
+    }
+
+    private func runScheduledWork() {
+        while !scheduled.isEmpty && !clientGone {
+            scheduled.removeFirst()()
+            flush()
+        }
     }
 
     /// Stops after the current message; `run` then returns `code`.

@@ -20,6 +20,8 @@ final class Server: MessageHandler {
     }
     var clientInfo: JSON?
     var events = EventSubscriptions()
+    /// The client declared `migrationCallbacks` in `initialize`: it answers `migrate.object`.
+    var migrationCallbacks = false
     /// Whether another process's commits were looked for since the last flush.
     private var checkedForeignWrites = false
     /// Writes waiting for one commit are released together; past this many,
@@ -52,11 +54,7 @@ final class Server: MessageHandler {
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
             let n = EventSubscriptions.notification(for: event)
-            if awaitingCommit.isEmpty && !store.hasPendingWrites {
-                connection.notify(n.method, params: n.params)
-            } else {
-                awaitingCommit.append(.event(method: n.method, params: n.params))
-            }
+            notify(n.method, params: n.params)
         }
     }
 
@@ -143,6 +141,21 @@ final class Server: MessageHandler {
         if awaitingCommit.isEmpty { reply.finish(result) } else { hold(reply, result) }
     }
 
+    /// Sends a notification in its place among the answers: after the pending
+    /// commit if anything waits for it.
+    func notify(_ method: String, params: JSON) {
+        if awaitingCommit.isEmpty && !store.hasPendingWrites {
+            connection.notify(method, params: params)
+        } else {
+            awaitingCommit.append(.event(method: method, params: params))
+        }
+    }
+
+    /// Answers a deferred request once the writes it made have committed.
+    func finishAfterCommit(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
+        if store.hasPendingWrites || !awaitingCommit.isEmpty { hold(reply, result) } else { reply.finish(result) }
+    }
+
     private func hold(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
         // The work is done; cancelling now cannot undo it, so the real answer stands.
         reply.onCancel = {}
@@ -151,7 +164,7 @@ final class Server: MessageHandler {
 
     /// Commits the open transaction and releases the results that waited for
     /// it; if the commit fails, each of them gets the error instead.
-    private func commit() {
+    func commit() {
         checkedForeignWrites = false
         let waiting = awaitingCommit
         awaitingCommit = []

@@ -18,14 +18,7 @@ public enum ObjectRead: Sendable {
 extension Cache {
     /// Validates `value` against the newest schema of `type` and stores it.
     public func putObject(_ k: EntryKey, type: String, value: JSON, ttl: Int64?) throws(StoreError) -> StoredObject {
-        let stored: StoredObject
-        do {
-            stored = try ObjectValidator(store: store).tag(value, as: type, path: "value")
-        } catch let e as StoreError {
-            throw e
-        } catch {
-            throw .invalidObject(path: "value", reason: "\(error)")
-        }
+        let stored = try ObjectValidator.tagged(value, as: type, store: store)
         try set([Write(key: k, kind: .object, bytes: stored.json.encoded, ttl: ttl)])
         return stored
     }
@@ -78,6 +71,16 @@ extension Cache {
         memory.remove(k)
         memory.put(k, e)
         evictFromMemory()
+    }
+
+    /// How many objects the cache holds.
+    public func objectCount() throws(StoreError) -> Int {
+        guard config.persistent else { return memory.keys().filter { memory.peek($0)?.kind == .object }.count }
+        let s = try store.database.statement("SELECT COUNT(*) FROM entries WHERE cache = ? AND kind = 2")
+        s.bind(1, id)
+        defer { s.reset() }
+        _ = try s.step()
+        return s.int(0)
     }
 
     /// Keys of object entries after `cursor` in (group, key) order, for migrate.run.

@@ -28,7 +28,7 @@ public struct FieldDefinition: Equatable, Sendable {
     /// May be absent from a stored object.
     var mayBeAbsent: Bool { type.isOptional || defaultValue != nil }
 
-    static func list(from json: JSON?, at path: String) throws(StoreError) -> [FieldDefinition] {
+    public static func list(from json: JSON?, at path: String) throws(StoreError) -> [FieldDefinition] {
         guard let json else { return [] }
         guard case .object(let o) = json else { throw .invalidArgument(field: path, reason: "must map field names to types") }
         var result: [FieldDefinition] = []

@@ -2,7 +2,7 @@ import LarderJSON
 
 /// Checks values against the newest schemas and tags them for storage.
 /// Errors name the path (`value.bar.count`) and what was expected.
-struct ObjectValidator {
+public struct ObjectValidator {
     let store: Store
     /// Nested objects that came from storage at an older version: upgrade them before validating.
     var upgradeNested: ((_ path: String, _ type: String, _ version: SchemaVersion, _ value: JSON) throws -> JSON)?
@@ -10,6 +10,17 @@ struct ObjectValidator {
     var origins: [String: (type: String, version: SchemaVersion)] = [:]
 
     init(store: Store) { self.store = store }
+
+    /// `value` validated against the newest schema of `type`, tagged for storage.
+    public static func tagged(_ value: JSON, as type: String, store: Store) throws(StoreError) -> StoredObject {
+        do {
+            return try ObjectValidator(store: store).tag(value, as: type, path: "value")
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw .invalidObject(path: "value", reason: "\(error)")
+        }
+    }
 
     /// A tagged object of `type` at its newest version, defaults filled in.
     func tag(_ value: JSON, as type: String, path: String, relative: String = "") throws -> StoredObject {

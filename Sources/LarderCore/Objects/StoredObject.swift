@@ -17,6 +17,14 @@ public struct StoredObject: Sendable {
         self.value = value
     }
 
+    /// An object whose type is no longer registered, as a plain map.
+    public init(untyped type: String, version: String, value: JSON) throws(StoreError) {
+        guard let v = SchemaVersion(version), case .object(let o) = value else {
+            throw .invalidObject(path: "value", reason: "not an object")
+        }
+        self.init(type: type, version: v, value: o)
+    }
+
     /// Reads a tagged object; nil for anything else.
     public init?(_ json: JSON) {
         guard case .object(let o) = json, o.count == 3,

@@ -20,9 +20,9 @@ enum Initialize: MethodHandler {
             }
         }
         _ = try r.params.optional("appVersion", as: String.self)
-        if let capabilities = try r.params.optional("capabilities", as: Params.self),
-           try capabilities.optional("events", as: Bool.self) == true {
-            server.events.subscribeAll()
+        if let capabilities = try r.params.optional("capabilities", as: Params.self) {
+            if try capabilities.optional("events", as: Bool.self) == true { server.events.subscribeAll() }
+            server.migrationCallbacks = try capabilities.optional("migrationCallbacks", as: Bool.self) ?? false
         }
         server.lifecycle = .running
         return .result([

@@ -1,0 +1,19 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+
+/// `object.put`: validates a value against the newest version of its type and stores it, tagged.
+enum ObjectPut: MethodHandler {
+    static let method = "object.put"
+    static let requiredParams = ["key", "type", "value"]
+
+    static func handle(_ r: Request) throws(ResponseError) -> Response {
+        let key = try r.params.entryKey()
+        let type = try r.params.require("type", as: String.self)
+        guard let value = r.params.object["value"] else { throw .invalidParams("missing required parameter params.value (object)") }
+        let ttl = try r.params.milliseconds("ttl")
+        let cache = try r.server.cache(r, create: true)!
+        let stored = try r.server.core { () throws(StoreError) in try cache.putObject(key, type: type, value: value, ttl: ttl) }
+        return .afterCommit(["stored": true, "type": .string(type), "version": .string(stored.version.text)])
+    }
+}

@@ -1,0 +1,138 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+
+/// `migrate.run` at work: every stored object that is behind is migrated, a
+/// batch per transaction, one batch per turn of the event loop so that other
+/// requests (and `$/cancelRequest`) are served in between.
+final class MigrationRun {
+    struct Options {
+        var type: String?
+        var dryRun = false
+        var batchSize = 500
+        var dropFailures = false
+        var token: JSON?
+    }
+
+    private unowned let server: Server
+    private let reply: Reply
+    private let options: Options
+    private var caches: [Cache]
+    private var cursor: EntryKey?
+    private var pending: [EntryKey] = []
+    private var total = 0
+    private var examined = 0, migrated = 0, upToDate = 0, failed = 0, dropped = 0
+    private var failures: [JSON] = []
+    private var cancelled = false
+
+    init(server: Server, reply: Reply, caches: [Cache], options: Options) {
+        self.server = server
+        self.reply = reply
+        self.caches = caches
+        self.options = options
+    }
+
+    func start() throws(StoreError) {
+        for c in caches { total += try c.objectCount() }
+        reply.onCancel = { [unowned self] in cancelled = true }
+        progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
+                  "message": .string("\(total) stored objects")])
+        server.connection.schedule { [self] in nextBatch() }
+    }
+
+    private var counts: JSON {
+        ["examined": .int(examined), "migrated": .int(migrated), "upToDate": .int(upToDate), "failed": .int(failed),
+         "dropped": .int(dropped), "failures": .array(failures)]
+    }
+
+    private func progress(_ value: JSONObject) {
+        guard let token = options.token else { return }
+        server.notify("$/progress", params: ["token": token, "value": .object(value)])
+    }
+
+    private var batchRemaining = 0
+
+    /// Migrates up to a batch of objects, then commits and yields.
+    private func nextBatch() {
+        batchRemaining = options.batchSize
+        step()
+    }
+
+    private func step() {
+        while batchRemaining > 0 {
+            if pending.isEmpty && !refill() { return finish() }
+            let key = pending.removeFirst()
+            guard let cache = caches.first else { return finish() }
+            batchRemaining -= 1
+            if let type = options.type, (try? cache.storedObject(key))??.0.type != type { continue }
+            var inLoop = true, answeredAtOnce = false
+            ObjectFetch.read(key, in: cache, server: server, writeBack: !options.dryRun) { [self] outcome in
+                record(outcome, key: key, cache: cache)
+                // An answer that needed the client arrives later: carry on from there.
+                if inLoop { answeredAtOnce = true } else { step() }
+            }
+            inLoop = false
+            if !answeredAtOnce { return }
+        }
+        endBatch()
+    }
+
+    private func record(_ outcome: Result<ObjectRead, ResponseError>, key: EntryKey, cache: Cache) {
+        switch outcome {
+        case .success(.notFound): return
+        case .success(.current), .success(.untyped): upToDate += 1
+        case .success(.migrated): migrated += 1
+        case .success(.dropped): dropped += 1
+        case .success(.needsCallback): failed += 1
+        case .failure(let error):
+            failed += 1
+            var f: JSONObject = ["key": .string(key.key)]
+            if key.group != "" { f["group"] = .string(key.group) }
+            if cache.name != "default" { f["cache"] = .string(cache.name) }
+            if let type = error.data?["type"] { f["type"] = type }
+            if let from = error.data?["fromVersion"] { f["fromVersion"] = from }
+            f["error"] = error.json
+            if failures.count < 1000 { failures.append(.object(f)) }
+            if options.dropFailures && !options.dryRun, (try? cache.remove(key)) == true { dropped += 1 }
+        }
+        examined += 1
+    }
+
+    /// Loads the next keys to look at; false when every cache is done.
+    private func refill() -> Bool {
+        while let cache = caches.first {
+            do {
+                pending = try cache.objectKeys(after: cursor, limit: options.batchSize)
+            } catch {
+                reply.fail(error.responseError)
+                return false
+            }
+            if let last = pending.last {
+                cursor = last
+                return true
+            }
+            caches.removeFirst()
+            cursor = nil
+        }
+        return false
+    }
+
+    private func endBatch() {
+        if !options.dryRun { server.commit() }
+        let percentage = total == 0 ? 100 : min(100, examined * 100 / total)
+        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(examined) of \(total) objects examined")])
+        if cancelled {
+            progress(["kind": "end", "message": "cancelled"])
+            reply.fail(.requestCancelled(data: counts))
+            return
+        }
+        server.connection.schedule { [self] in nextBatch() }
+    }
+
+    private func finish() {
+        guard !reply.isDone else { return }
+        if !options.dryRun { server.commit() }
+        progress(["kind": "end", "message": .string("\(migrated) migrated, \(failed) failed")])
+        server.finishAfterCommit(reply, .success(counts))
+    }
+}
