@@ -21,6 +21,8 @@ final class MigrationRun {
     private var cursor: EntryKey?
     private var pending: [EntryKey] = []
     private var total = 0
+    /// Objects looked at, of any type; `examined` counts those of the requested type.
+    private var visited = 0
     private var examined = 0, migrated = 0, upToDate = 0, failed = 0, dropped = 0
     private var failures: [JSON] = []
     private var cancelled = false
@@ -64,6 +66,7 @@ final class MigrationRun {
             let key = pending.removeFirst()
             guard let cache = caches.first else { return finish() }
             batchRemaining -= 1
+            visited += 1
             if let type = options.type, (try? cache.storedObject(key))??.0.type != type { continue }
             var inLoop = true, answeredAtOnce = false
             ObjectFetch.read(key, in: cache, server: server, writeBack: !options.dryRun) { [self] outcome in
@@ -119,8 +122,9 @@ final class MigrationRun {
 
     private func endBatch() {
         if !options.dryRun { server.commit() }
-        let percentage = total == 0 ? 100 : min(100, examined * 100 / total)
-        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(examined) of \(total) objects examined")])
+        let percentage = total == 0 ? 100 : min(100, visited * 100 / total)
+        progress(["kind": "report", "percentage": .int(percentage),
+                  "message": .string("\(visited) of \(total) stored objects looked at, \(migrated) migrated")])
         if cancelled {
             progress(["kind": "end", "message": "cancelled"])
             reply.fail(.requestCancelled(data: counts))

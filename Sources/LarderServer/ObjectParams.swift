@@ -4,12 +4,12 @@ import LarderRPC
 
 /// An object named in a request: a key (in the request's cache and group), or an inline `{type, value}`.
 enum ObjectOperand {
-    case stored(EntryKey)
+    case stored(cache: String, key: EntryKey)
     case inline(type: String, value: JSON)
 
-    /// `params.key`, or `params.type` with `params.value`.
+    /// `params.key` (with its `cache` and `group`), or `params.type` with `params.value`.
     static func from(_ p: Params) throws(ResponseError) -> ObjectOperand {
-        if p.contains("key") { return .stored(try p.entryKey()) }
+        if p.contains("key") { return .stored(cache: try p.cacheName(), key: try p.entryKey()) }
         guard p.contains("type") else {
             throw .invalidParams("\(p.path) needs key, or type and value")
         }
@@ -21,7 +21,9 @@ enum ObjectOperand {
     /// A member that is a key string or a `{type, value}` object (object.equals' `a` and `b`).
     static func member(_ name: String, of p: Params) throws(ResponseError) -> ObjectOperand {
         guard let v = p[name] else { throw .invalidParams("missing required parameter \(p.path).\(name) (a key or {type, value})") }
-        if case .string(let key) = v { return .stored(EntryKey(group: try p.group(), key: try p.nonEmptyKey(key, at: "\(p.path).\(name)"))) }
+        if case .string(let key) = v {
+            return .stored(cache: try p.cacheName(), key: EntryKey(group: try p.group(), key: try p.nonEmptyKey(key, at: "\(p.path).\(name)")))
+        }
         return try from(try Params.decode(v, at: "\(p.path).\(name)"))
     }
 }
@@ -29,16 +31,20 @@ enum ObjectOperand {
 extension Server {
     /// Resolves an operand to a tagged object at the newest versions (stored
     /// ones migrated through `ObjectFetch`, which may ask the client first).
-    func resolve(_ operand: ObjectOperand, in r: Request, completion: @escaping (Result<StoredObject, ResponseError>) -> Void) {
+    func resolve(_ operand: ObjectOperand, completion: @escaping (Result<StoredObject, ResponseError>) -> Void) {
         switch operand {
         case .inline(let type, let value):
             completion(Result { () throws(ResponseError) in
                 try core { () throws(StoreError) in try ObjectValidator.tagged(value, as: type, store: store) }
             })
-        case .stored(let key):
+        case .stored(let cacheName, let key):
             let missing = ResponseError.requestFailed("no object under key \"\(key.key)\"", data: ["key": .string(key.key)])
             let cache: Cache?
-            do { cache = try self.cache(r, create: false) } catch { return completion(.failure(error)) }
+            do {
+                cache = try core { () throws(StoreError) in try store.cache(named: cacheName, create: false) }
+            } catch {
+                return completion(.failure(error))
+            }
             guard let cache else { return completion(.failure(missing)) }
             ObjectFetch.read(key, in: cache, server: self) { [unowned self] outcome in
                 completion(outcome.flatMap { read in
@@ -59,7 +65,7 @@ extension Server {
     /// Resolves one operand and answers with `body`'s result.
     func answer(_ r: Request, about operand: ObjectOperand, _ body: @escaping (StoredObject) throws(ResponseError) -> JSON) -> Response {
         let reply = r.reply
-        resolve(operand, in: r) { [unowned self] resolved in
+        resolve(operand) { [unowned self] resolved in
             finishAfterCommit(reply, resolved.flatMap { s in Result { () throws(ResponseError) in try body(s) } })
         }
         return .deferred

@@ -72,6 +72,6 @@ public indirect enum FieldType: Equatable, Sendable {
         return self
     }
 
-    /// How the type reads in an error message.
-    public var name: String { json.description }
+    /// How the type reads in an error message: `string`, `{"array":"integer"}`.
+    public var name: String { json.stringValue ?? json.description }
 }

@@ -46,7 +46,12 @@ struct Migrator {
     /// The stored object at the newest versions of its type and of every nested type.
     func upgrade(_ stored: StoredObject) throws -> StoredObject {
         let origins = StoredObject.origins(in: .object(stored.value))
-        let stepped = try migrateSteps(type: stored.type, from: stored.version, value: stored.plainValue, at: "")
+        // Each level migrates its own fields, the root ancestor first.
+        var stepped = stored.plainValue
+        for parent in stored.parents.reversed() {
+            stepped = try migrateSteps(type: parent.type, from: parent.version, value: stepped, at: "")
+        }
+        stepped = try migrateSteps(type: stored.type, from: stored.version, value: stepped, at: "")
         var validator = ObjectValidator(store: store)
         validator.origins = origins
         validator.upgradeNested = { relative, type, version, value in
@@ -62,6 +67,9 @@ struct Migrator {
     /// True when nothing about the object is behind the registered schemas.
     func isCurrent(_ stored: StoredObject) throws(StoreError) -> Bool {
         guard let newest = try store.newestSchema(of: stored.type), newest.version == stored.version else { return false }
+        let ancestors = try store.ancestors(of: newest)
+        guard ancestors.count == stored.parents.count,
+              zip(ancestors, stored.parents).allSatisfy({ $0.type == $1.type && $0.version == $1.version }) else { return false }
         for (_, origin) in StoredObject.origins(in: .object(stored.value)) {
             if let n = try store.newestSchema(of: origin.type), origin.version < n.version { return false }
         }
@@ -84,6 +92,12 @@ struct Migrator {
                     try apply(step, to: &bag, type: type, hop: hop, relative: relative)
                 } catch let reason as StepFailure {
                     throw fail(type, version, "\(step.json) (\(hop.from) → \(hop.to)): \(reason.message)")
+                }
+            }
+            // What the version arrived at gives an absent field, it takes: its default.
+            if let target = versions.first(where: { $0.version == hop.to }) {
+                for f in target.fields where f.defaultValue != nil && (bag[f.name]?.isNull ?? true) {
+                    bag[f.name] = f.defaultValue
                 }
             }
         }

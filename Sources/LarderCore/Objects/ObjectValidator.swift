@@ -28,7 +28,8 @@ public struct ObjectValidator {
         guard case .object(let o) = value else {
             throw StoreError.invalidObject(path: path, reason: "expected an object of type \(type), got \(value.typeName)")
         }
-        let fields = try store.allFields(of: schema)
+        let ancestors = try store.ancestors(of: schema)
+        let fields = (ancestors.reversed() + [schema]).flatMap(\.ownFields)
         let names = Set(fields.map(\.name))
         for m in o.members where !names.contains(m.key) {
             throw StoreError.invalidObject(path: "\(path).\(m.key)", reason: "\(type) \(schema.version) has no field \"\(m.key)\"")
@@ -46,7 +47,8 @@ public struct ObjectValidator {
                 throw StoreError.invalidObject(path: fieldPath, reason: "missing required field of type \(f.type.name)")
             }
         }
-        return StoredObject(type: type, version: schema.version, value: out)
+        return StoredObject(type: type, version: schema.version, value: out,
+                            parents: ancestors.map { (type: $0.type, version: $0.version) })
     }
 
     private func check(_ v: JSON, _ t: FieldType, path: String, relative: String) throws -> JSON {

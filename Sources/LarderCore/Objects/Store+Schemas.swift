@@ -86,17 +86,24 @@ extension Store {
         return count
     }
 
-    /// Every field an object of `schema` has: its ancestors' (newest versions) first, then its own.
-    func allFields(of schema: TypeSchema) throws(StoreError) -> [FieldDefinition] {
-        var chain: [TypeSchema] = [schema]
+    /// The newest versions of a schema's ancestors, nearest parent first.
+    func ancestors(of schema: TypeSchema) throws(StoreError) -> [TypeSchema] {
+        var chain: [TypeSchema] = []
         var seen: Set<String> = [schema.type]
-        while let parentName = chain.last?.parent {
+        var next = schema.parent
+        while let parentName = next {
             guard seen.insert(parentName).inserted else {
                 throw .invalidArgument(field: "parent", reason: "\(schema.type) inherits from itself through \(parentName)")
             }
             guard let parent = try newestSchema(of: parentName) else { throw .schemaNotFound(parentName) }
             chain.append(parent)
+            next = parent.parent
         }
-        return chain.reversed().flatMap(\.ownFields)
+        return chain
+    }
+
+    /// Every field an object of `schema` has: its ancestors' (newest versions) first, then its own.
+    func allFields(of schema: TypeSchema) throws(StoreError) -> [FieldDefinition] {
+        (try ancestors(of: schema).reversed() + [schema]).flatMap(\.ownFields)
     }
 }

@@ -2,19 +2,24 @@ import LarderJSON
 
 /// How an object is kept: its value, tagged with its type and version, with
 /// every nested object tagged the same way:
-/// `{"$type": "Foo", "$version": "1.0.1", "$value": {…}}`.
+/// `{"$type": "Foo", "$version": "1.0.1", "$value": {…}}`. An object whose type
+/// has a parent also records the version of each ancestor it was written
+/// under, `"$parents": {"Base": "2"}`, since each level migrates on its own.
 public struct StoredObject: Sendable {
     public var type: String
     public var version: SchemaVersion
     /// Field values; nested objects are still tagged.
     public var value: JSONObject
+    /// Ancestor types and the versions the value was written under.
+    public var parents: [(type: String, version: SchemaVersion)]
 
-    static let typeKey = "$type", versionKey = "$version", valueKey = "$value"
+    static let typeKey = "$type", versionKey = "$version", valueKey = "$value", parentsKey = "$parents"
 
-    init(type: String, version: SchemaVersion, value: JSONObject) {
+    init(type: String, version: SchemaVersion, value: JSONObject, parents: [(type: String, version: SchemaVersion)] = []) {
         self.type = type
         self.version = version
         self.value = value
+        self.parents = parents
     }
 
     /// An object whose type is no longer registered, as a plain map.
@@ -27,14 +32,26 @@ public struct StoredObject: Sendable {
 
     /// Reads a tagged object; nil for anything else.
     public init?(_ json: JSON) {
-        guard case .object(let o) = json, o.count == 3,
+        guard case .object(let o) = json, o.count == 3 || o.count == 4,
               case .string(let t)? = o[Self.typeKey], case .string(let v)? = o[Self.versionKey],
               let version = SchemaVersion(v), case .object(let value)? = o[Self.valueKey] else { return nil }
-        self.init(type: t, version: version, value: value)
+        var parents: [(String, SchemaVersion)] = []
+        if o.count == 4 {
+            guard case .object(let p)? = o[Self.parentsKey] else { return nil }
+            for m in p.members {
+                guard case .string(let pv) = m.value, let parsed = SchemaVersion(pv) else { return nil }
+                parents.append((m.key, parsed))
+            }
+        }
+        self.init(type: t, version: version, value: value, parents: parents.map { (type: $0.0, version: $0.1) })
     }
 
     public var json: JSON {
-        [Self.typeKey: .string(type), Self.versionKey: .string(version.text), Self.valueKey: .object(value)]
+        var o: JSONObject = [Self.typeKey: .string(type), Self.versionKey: .string(version.text), Self.valueKey: .object(value)]
+        if !parents.isEmpty {
+            o[Self.parentsKey] = .object(JSONObject(parents.map { ($0.type, .string($0.version.text)) }))
+        }
+        return .object(o)
     }
 
     /// The value as users see it: nested objects as plain maps.

@@ -13,8 +13,8 @@ enum ObjectEquals: MethodHandler {
         let server = r.server
         let reply = r.reply
         // Either side may need the client's migrations first: resolve a, then b.
-        server.resolve(a, in: r) { first in
-            server.resolve(b, in: r) { second in
+        server.resolve(a) { first in
+            server.resolve(b) { second in
                 server.finishAfterCommit(reply, first.flatMap { x in second.map { y in
                     let equal = x.type == y.type && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)
                     return ["equal": .bool(equal)]
