@@ -38,7 +38,7 @@ final class MigrationRun {
         for c in caches { total += try c.objectCount() }
         reply.onCancel = { [unowned self] in cancelled = true }
         progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
-                  "message": .string("\(total) stored objects")])
+                  "message": .string("stored objects: \(total)")])
         server.connection.schedule { [self] in nextBatch() }
     }
 
@@ -125,7 +125,8 @@ final class MigrationRun {
         let percentage = total == 0 ? 100 : min(100, visited * 100 / total)
         progress(["kind": "report", "percentage": .int(percentage),
                   "message": .string("\(visited) of \(total) stored objects looked at, \(migrated) migrated")])
-        if cancelled {
+        // Cancelled, or the client shut the server down: stop here; finished batches stay.
+        if cancelled || server.lifecycle == .shutDown {
             progress(["kind": "end", "message": "cancelled"])
             reply.fail(.requestCancelled(data: counts))
             return
@@ -136,6 +137,7 @@ final class MigrationRun {
     private func finish() {
         guard !reply.isDone else { return }
         if !options.dryRun { server.commit() }
+        progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(migrated) migrated")])
         progress(["kind": "end", "message": .string("\(migrated) migrated, \(failed) failed")])
         server.finishAfterCommit(reply, .success(counts))
     }

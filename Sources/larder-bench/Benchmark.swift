@@ -2,23 +2,6 @@
 import Glibc
 #endif
 
-/// Floors measured at the start of the run, which Larder's figures are divided by.
-struct Floors {
-    /// Pipe floor, pipelined lines/s: short answers, and answers as long as a 10 KiB get's.
-    var pipeRate: [Int: Spread] = [:]
-    /// Pipe floor, strict round trips, by answer size as above.
-    var pipeRoundTrip: [Int: Latency] = [:]
-    /// Storage floor by value size: new keys 1,000 per transaction, one per transaction, SELECT by key.
-    var insertBatched: [Int: Spread] = [:]
-    var insertEach: [Int: Spread] = [:]
-    var select: [Int: Spread] = [:]
-    /// Storage floor by store size (100 B values).
-    var scaleInsert: [Int: Spread] = [:]
-    var scaleSelect: [Int: Spread] = [:]
-    var scaleOverwrite: [Int: Spread] = [:]
-    var scaleBytesPerEntry: [Int: Double] = [:]
-}
-
 /// Runs every part of the benchmark and fills the report.
 final class Benchmark {
     let options: Options
@@ -63,6 +46,7 @@ final class Benchmark {
     func run() -> Report {
         let start = MonotonicClock.now()
         report.larderPath = larderPath
+        report.pinStrict = options.pinStrict
         let m = report.machine
         Progress.note("larder-bench \(plan.mode): \(m.processors) × \(m.cpuModel), \(m.kernel), SQLite \(m.sqlite); larder \(larderPath); scratch \(scratch.path)")
         func part(_ name: String, _ body: () -> Void) {
@@ -104,14 +88,16 @@ final class Benchmark {
     }
 
     /// Strict series: `reps` runs of `batch`, one request at a time.
-    func strictSeries(_ driver: Driver, _ batch: RequestBatch, reps: Int, what: String) -> (Spread, Latency) {
+    func strictSeries(_ driver: Driver, _ batch: RequestBatch, reps: Int, what: String, pid: pid_t) -> (Spread, Latency) {
         var rates: [Double] = []
         var samples: [[UInt64]] = []
         var latencies: [UInt64] = []
-        for _ in 0..<reps {
-            let ns = driver.strict(batch, latencies: &latencies)
-            rates.append(Statistics.rate(batch.count, ns))
-            samples.append(latencies)
+        pinned([pid]) {
+            for _ in 0..<reps {
+                let ns = driver.strict(batch, latencies: &latencies)
+                rates.append(Statistics.rate(batch.count, ns))
+                samples.append(latencies)
+            }
         }
         driver.requireNoProblems(what)
         return (Spread(rates), Latency(perRepetition: samples))

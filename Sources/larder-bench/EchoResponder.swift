@@ -3,9 +3,10 @@ import Glibc
 #endif
 
 /// The pipe floor's child: the bench re-executed with `--echo [BYTES]`. It
-/// answers every input line with one fixed line, using the I/O strategy Larder
-/// uses (large `read`s, `memchr` for line ends, one `write` when the input is
-/// drained), and does nothing else.
+/// answers every input line with one fixed line, with Larder's I/O pattern
+/// (64 KiB `read`s, `memchr` for line ends, answers buffered and written with
+/// one `write` once a read's lines are handled and the input is drained or
+/// 1 MiB is waiting), and does nothing else.
 enum EchoResponder {
     static let flag = "--echo"
 
@@ -22,42 +23,39 @@ enum EchoResponder {
         }
         answer += [UInt8(ascii: "}"), 0x0A]
 
-        let inputCapacity = 256 * 1024
-        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: inputCapacity)
+        let chunk = 64 * 1024
+        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: chunk)
         let flushAt = 1 << 20
-        let outputCapacity = flushAt + answer.count
-        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: outputCapacity)
-        var pending = 0
+        var output: [UInt8] = []
+        output.reserveCapacity(flushAt * 2)
         var fds = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
 
         func flush() -> Bool {
-            var done = 0
-            while done < pending {
-                let n = write(1, output + done, pending - done)
-                if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return false }
+            defer { output.removeAll(keepingCapacity: true) }
+            return output.withUnsafeBytes { raw in
+                var done = 0
+                while done < raw.count {
+                    let n = write(1, raw.baseAddress! + done, raw.count - done)
+                    if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { return false }
+                }
+                return true
             }
-            pending = 0
-            return true
         }
 
-        answer.withUnsafeBufferPointer { reply in
-            while true {
-                let n = read(0, input, inputCapacity)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                var p = 0
-                while p < n, let hit = memchr(input + p, 0x0A, n - p) {
-                    p = UnsafeMutableRawPointer(input).distance(to: hit) + 1
-                    if pending + reply.count > outputCapacity { guard flush() else { return } }
-                    (output + pending).update(from: reply.baseAddress!, count: reply.count)
-                    pending += reply.count
-                }
-                if pending >= flushAt || poll(&fds, 1, 0) <= 0 {
-                    guard flush() else { return }
-                }
+        while true {
+            let n = read(0, input, chunk)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            var p = 0
+            while p < n, let hit = memchr(input + p, 0x0A, n - p) {
+                p = UnsafeMutableRawPointer(input).distance(to: hit) + 1
+                output += answer
             }
-            _ = flush()
+            if output.count >= flushAt || poll(&fds, 1, 0) <= 0 {
+                guard flush() else { return 0 }
+            }
         }
+        _ = flush()
         return 0
     }
 }

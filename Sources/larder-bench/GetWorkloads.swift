@@ -26,8 +26,7 @@ extension Benchmark {
             s.driver.requireNoProblems("\(cache) pipelined gets")
 
             // Strict memory gets alternate repetitions with the pipe floor's, so
-            // both see the same scheduling (round trips swing between ~6 µs and
-            // ~70 µs on a busy 2-vCPU machine depending on where the kernel wakes whom).
+            // both see the same conditions.
             var strictRate: Spread
             var latency: Latency
             var rttRatio: Report.Ratio?
@@ -38,12 +37,14 @@ extension Benchmark {
                 _ = s.driver.strict(warm, latencies: &discarded)
                 var rates: [Double] = [], samples: [[UInt64]] = [], floorSamples: [[UInt64]] = []
                 var latencies: [UInt64] = []
-                for _ in 0..<plan.strictReps {
-                    _ = echoDriver.strict(strictBatch, latencies: &latencies)
-                    floorSamples.append(latencies)
-                    let ns = s.driver.strict(strictBatch, latencies: &latencies)
-                    rates.append(Statistics.rate(strictBatch.count, ns))
-                    samples.append(latencies)
+                pinned([echo.pid, s.child.pid]) {
+                    for _ in 0..<plan.strictReps {
+                        _ = echoDriver.strict(strictBatch, latencies: &latencies)
+                        floorSamples.append(latencies)
+                        let ns = s.driver.strict(strictBatch, latencies: &latencies)
+                        rates.append(Statistics.rate(strictBatch.count, ns))
+                        samples.append(latencies)
+                    }
                 }
                 echoDriver.requireNoProblems("pipe floor")
                 s.driver.requireNoProblems("\(cache) strict gets")
@@ -54,7 +55,7 @@ extension Benchmark {
                 rttRatio = Report.Ratio(kind: .multiple, value: latency.p50.median / floor.p50.median,
                                         floor: "pipe round trip p50 measured alternately (\(Format.fixed(floor.p50.median, 1)) µs)")
             } else {
-                (strictRate, latency) = strictSeries(s.driver, strictBatch, reps: plan.strictReps, what: "\(cache) strict gets")
+                (strictRate, latency) = strictSeries(s.driver, strictBatch, reps: plan.strictReps, what: "\(cache) strict gets", pid: s.child.pid)
                 rttRatio = roundTripRatio(latency, valueSize: size)
             }
             let delta = s.stats(cache: cache) - before

@@ -37,7 +37,7 @@ extension Benchmark {
         let before = s.stats(cache: cache)
         let rate = Statistics.rates(reps: plan.reps) { _ in (timed.count, s.driver.pipelined(timed, window: plan.window)) }
         s.driver.requireNoProblems("mixed pipelined")
-        let (strictRate, latency) = strictSeries(s.driver, strictBatch, reps: plan.strictReps, what: "mixed strict")
+        let (strictRate, latency) = strictSeries(s.driver, strictBatch, reps: plan.strictReps, what: "mixed strict", pid: s.child.pid)
         let delta = s.stats(cache: cache) - before
         let note = "memory-tier hit rate \(Format.fixed(delta.memoryHitRate * 100, 1))%"
             + " (the top 10,000 keys draw \(Format.fixed(zipf.share(ofTop: 10_000) * 100, 1))%)"

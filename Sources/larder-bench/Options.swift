@@ -11,6 +11,8 @@ struct Options {
     /// `--only a,b`: run only these parts (floors always run: ratios need them).
     var only: Set<String>?
     var opsOverride: Int?
+    /// Strict series run with the bench and its child on one CPU (`--no-pin` turns that off).
+    var pinStrict = true
     var repsOverride: Int?
 
     static let parts = ["memory", "disk", "set", "mixed", "scale", "start"]
@@ -32,6 +34,9 @@ struct Options {
           --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
           --ops N            Operations per series (overrides the mode's).
           --reps N           Repetitions per series (overrides the mode's).
+          --no-pin           Do not run strict series with the bench and its child
+                             pinned to one CPU (latencies then depend on where the
+                             kernel wakes each process).
           --help             This text.
         """
 
@@ -53,6 +58,7 @@ struct Options {
             switch arg {
             case "--help", "-h": o.help = true
             case "--quick": o.quick = true
+            case "--no-pin": o.pinStrict = false
             case "--json": o.jsonToStdout = true
             case "--json-out": o.jsonPath = try value(arg)
             case "--larder": o.larderPath = try value(arg)

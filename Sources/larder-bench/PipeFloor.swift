@@ -26,7 +26,7 @@ extension Benchmark {
             driver.requireNoProblems("pipe floor")
             var discarded: [UInt64] = []
             _ = driver.strict(warm, latencies: &discarded)
-            let (strictRate, latency) = strictSeries(driver, strictBatch, reps: plan.strictReps, what: "pipe floor")
+            let (strictRate, latency) = strictSeries(driver, strictBatch, reps: plan.strictReps, what: "pipe floor", pid: child.pid)
             child.finish()
             floors.pipeRate[size] = rate
             floors.pipeRoundTrip[size] = latency

@@ -39,7 +39,7 @@ struct Plan {
                            scaleTiers: [10_000, 100_000, 1_000_000], largestTierReps: 3)
 
     static let quick = Plan(mode: "quick", ops: 20_000, bigWriteOps: 5_000, strictOps: 5_000, extraStrictOps: 2_000,
-                            reps: 3, strictReps: 3, warmup: 2_000,
+                            reps: 3, strictReps: 3, warmup: 1_000, mixedKeys: 50_000,
                             scaleTiers: [10_000, 100_000], largestTierReps: 3)
 
     func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }

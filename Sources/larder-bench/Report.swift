@@ -54,6 +54,7 @@ final class Report {
     var seconds = 0.0
     /// /proc/loadavg at the end of the run.
     var loadAverage = "?"
+    var pinStrict = true
 
     init(machine: Machine, plan: Plan) {
         self.machine = machine
@@ -88,7 +89,7 @@ final class Report {
 
     // MARK: - Table
 
-    static let labelWidth = 44
+    static let labelWidth = 54
 
     func table() -> String {
         var out = "Larder benchmark (\(plan.mode) mode)\n"
@@ -98,6 +99,7 @@ final class Report {
         out += "plan:    \(Format.count(plan.ops)) ops per repetition of a pipelined series (window \(Format.count(plan.window)) requests), "
         out += "\(Format.count(plan.strictOps)) per strict series (other counts are marked); median of \(plan.reps) repetitions "
         out += "(strict series and 10 KiB writes: \(plan.strictReps)) with (min – max); keys 16 B; took \(Format.fixed(seconds, 1)) s\n"
+        out += "strict:  one request at a time; \(pinStrict ? "the bench and the child pinned to one CPU (see --no-pin)" : "not pinned: latencies depend on where the kernel wakes each process")\n"
         out += "ratios:  rates as a share of their floor (1.00 = floor speed); latencies as a multiple of the floor's (1.00 = floor latency)\n\n"
         out += Self.pad("workload", Self.labelWidth) + Self.lpad("ops/s", 11) + "  " + Self.pad("(min – max)", 23)
             + Self.lpad("p50 µs", 9) + Self.lpad("p99 µs", 9) + Self.lpad("p999 µs", 9) + "  vs floor\n"
@@ -128,7 +130,7 @@ final class Report {
             s += lpad("", 27)
         }
         if let ratio = r.ratio {
-            s += "  " + Format.fixed(ratio.value, 2) + (ratio.kind == .share ? " of " : "× ") + ratio.floor
+            s += "  " + Format.fixed(ratio.value, ratio.value < 0.095 ? 3 : 2) + (ratio.kind == .share ? " of " : "× ") + ratio.floor
         }
         if let note = r.note { s += (r.ratio == nil ? "  " : "; ") + note }
         return s
@@ -201,6 +203,7 @@ final class Report {
                      "scaleTiers": .array(plan.scaleTiers.map { .int($0) })],
             "seconds": Format.number(seconds, 1),
             "loadAverage": .string(loadAverage),
+            "strictPinnedToOneCPU": .bool(pinStrict),
             "sections": .array(sectionList),
             "targets": .array(targets.map {
                 ["name": .string($0.name), "measured": .string($0.measured), "goal": .string($0.goal), "met": .bool($0.met)]

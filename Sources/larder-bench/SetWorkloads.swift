@@ -40,7 +40,7 @@ extension Benchmark {
                 for rep in 0..<plan.strictReps {
                     let s = session("set-strict-\(size)-\(rep)")
                     _ = s.driver.pipelined(warm, window: plan.window)
-                    let ns = s.driver.strict(batch, latencies: &latencies)
+                    let ns = pinned([s.child.pid]) { s.driver.strict(batch, latencies: &latencies) }
                     s.driver.requireNoProblems("\(cache) strict sets")
                     rates.append(Statistics.rate(batch.count, ns))
                     samples.append(latencies)

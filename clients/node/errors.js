@@ -14,6 +14,12 @@ export const ErrorCode = Object.freeze({
   storageFailure: -31001,
   storeLocked: -31002,
   cacheNotFound: -31010,
+  schemaConflict: -31020,
+  schemaNotFound: -31021,
+  invalidObject: -31022,
+  notAnObject: -31023,
+  migrationMissing: -31030,
+  migrationFailed: -31031,
 });
 
 const byCode = new Map();
@@ -76,6 +82,22 @@ export const StoreUnavailable = codeClass('StoreUnavailable', ErrorCode.storeUna
 export const StorageFailure = codeClass('StorageFailure', ErrorCode.storageFailure);
 export const StoreLocked = codeClass('StoreLocked', ErrorCode.storeLocked);
 export const CacheNotFound = codeClass('CacheNotFound', ErrorCode.cacheNotFound);
+/** `schema.register` of a registered version with another definition; `data: {type, version}`. */
+export const SchemaConflict = codeClass('SchemaConflict', ErrorCode.schemaConflict);
+/** No schema is registered for the type; `data: {type}`. */
+export const SchemaNotFound = codeClass('SchemaNotFound', ErrorCode.schemaNotFound);
+/** A value does not fit its type; `data: {path, reason}`, the path such as `value.barObject.date`. */
+export const InvalidObject = codeClass('InvalidObject', ErrorCode.invalidObject);
+/** The entry was stored with `cache.set`, not `object.put`; `data: {key}`. */
+export const NotAnObject = codeClass('NotAnObject', ErrorCode.notAnObject);
+/** No migration leads the stored version to the newest; `data: {type, fromVersion, toVersion, fields}`. */
+export const MigrationMissing = codeClass('MigrationMissing', ErrorCode.migrationMissing);
+/**
+ * A migration step failed, or the client's `migrate.object` handler refused
+ * (or was not declared); the stored object is left as it was.
+ * `data: {key, type, fromVersion, toVersion, reason}`.
+ */
+export const MigrationFailed = codeClass('MigrationFailed', ErrorCode.migrationFailed);
 
 /**
  * The sidecar process is gone (or never started): every call still waiting,

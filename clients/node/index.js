@@ -75,6 +75,12 @@ function pick(to, from, names) {
   return to;
 }
 
+/**
+ * What an `onMigrate` handler returns to have the object deleted instead of
+ * migrated (answered as `{drop: true}`). Also `Larder.DROP`.
+ */
+export const DROP = Symbol('larder.DROP');
+
 function toErrorObject(err) {
   if (err instanceof LarderError && typeof err.code === 'number') return err.toJSON();
   const message = err instanceof Error ? err.message : String(err);
@@ -101,21 +107,35 @@ export class Larder {
   #closing = null;
   #onError;
   #forwardStderr;
+  #migrationCallbacks = false;
+
+  /** Return it from an `onMigrate` handler to delete the object (`{drop: true}`). */
+  static DROP = DROP;
 
   /** What `initialize` answered (serverInfo, protocolVersion, capabilities, store), or null. */
   server = null;
   /** `db.cache.*`: the cache methods. */
   cache;
+  /** `db.schema.*`: versioned object types. */
+  schema;
+  /** `db.object.*`: objects checked against their type and migrated when read. */
+  object;
+  /** `db.migrate.*`: `migrate.run`. */
+  migrate;
 
   /**
    * Starts `larder` and, unless `initialize: false`, initializes it.
    *
    * Options: `store` (a directory) or `memory: true`; `binary`; `args` (extra
    * command-line arguments); `appVersion`; `events` (ask for every cache
-   * event); `clientInfo`; `env`; `cwd`; `framing` ('lines' or
-   * 'content-length'); `stderr: 'inherit'` to copy the sidecar's stderr to
-   * ours; `onError(err)` for errors thrown by event handlers or unmatched
-   * messages.
+   * event); `onMigrate(params)`: the `migrate.object` handler (see
+   * `onMigrate`), registered before `initialize`, which then declares
+   * `capabilities.migrationCallbacks`; `migrationCallbacks`: `true` declares
+   * it for a handler registered later, `false` never declares it (default:
+   * declared exactly when a handler is registered by then); `clientInfo`;
+   * `env`; `cwd`; `framing` ('lines' or 'content-length'); `stderr:
+   * 'inherit'` to copy the sidecar's stderr to ours; `onError(err)` for
+   * errors thrown by event handlers or unmatched messages.
    */
   static async spawn(options = {}) {
     if (options.store !== undefined && options.memory) throw new TypeError('give store or memory, not both');
@@ -152,6 +172,10 @@ export class Larder {
     this.#forwardStderr = options.stderr === 'inherit';
     this.#goneForGood = new Promise((resolve) => (this.#resolveGone = resolve));
     this.cache = new CacheMethods(this);
+    this.schema = new SchemaMethods(this);
+    this.object = new ObjectMethods(this);
+    this.migrate = new MigrateMethods(this);
+    if (options.onMigrate) this.onMigrate(options.onMigrate);
     this.#reader = new MessageReader(
       this.#framing,
       (text) => this.#receive(text),
@@ -210,17 +234,31 @@ export class Larder {
    * Sends `initialize` (then the `initialized` notification) and resolves
    * with its result, also kept as `db.server`. `spawn` does this unless told
    * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
-   * to this store directory), `events`. Must be the first request, and is
-   * accepted once.
+   * to this store directory), `events`, `migrationCallbacks` (declare that
+   * this client answers `migrate.object`; default: whether `onMigrate` has a
+   * handler now). Must be the first request, and is accepted once.
    */
-  async initialize({ clientInfo, appVersion, store, events } = {}) {
+  async initialize({ clientInfo, appVersion, store, events, migrationCallbacks } = {}) {
     const params = { clientInfo: clientInfo ?? { name: 'larder-node', version: packageVersion } };
     if (appVersion !== undefined) params.appVersion = appVersion;
     if (store !== undefined) params.store = { path: String(store) };
-    if (events) params.capabilities = { events: true };
+    migrationCallbacks ??= this.#requestHandlers.has('migrate.object');
+    const capabilities = {};
+    if (events) capabilities.events = true;
+    if (migrationCallbacks) capabilities.migrationCallbacks = true;
+    if (Object.keys(capabilities).length > 0) params.capabilities = capabilities;
     this.server = await this.call('initialize', params);
+    this.#migrationCallbacks = Boolean(migrationCallbacks);
     this.notify('initialized', {});
     return this.server;
+  }
+
+  /**
+   * Whether `initialize` declared `capabilities.migrationCallbacks`: only
+   * then does the server ask the `onMigrate` handler.
+   */
+  get migrationCallbacks() {
+    return this.#migrationCallbacks;
   }
 
   /** `shutdown`: commits everything; afterwards only `exit` is accepted (`close` does both). */
@@ -236,14 +274,15 @@ export class Larder {
    *
    * Options: `signal` (an AbortSignal: sends `$/cancelRequest`, the server then
    * answers with RequestCancelled); `onProgress(value)`: adds a
-   * `workDoneToken` to params and calls back with each `$/progress` for it.
+   * `workDoneToken` to params (unless they have one) and calls back with
+   * each `$/progress` for it, before the call resolves.
    */
   call(method, params, { signal, onProgress } = {}) {
     if (this.#gone) return Promise.reject(this.#exitedError());
     const id = this.#nextId++;
     let token;
     if (onProgress) {
-      token = `node-${id}`;
+      token = params?.workDoneToken ?? `node-${id}`;
       params = { ...(params ?? {}), workDoneToken: token };
     }
     const message = { jsonrpc: '2.0', id, method };
@@ -347,9 +386,36 @@ export class Larder {
     };
   }
 
-  /** Answers `migrate.object` requests during `migrate.run`. */
+  /**
+   * Answers `migrate.object`: the server asks it for each `{op: 'callback'}`
+   * migration step, when an object is read (`object.get`, `describe`,
+   * `equals`, `hash`) or during `migrate.run`.
+   *
+   * `fn(params, {id, method})` gets `{type, key, cache, group, fromVersion,
+   * toVersion, value}` (`value` as the earlier steps left it) and returns
+   * (or resolves to) the new value, answered as `{value}`, or `Larder.DROP`
+   * to delete the object (`{drop: true}`). Throwing answers with an error:
+   * the read fails with MigrationFailed and the stored object is left as it
+   * was, so a later read asks again. Replaces an earlier handler; returns a
+   * function that removes it.
+   *
+   * The server only asks clients that declared
+   * `capabilities.migrationCallbacks` in `initialize`: pass `onMigrate` (or
+   * `migrationCallbacks: true`) to `Larder.spawn`, or register the handler
+   * before calling `initialize`.
+   */
   onMigrate(fn) {
-    return this.onRequest('migrate.object', fn);
+    if (this.server && !this.#migrationCallbacks) {
+      process.emitWarning(
+        'onMigrate: this client did not declare capabilities.migrationCallbacks in initialize, so the server will ' +
+          'not call the handler (pass onMigrate or migrationCallbacks: true to Larder.spawn)',
+        { code: 'LARDER_NO_MIGRATION_CALLBACKS' },
+      );
+    }
+    return this.onRequest('migrate.object', async (params, request) => {
+      const result = await fn(params, request);
+      return result === DROP ? { drop: true } : { value: result === undefined ? null : result };
+    });
   }
 
   /**
@@ -619,6 +685,162 @@ class CacheMethods {
   subscribe(name) {
     if (name !== null && typeof name === 'object') name = name.cache;
     return this.#call('cache.subscribe', name === undefined ? {} : { cache: name });
+  }
+}
+
+/** Params naming one object: a key string, or `{type, value}` / `{key, cache?, group?}`. */
+function subject(what, { cache, group } = {}) {
+  let params;
+  if (typeof what === 'string') params = { key: what };
+  else if (what !== null && typeof what === 'object' && !Array.isArray(what)) params = { ...what };
+  else throw new TypeError('name an object by its key (a string) or as {type, value}');
+  if (!('key' in params) && !('type' in params && 'value' in params)) {
+    throw new TypeError('name an object by its key (a string) or as {type, value}');
+  }
+  return pick(params, { cache, group }, TARGET);
+}
+
+/** An `object.equals` side: a key string, or `{type, value}` / `{key, cache?, group?}`, sent as given. */
+function operand(what, name) {
+  if (typeof what === 'string') return what;
+  if (what !== null && typeof what === 'object' && !Array.isArray(what)) return what;
+  throw new TypeError(`${name} must be a key (a string) or an object such as {type, value}`);
+}
+
+/**
+ * `db.schema.*`: versioned object types. `fields` map names to types:
+ * 'string', 'integer', 'number', 'bool', 'date', 'data', 'json', 'T?' (may be
+ * absent), `{array: T}`, `{map: T}`, `{ref: 'OtherType'}`, `{optional: T}`,
+ * or `{type: T, default: value}`. Definitions are sent as given.
+ */
+class SchemaMethods {
+  #db;
+  constructor(db) {
+    this.#db = db;
+  }
+
+  /**
+   * `schema.register`: keeps one version (dotted numbers, '1.0.2') of a type.
+   * `parent` names a type whose fields objects also have; `extensions` maps
+   * category names to more (optional) fields; `migrations` is a list of
+   * `{from: '1.0.0' | ['1.0.0', ...], steps: [...]}` with steps
+   * `{op: 'rename', from, to}`, `{op: 'remove', field}`, `{op: 'set' |
+   * 'default', field, value}`, `{op: 'convert', field, to, from?}` (to:
+   * string, number, integer, bool, date, epochSeconds, epochMillis),
+   * `{op: 'move', from, to}` (dotted paths) and `{op: 'callback'}` (asks
+   * `onMigrate`). Resolves `{type, version, created}`; SchemaConflict when
+   * the version is registered with another definition.
+   */
+  register(type, version, fields, { parent, extensions, migrations } = {}) {
+    return this.#db.call('schema.register', pick({ type, version, fields }, { parent, extensions, migrations }, [
+      'parent', 'extensions', 'migrations',
+    ]));
+  }
+
+  /** `schema.get`: `{schema: {type, version, fields, parent?, extensions?, migrations?}, versions}` (newest, or `version`). */
+  get(type, { version } = {}) {
+    return this.#db.call('schema.get', pick({ type }, { version }, ['version']));
+  }
+
+  /** `schema.list`: `{types: [{type, versions, newest, parent?}]}`. */
+  list() {
+    return this.#db.call('schema.list', {});
+  }
+
+  /** `schema.remove`: deletes every version; stored objects stay readable as plain maps. `{removed}`. */
+  remove(type) {
+    return this.#db.call('schema.remove', { type });
+  }
+
+  /** `schema.extend`: adds a category's (optional) fields to the newest version. `{schema}`. */
+  extend(type, category, fields) {
+    return this.#db.call('schema.extend', { type, category, fields });
+  }
+}
+
+/** `db.object.*`: values checked against their type, stored with its version, migrated when read. */
+class ObjectMethods {
+  #db;
+  constructor(db) {
+    this.#db = db;
+  }
+
+  /**
+   * `object.put`: validates `value` against the newest version of `type` and
+   * stores it (`ttl` in seconds). `{stored, type, version}`; InvalidObject
+   * (`data: {path, reason}`) or SchemaNotFound when it does not fit.
+   */
+  put(key, { type, value, ttl, cache, group } = {}) {
+    return this.#db.call('object.put', pick({ key, type, value }, { ttl, cache, group }, [
+      'ttl', ...TARGET,
+    ]));
+  }
+
+  /**
+   * `object.get`: `{found: false}`, or `{found: true, type, version, value,
+   * migratedFrom?}` at the newest version (`migratedFrom`: the stored version,
+   * when this read migrated and wrote it back); `{found: false, dropped: true,
+   * type, migratedFrom}` when `onMigrate` dropped it. `type` checks the type
+   * (RequestFailed otherwise). NotAnObject, MigrationMissing, MigrationFailed.
+   */
+  get(key, { type, cache, group } = {}) {
+    return this.#db.call('object.get', pick({ key }, { type, cache, group }, ['type', ...TARGET]));
+  }
+
+  /**
+   * `object.describe`: HMCache's description, `{description: {'*Type': {field,
+   * '(Category)field', '**Parent': {...}}}}`, of a stored object (its key) or
+   * of `{type, value}`.
+   */
+  describe(what, { cache, group } = {}) {
+    return this.#db.call('object.describe', subject(what, { cache, group }));
+  }
+
+  /**
+   * `object.equals`: `{equal}` (same type and value). `a` and `b` are each a
+   * key (in `cache`/`group`), `{type, value}` or `{key, cache?, group?}`.
+   */
+  equals(a, b, { cache, group } = {}) {
+    return this.#db.call('object.equals', pick({ a: operand(a, 'a'), b: operand(b, 'b') }, { cache, group }, TARGET));
+  }
+
+  /** `object.hash`: `{hash, algorithm: 'fnv1a64-canonical-json'}` of a key or `{type, value}`; equal objects hash alike. */
+  hash(what, { cache, group } = {}) {
+    return this.#db.call('object.hash', subject(what, { cache, group }));
+  }
+
+  /** `object.copy`: copies the object as stored to `toKey` (in `toCache`/`toGroup`, default the source's). `{copied, type, version}`. */
+  copy(key, toKey, { toCache, toGroup, cache, group } = {}) {
+    return this.#db.call('object.copy', pick({ key, toKey }, { toCache, toGroup, cache, group }, [
+      'toCache', 'toGroup', ...TARGET,
+    ]));
+  }
+}
+
+/** `db.migrate.*`. */
+class MigrateMethods {
+  #db;
+  constructor(db) {
+    this.#db = db;
+  }
+
+  /**
+   * `migrate.run`: migrates every stored object behind its type's newest
+   * version (of one `type`, in one `cache`, or all), `batchSize` per
+   * transaction (default 500). `dryRun: true` writes nothing back;
+   * `onFailure: 'drop'` deletes objects that fail ('keep' by default).
+   * `onProgress(value)` receives `{kind: 'begin'}`, `{kind: 'report',
+   * percentage, message}` after batches and `{kind: 'end'}` (a
+   * `workDoneToken` is added; `workDoneToken` chooses it); an aborted
+   * `signal` stops it between batches (RequestCancelled, counts in `data`).
+   * Resolves `{examined, migrated, upToDate, failed, dropped, failures:
+   * [{key, group?, cache?, type?, fromVersion?, error}]}`.
+   */
+  run({ type, cache, dryRun, batchSize, onFailure, workDoneToken, onProgress, signal } = {}) {
+    const params = pick({}, { type, cache, dryRun, batchSize, onFailure, workDoneToken }, [
+      'type', 'cache', 'dryRun', 'batchSize', 'onFailure', 'workDoneToken',
+    ]);
+    return this.#db.call('migrate.run', params, { onProgress, signal });
   }
 }
 

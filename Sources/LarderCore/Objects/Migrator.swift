@@ -135,10 +135,12 @@ struct Migrator {
                 queue.append(hop.to)
             }
         }
-        let next = versions.first { $0.version > from } ?? versions.last!
-        let old = versions.first { $0.version == from }
-        throw StoreError.migrationMissing(type: type, from: from.text, to: target.text,
-                                          fields: old.map { Self.differences(from: $0, to: next) } ?? ["(no schema is registered for \(from))"])
+        // Report the gap itself: from the newest version the chain reaches to the next one registered.
+        let reached = seen.max() ?? from
+        let next = versions.first { $0.version > reached } ?? versions.last!
+        let old = versions.first { $0.version == reached }
+        throw StoreError.migrationMissing(type: type, from: reached.text, to: next.version.text,
+                                          fields: old.map { Self.differences(from: $0, to: next) } ?? ["(no schema is registered for \(reached))"])
     }
 
     /// The newer version keeps every field as it was and only adds fields that may be absent.

@@ -8,6 +8,7 @@ const {
   ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
   ServerNotInitialized, RequestCancelled, RequestFailed,
   StoreUnavailable, StorageFailure, StoreLocked, CacheNotFound,
+  SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
 } = larder;
 
 let db;
@@ -24,6 +25,8 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     invalidParams: InvalidParams, internalError: InternalError, serverNotInitialized: ServerNotInitialized,
     requestCancelled: RequestCancelled, requestFailed: RequestFailed, storeUnavailable: StoreUnavailable,
     storageFailure: StorageFailure, storeLocked: StoreLocked, cacheNotFound: CacheNotFound,
+    schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
+    notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
   };
   assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
   for (const [name, Class] of Object.entries(classes)) {
@@ -37,6 +40,10 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     assert.deepEqual(e.data, { x: 1 });
     assert.equal(e.name, Class.name);
   }
+  assert.deepEqual(
+    [SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed].map((C) => C.code),
+    [-31020, -31021, -31022, -31023, -31030, -31031],
+  );
   const unknown = LarderError.fromResponse({ code: -1, message: 'app specific' });
   assert.equal(unknown.constructor, LarderError);
   assert.equal(unknown.code, -1);

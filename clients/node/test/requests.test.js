@@ -1,5 +1,5 @@
-// Requests from the server to the client: debug.ask (real binary), and
-// migrate.object with $/progress (a stand-in server, until migrate.run exists).
+// Requests from the server to the client through debug.ask (real binary), and
+// $/progress routing (a stand-in server).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -72,32 +72,41 @@ test('many asks in flight at once, answered out of order', async () => {
   assert.deepEqual(answers.map((a) => a.result), [0, 1, 2, 3, 4]);
 });
 
-test('onMigrate answers migrate.object; $/progress goes to the call with its token', async () => {
+test('onMigrate answers {value}, {drop: true} for Larder.DROP, or an error (through debug.ask)', async () => {
+  db.onMigrate(async ({ value }) => {
+    if (value.drop) return Larder.DROP;
+    if (value.bad) throw new LarderError(-32099, 'cannot migrate', { id: value.id });
+    return { ...value, version: 2 };
+  });
+  const ask = (value) => db.call('debug.ask', { method: 'migrate.object', params: { value } });
+  assert.deepEqual(await ask({ id: 1 }), { result: { value: { id: 1, version: 2 } } });
+  assert.deepEqual(await ask({ id: 2, drop: true }), { result: { drop: true } });
+  assert.deepEqual(await ask({ id: 3, bad: true }), { error: { code: -32099, message: 'cannot migrate', data: { id: 3 } } });
+});
+
+// migrate.run against the real server is in objects.test.js; the stand-in checks $/progress routing details.
+test('$/progress goes to the call with its token, or to onProgress(token)', async () => {
   const fake = await Larder.spawn({ binary: FAKE, memory: true });
   try {
     assert.equal(fake.server.serverInfo.name, 'fake-larder');
-    const migrations = [];
-    fake.onMigrate(async ({ type, fromVersion, toVersion, object }) => {
-      migrations.push({ type, fromVersion, toVersion });
-      if (object.bad) throw new LarderError(-32099, 'cannot migrate', { id: object.id });
-      return { ...object, title: object.name, name: undefined };
-    });
     const progress = [];
-    const r = await fake.call(
-      'migrate.run',
-      { objects: [{ id: 1, name: 'a' }, { id: 2, bad: true }, { id: 3, name: 'c' }] },
-      { onProgress: (value) => progress.push(value) },
-    );
-    assert.deepEqual(r.migrated, [{ id: 1, title: 'a' }, { id: 3, title: 'c' }]);
-    assert.deepEqual(r.failed, [{ code: -32099, message: 'cannot migrate', data: { id: 2 } }]);
-    assert.equal(migrations.length, 3);
+    const others = [];
+    fake.onEvent('$/progress', (p) => others.push(p.token));
+    const r = await fake.call('work', { steps: 3 }, { onProgress: (value) => progress.push(value) });
+    assert.match(r.token, /^node-\d+$/);
     assert.deepEqual(progress.map((p) => p.kind), ['begin', 'report', 'report', 'report', 'end']);
     assert.deepEqual(progress[3], { kind: 'report', done: 3, total: 3 });
+    assert.ok(others.includes('someone-else'));
+
+    // A token given in params is kept.
+    const own = [];
+    assert.equal((await fake.call('work', { steps: 1, workDoneToken: 'given' }, { onProgress: (v) => own.push(v.kind) })).token, 'given');
+    assert.deepEqual(own, ['begin', 'report', 'end']);
 
     // A token registered by hand also hears its progress.
     const manual = [];
     const off = fake.onProgress('mine', (v) => manual.push(v.kind));
-    await fake.call('migrate.run', { objects: [], workDoneToken: 'mine' });
+    await fake.call('work', { steps: 0, workDoneToken: 'mine' });
     off();
     assert.deepEqual(manual, ['begin', 'end']);
   } finally {
@@ -106,13 +115,7 @@ test('onMigrate answers migrate.object; $/progress goes to the call with its tok
 });
 
 test('namespace() calls methods without their own wrapper', async () => {
-  const fake = await Larder.spawn({ binary: FAKE });
-  try {
-    const migrate = fake.namespace('migrate');
-    fake.onMigrate((p) => p.object);
-    assert.deepEqual(await migrate.run({ objects: [{ id: 9 }] }), { migrated: [{ id: 9 }], failed: [] });
-    await assert.rejects(fake.namespace('schema').define({}), MethodNotFound);
-  } finally {
-    await fake.close();
-  }
+  assert.deepEqual(await db.namespace('schema').list({}), { types: [] });
+  await assert.rejects(db.namespace('schema').define({}), MethodNotFound);
+  await assert.rejects(db.namespace('debug').advanceClock({ seconds: 1 }), (e) => e.code === -32803);
 });

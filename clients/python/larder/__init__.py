@@ -9,21 +9,29 @@
         print(db.cache.get("greeting")["value"])
         thumbs = db.cache_view("images", group="thumbs")
         thumbs["cat.png"] = b"\\x89PNG..."
+        db.schema.register("Note", "1", {"title": "string"})
+        db.object.put("n1", "Note", {"title": "hi"})
 """
 
 from .cache import MISSING, CacheMethods, CacheView
+from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
 from .errors import (
     CacheNotFound,
     InternalError,
+    InvalidObject,
     InvalidParams,
     InvalidRequest,
     LarderError,
     MethodNotFound,
     MigrationFailed,
+    MigrationMissing,
+    NotAnObject,
     ParseError,
     RequestCancelled,
     RequestFailed,
+    SchemaConflict,
+    SchemaNotFound,
     ServerNotInitialized,
     SidecarExited,
     StorageFailure,
@@ -41,7 +49,11 @@ __all__ = [
     "Namespace",
     "CacheMethods",
     "CacheView",
+    "SchemaMethods",
+    "ObjectMethods",
+    "MigrateMethods",
     "MISSING",
+    "DROP",
     "find_binary",
     "LarderError",
     "ParseError",
@@ -56,6 +68,11 @@ __all__ = [
     "StorageFailure",
     "StoreLocked",
     "CacheNotFound",
+    "SchemaConflict",
+    "SchemaNotFound",
+    "InvalidObject",
+    "NotAnObject",
+    "MigrationMissing",
     "MigrationFailed",
     "SidecarExited",
     "error_class",

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
+from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
 
@@ -80,8 +81,8 @@ class _Pending:
 
 class Namespace:
     """Generic access to a method namespace, for methods without a dedicated
-    wrapper: ``db.namespace("schema").get_all(type_name="x")`` calls
-    ``schema.getAll {"typeName": "x"}``. Returns results (on a client) or
+    wrapper: ``db.namespace("debug").advance_clock(seconds=5)`` calls
+    ``debug.advanceClock {"seconds": 5}``. Returns results (on a client) or
     futures (on a pipeline)."""
 
     def __init__(self, request: Callable[..., Any], name: str) -> None:
@@ -111,6 +112,12 @@ class Larder:
 
     Attributes:
         cache: the ``cache.*`` methods (:class:`~larder.cache.CacheMethods`).
+        schema: the ``schema.*`` methods (:class:`~larder.objects.SchemaMethods`).
+        object: the ``object.*`` methods (:class:`~larder.objects.ObjectMethods`).
+        migrate: the ``migrate.*`` methods (:class:`~larder.objects.MigrateMethods`).
+        migration_callbacks: whether ``initialize`` declared
+            ``capabilities.migrationCallbacks`` (the server then asks
+            :meth:`on_migrate`'s handler for ``{"op": "callback"}`` steps).
         init_result: what ``initialize`` answered (``serverInfo``,
             ``protocolVersion``, ``capabilities``, ``store``), or ``None``.
         timeout: default seconds to wait for an answer (``None``: forever; a
@@ -123,6 +130,7 @@ class Larder:
         self._proc = process
         self.timeout = timeout
         self.init_result: dict[str, Any] | None = None
+        self.migration_callbacks = False
         self._ids = itertools.count(1)
         self._write_lock = threading.Lock()
         self._state_lock = threading.Lock()
@@ -136,6 +144,9 @@ class Larder:
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
         self._callbacks: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.Queue()
         self.cache = CacheMethods(self._request_sync)
+        self.schema = SchemaMethods(self._request_sync)
+        self.object = ObjectMethods(self._request_sync)
+        self.migrate = MigrateMethods(self._request_sync)
 
         self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"larder-{self.pid}-stderr", daemon=True)
         self._callback_thread = threading.Thread(
@@ -159,6 +170,8 @@ class Larder:
         args: Sequence[str] = (),
         *,
         events: bool = False,
+        migration_callbacks: bool | None = None,
+        on_migrate: Handler | None = None,
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
         timeout: float | None = None,
@@ -176,6 +189,13 @@ class Larder:
             args: more command-line arguments, e.g. ``["--enable-test-methods"]``.
             events: ask for every cache event from the start
                 (``capabilities.events``); otherwise use ``cache.subscribe``.
+            on_migrate: the ``migrate.object`` handler (see :meth:`on_migrate`),
+                registered before ``initialize``, which then declares
+                ``capabilities.migrationCallbacks``.
+            migration_callbacks: declare ``capabilities.migrationCallbacks``
+                (``True``) or not (``False``); by default, declared exactly
+                when a handler is registered by the time ``initialize`` is sent
+                (``on_migrate=``).
             client_info: ``initialize``'s ``clientInfo`` (default: this library).
             timeout: the client's default answer timeout in seconds.
             env: the process environment (default: inherited).
@@ -192,9 +212,12 @@ class Larder:
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         db = cls(process, timeout=timeout)
+        if on_migrate is not None:
+            db.on_migrate(on_migrate)
         if initialize:
             try:
-                db.initialize(client_info=client_info, app_version=app_version, events=events)
+                db.initialize(client_info=client_info, app_version=app_version, events=events,
+                              migration_callbacks=migration_callbacks)
             except BaseException:
                 db.close()
                 raise
@@ -207,23 +230,36 @@ class Larder:
         app_version: str | None = None,
         store: str | os.PathLike[str] | None = None,
         events: bool = False,
+        migration_callbacks: bool | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
         returns its result: ``{"serverInfo": {"name", "version"},
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
         "store": {"path", "persistent"}}``. ``store`` switches to that store
-        directory. Must be the first request, and is accepted once."""
+        directory. ``events`` asks for every cache event;
+        ``migration_callbacks`` declares that this client answers
+        ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
+        now). Must be the first request, and is accepted once."""
         params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
         if app_version is not None:
             params["appVersion"] = app_version
         if store is not None:
             params["store"] = {"path": os.fspath(store)}
+        if migration_callbacks is None:
+            migration_callbacks = "migrate.object" in self._request_handlers
+        capabilities: dict[str, Any] = {}
         if events:
-            params["capabilities"] = {"events": True}
+            capabilities["events"] = True
+        if migration_callbacks:
+            capabilities["migrationCallbacks"] = True
+        if capabilities:
+            params["capabilities"] = capabilities
         params.update(camel_keys(extra))
         result = self.call("initialize", params)
         self.init_result = result
+        declared = params.get("capabilities")
+        self.migration_callbacks = isinstance(declared, dict) and declared.get("migrationCallbacks") is True
         self.notify("initialized", {})
         return result
 
@@ -387,9 +423,40 @@ class Larder:
         return None
 
     def on_migrate(self, fn: Handler | None = None) -> Any:
-        """``on_request("migrate.object", fn)``: converts one stored object
-        during ``migrate.run``."""
-        return self.on_request("migrate.object", fn)
+        """Answers ``migrate.object``: the server asks it for each
+        ``{"op": "callback"}`` migration step, when an object is read
+        (``object.get``, ``describe``, ``equals``, ``hash``) or during
+        ``migrate.run``.
+
+        ``fn(params)`` gets ``{"type", "key", "cache", "group",
+        "fromVersion", "toVersion", "value"}`` (``value`` as the earlier
+        steps left it) and returns the new value (a dict, answered as
+        ``{"value": ...}``), or :data:`larder.DROP` to delete the object
+        (``{"drop": true}``). Raising answers with an error: the read fails
+        with :class:`~larder.MigrationFailed` and the stored object is left as
+        it was, so a later read asks again. Runs on the callback thread: it
+        may call the server, but not read another object that needs a
+        callback itself (that question would wait behind this one).
+        ``fn`` replaces an earlier handler and is returned, so this also works
+        as a decorator (``@db.on_migrate`` or ``@db.on_migrate()``).
+
+        The server only asks clients that declared
+        ``capabilities.migrationCallbacks`` in ``initialize``: pass
+        ``on_migrate=`` (or ``migration_callbacks=True``) to :meth:`spawn`,
+        or register the handler before calling :meth:`initialize`.
+        """
+        if fn is None:
+            return self.on_migrate
+        if self.init_result is not None and not self.migration_callbacks:
+            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
+                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
+                        "to Larder.spawn)")
+
+        def answer(params: Any) -> dict[str, Any]:
+            return migrate_answer(fn(params))
+
+        self.on_request("migrate.object", answer)
+        return fn
 
     def on_event(self, method: str, fn: Handler | None = None) -> Any:
         """Calls ``fn(params)`` for each ``method`` notification from the
@@ -416,8 +483,10 @@ class Larder:
     # ------------------------------------------------------------------
     # Internals: sending
 
-    def _request_sync(self, method: str, params: dict[str, Any] | None, transform: Transform) -> Any:
-        future = self._submit([_Pending(method, params, transform, None)])[0]
+    def _request_sync(
+        self, method: str, params: dict[str, Any] | None, transform: Transform, progress: Handler | None = None
+    ) -> Any:
+        future = self._submit([_Pending(method, params, transform, progress)])[0]
         return self._wait(future, self.timeout)
 
     def _wait(self, future: Future[Any], timeout: float | None) -> Any:
@@ -648,7 +717,8 @@ class Larder:
 class Pipeline:
     """Calls queued to be sent in one write (see :meth:`Larder.pipeline`).
 
-    ``p.call(...)``, ``p.cache.*`` and ``p.namespace(...)`` return futures;
+    ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
+    ``p.migrate.*`` and ``p.namespace(...)`` return futures;
     after the ``with`` block, ``p.results`` holds each call's result in
     order, or its exception for one that failed.
     """
@@ -658,6 +728,9 @@ class Pipeline:
         self.batch = batch
         self.raise_on_error = raise_on_error
         self.cache = CacheMethods(self._request)
+        self.schema = SchemaMethods(self._request)
+        self.object = ObjectMethods(self._request)
+        self.migrate = MigrateMethods(self._request)
         self.futures: list[Future[Any]] = []
         self._queued: list[_Pending] = []
         self._results: list[Any] | None = None
@@ -670,8 +743,10 @@ class Pipeline:
     def namespace(self, name: str) -> Namespace:
         return Namespace(self._request, name)
 
-    def _request(self, method: str, params: dict[str, Any] | None, transform: Transform) -> Future[Any]:
-        return self._queue(_Pending(method, params, transform, None))
+    def _request(
+        self, method: str, params: dict[str, Any] | None, transform: Transform, progress: Handler | None = None
+    ) -> Future[Any]:
+        return self._queue(_Pending(method, params, transform, progress))
 
     def _queue(self, p: _Pending) -> Future[Any]:
         if self._results is not None:

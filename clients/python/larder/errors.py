@@ -24,6 +24,11 @@ __all__ = [
     "StorageFailure",
     "StoreLocked",
     "CacheNotFound",
+    "SchemaConflict",
+    "SchemaNotFound",
+    "InvalidObject",
+    "NotAnObject",
+    "MigrationMissing",
     "MigrationFailed",
     "SidecarExited",
     "error_class",
@@ -157,14 +162,46 @@ class CacheNotFound(LarderError):
     CODE = -31010
 
 
-class MigrationFailed(LarderError):
-    """Placeholder for ``migrate.run`` failures.
+@register_error
+class SchemaConflict(LarderError):
+    """-31020: ``schema.register`` of a version that is already registered
+    with a different definition. ``data = {"type", "version"}``."""
+    CODE = -31020
 
-    The protocol has not assigned its code yet; once it has, set ``CODE`` and
-    decorate with :func:`register_error` (until then the server's error arrives
-    as a plain :class:`LarderError`).
-    """
-    CODE = None
+
+@register_error
+class SchemaNotFound(LarderError):
+    """-31021: no schema is registered for the type. ``data = {"type"}``."""
+    CODE = -31021
+
+
+@register_error
+class InvalidObject(LarderError):
+    """-31022: a value does not fit its type's newest schema.
+    ``data = {"path", "reason"}``, the path such as ``value.barObject.date``."""
+    CODE = -31022
+
+
+@register_error
+class NotAnObject(LarderError):
+    """-31023: the entry was stored with ``cache.set``, not ``object.put``.
+    ``data = {"key"}``."""
+    CODE = -31023
+
+
+@register_error
+class MigrationMissing(LarderError):
+    """-31030: no registered migration leads the stored version to the newest.
+    ``data = {"type", "fromVersion", "toVersion", "fields"}`` (the fields that differ)."""
+    CODE = -31030
+
+
+@register_error
+class MigrationFailed(LarderError):
+    """-31031: a migration step failed, or the client's ``migrate.object``
+    handler answered with an error (or was not declared). The stored object is
+    left as it was. ``data = {"key", "type", "fromVersion", "toVersion", "reason"}``."""
+    CODE = -31031
 
 
 class SidecarExited(LarderError):

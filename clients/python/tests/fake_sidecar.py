@@ -1,12 +1,11 @@
-"""A stand-in sidecar speaking Larder's framing, for client features the real
-server does not offer yet: ``$/progress`` keyed by workDoneToken and
-server-to-client ``migrate.object`` requests during ``migrate.run``."""
+"""A stand-in sidecar speaking Larder's framing, for client behaviour that is
+hard to provoke from the real server: ``$/progress`` for other tokens,
+crashing on purpose."""
 
 import json
 import sys
 
 shut_down = False
-next_id = 0
 
 
 def send(message):
@@ -21,19 +20,6 @@ def answer(rid, result=None, error=None):
     else:
         message["result"] = result
     send(message)
-
-
-def ask(method, params):
-    """Sends a request to the client and reads until its answer arrives."""
-    global next_id
-    next_id += 1
-    rid = f"larder-{next_id}"
-    send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-    for line in sys.stdin:
-        message = json.loads(line)
-        if message.get("id") == rid and "method" not in message:
-            return message
-    sys.exit(4)
 
 
 def progress(token, value):
@@ -53,7 +39,7 @@ for line in sys.stdin:
         continue
     if method == "initialize":
         answer(rid, {"serverInfo": {"name": "fake", "version": "0"}, "protocolVersion": "1.0",
-                     "capabilities": {"methods": ["work", "migrate.run"]}, "store": {"path": None, "persistent": False}})
+                     "capabilities": {"methods": ["work"]}, "store": {"path": None, "persistent": False}})
     elif method == "work":
         token = params.get("workDoneToken")
         progress(token, {"kind": "begin", "title": "work"})
@@ -62,21 +48,6 @@ for line in sys.stdin:
         progress(token, {"kind": "end"})
         progress("someone-else", {"kind": "report"})
         answer(rid, {"done": True, "token": token})
-    elif method == "migrate.run":
-        token = params.get("workDoneToken")
-        converted, failed = [], []
-        for k, obj in enumerate(params.get("objects", [])):
-            reply = ask("migrate.object", {"type": "note", "fromVersion": 1, "toVersion": 2, "object": obj})
-            if "error" in reply:
-                failed.append({"index": k, "error": reply["error"]})
-            else:
-                converted.append(reply["result"])
-            if token is not None:
-                progress(token, {"kind": "report", "done": k + 1})
-        if failed:
-            answer(rid, error={"code": -31050, "message": "migration failed", "data": {"failed": failed}})
-        else:
-            answer(rid, {"converted": converted})
     elif method == "crash":
         sys.stderr.write("fake: crashing on purpose\n")
         sys.stderr.flush()

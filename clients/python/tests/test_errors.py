@@ -22,6 +22,12 @@ ALL_CODES = {
     -31001: larder.StorageFailure,
     -31002: larder.StoreLocked,
     -31010: larder.CacheNotFound,
+    -31020: larder.SchemaConflict,
+    -31021: larder.SchemaNotFound,
+    -31022: larder.InvalidObject,
+    -31023: larder.NotAnObject,
+    -31030: larder.MigrationMissing,
+    -31031: larder.MigrationFailed,
 }
 
 
@@ -39,9 +45,11 @@ def test_unknown_code_is_plain_larder_error():
     assert type(e) is larder.LarderError and e.code == -31999 and e.data is None
 
 
-def test_migration_failed_placeholder():
-    assert issubclass(larder.MigrationFailed, larder.LarderError)
-    assert issubclass(larder.SidecarExited, larder.LarderError)
+def test_every_class_is_exported_and_registered():
+    registered = {cls for cls in vars(larder).values()
+                  if isinstance(cls, type) and issubclass(cls, larder.LarderError) and cls.CODE is not None}
+    assert registered == set(ALL_CODES.values())
+    assert issubclass(larder.SidecarExited, larder.LarderError) and larder.SidecarExited.CODE is None
 
 
 def test_malformed_error_object():
