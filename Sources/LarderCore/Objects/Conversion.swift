@@ -37,7 +37,11 @@ enum Conversion {
             }
         case .epochSeconds, .epochMillis:
             switch v {
-            case .number: return v
+            case .number(let n):
+                // A number changes unit only when `from` says which unit it is in.
+                if to == .epochMillis && from == .epochSeconds { return .number(JSONNumber(n.double * 1000)) }
+                if to == .epochSeconds && from == .epochMillis { return .number(JSONNumber(n.double / 1000)) }
+                return v
             case .string(let s):
                 guard let ms = Timestamp.parse(s) else { throw fail() }
                 return to == .epochMillis ? .number(JSONNumber(ms)) : .number(JSONNumber(Double(ms) / 1000))

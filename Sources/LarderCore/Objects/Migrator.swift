@@ -45,17 +45,21 @@ struct Migrator {
 
     /// The stored object at the newest versions of its type and of every nested type.
     func upgrade(_ stored: StoredObject) throws -> StoredObject {
-        let origins = StoredObject.origins(in: .object(stored.value))
+        if let newest = try store.newestSchema(of: stored.type), newest.version < stored.version {
+            throw fail(stored.type, stored.version, "it was stored at \(stored.version), newer than any registered version")
+        }
+        var origins = StoredObject.origins(in: .object(stored.value))
         // Each level migrates its own fields, the root ancestor first.
         var stepped = stored.plainValue
         for parent in stored.parents.reversed() {
-            stepped = try migrateSteps(type: parent.type, from: parent.version, value: stepped, at: "")
+            stepped = try migrateSteps(type: parent.type, from: parent.version, value: stepped, at: "", origins: &origins)
         }
-        stepped = try migrateSteps(type: stored.type, from: stored.version, value: stepped, at: "")
+        stepped = try migrateSteps(type: stored.type, from: stored.version, value: stepped, at: "", origins: &origins)
         var validator = ObjectValidator(store: store)
         validator.origins = origins
         validator.upgradeNested = { relative, type, version, value in
-            try migrateSteps(type: type, from: version, value: value, at: relative)
+            var nestedOrigins = origins
+            return try migrateSteps(type: type, from: version, value: value, at: relative, origins: &nestedOrigins)
         }
         do {
             return try validator.tag(stepped, as: stored.type, path: "value")
@@ -82,7 +86,9 @@ struct Migrator {
     }
 
     /// Runs every hop's steps on a plain value.
-    func migrateSteps(type: String, from version: SchemaVersion, value: JSON, at relative: String) throws -> JSON {
+    /// `origins` follows the values it describes when steps rename or move them.
+    func migrateSteps(type: String, from version: SchemaVersion, value: JSON, at relative: String,
+                      origins: inout [String: (type: String, version: SchemaVersion)]) throws -> JSON {
         let versions = try store.versions(of: type)
         guard let newest = versions.last, version < newest.version else { return value }
         guard case .object(var bag) = value else { throw fail(type, version, "the stored value is not an object") }
@@ -90,6 +96,12 @@ struct Migrator {
             for step in hop.steps {
                 do {
                     try apply(step, to: &bag, type: type, hop: hop, relative: relative)
+                    switch step {
+                    case .rename(let from, let to), .move(let from, let to):
+                        Self.follow(&origins, from: StoredObject.join(relative, from), to: StoredObject.join(relative, to))
+                    default:
+                        break
+                    }
                 } catch let reason as StepFailure {
                     throw fail(type, version, "\(step.json) (\(hop.from) → \(hop.to)): \(reason.message)")
                 }
@@ -102,6 +114,14 @@ struct Migrator {
             }
         }
         return .object(bag)
+    }
+
+    /// Re-keys recorded origins under `from` (and below it) to `to`.
+    static func follow(_ origins: inout [String: (type: String, version: SchemaVersion)], from: String, to: String) {
+        for (path, origin) in origins where path == from || path.hasPrefix(from + ".") {
+            origins[path] = nil
+            origins[to + path.dropFirst(from.count)] = origin
+        }
     }
 
     /// The shortest chain of hops from `from` to the newest version.

@@ -51,7 +51,7 @@ public struct ObjectValidator {
                             parents: ancestors.map { (type: $0.type, version: $0.version) })
     }
 
-    private func check(_ v: JSON, _ t: FieldType, path: String, relative: String) throws -> JSON {
+    func check(_ v: JSON, _ t: FieldType, path: String, relative: String) throws -> JSON {
         func mismatch() -> StoreError { .invalidObject(path: path, reason: "expected \(t.name), got \(v.typeName)") }
         switch t {
         case .optional(let inner):

@@ -6,11 +6,16 @@ extension Store {
     /// Returns true when the version is new.
     public func register(_ schema: TypeSchema) throws(StoreError) -> Bool {
         if let existing = try versions(of: schema.type).first(where: { $0.version == schema.version }) {
-            guard existing == schema else {
+            // "1.0" and "1" are the same version: compare what they define, not how the version is spelled.
+            var candidate = schema
+            candidate.version = existing.version
+            guard existing == candidate else {
                 throw .schemaConflict(type: schema.type, version: schema.version.text)
             }
             return false
         }
+        try checkAgainstAncestors(schema)
+        try checkDefaults(schema.fields + schema.extensions.flatMap(\.fields))
         try save(schema)
         return true
     }
@@ -18,10 +23,11 @@ extension Store {
     /// Adds extension fields to the newest version of a type, without a version bump.
     public func extend(type: String, category: String, fields: [FieldDefinition]) throws(StoreError) -> TypeSchema {
         guard var newest = try newestSchema(of: type) else { throw .schemaNotFound(type) }
-        let taken = Set(newest.fields.map(\.name) + newest.extensions.flatMap(\.fields).map(\.name))
-        if let clash = fields.first(where: { taken.contains($0.name) }) {
-            throw .invalidArgument(field: "fields.\(clash.name)", reason: "\(type) \(newest.version) already has a field \"\(clash.name)\"")
+        var taken = try registeredInheritedFields(of: newest).union(newest.ownFields.map(\.name))
+        for f in fields where !taken.insert(f.name).inserted {
+            throw .invalidArgument(field: "fields.\(f.name)", reason: "\(type) \(newest.version) already has a field \"\(f.name)\"")
         }
+        try checkDefaults(fields)
         if let k = newest.extensions.firstIndex(where: { $0.category == category }) {
             newest.extensions[k].fields += fields
         } else {
@@ -29,6 +35,41 @@ extension Store {
         }
         try save(newest)
         return newest
+    }
+
+    /// A child may not declare a field its ancestors already have.
+    private func checkAgainstAncestors(_ schema: TypeSchema) throws(StoreError) {
+        let inherited = try registeredInheritedFields(of: schema)
+        if let clash = schema.ownFields.first(where: { inherited.contains($0.name) }) {
+            throw .invalidArgument(field: "fields.\(clash.name)", reason: "\"\(clash.name)\" is already a field of an ancestor of \(schema.type)")
+        }
+    }
+
+    /// Field names of the ancestors registered so far (they may come later).
+    private func registeredInheritedFields(of schema: TypeSchema) throws(StoreError) -> Set<String> {
+        var inherited = Set<String>()
+        var next = schema.parent
+        var seen: Set<String> = [schema.type]
+        while let name = next, seen.insert(name).inserted, let parent = try newestSchema(of: name) {
+            inherited.formUnion(parent.ownFields.map(\.name))
+            next = parent.parent
+        }
+        return inherited
+    }
+
+    /// A default must itself be a valid value of its field's type.
+    private func checkDefaults(_ fields: [FieldDefinition]) throws(StoreError) {
+        for f in fields {
+            guard let d = f.defaultValue else { continue }
+            do {
+                _ = try ObjectValidator(store: self).check(d, f.type, path: "fields.\(f.name).default", relative: "")
+            } catch let e as StoreError {
+                if case .invalidObject(let path, let reason) = e { throw .invalidArgument(field: path, reason: reason) }
+                throw e
+            } catch {
+                throw .invalidArgument(field: "fields.\(f.name).default", reason: "\(error)")
+            }
+        }
     }
 
     private func save(_ schema: TypeSchema) throws(StoreError) {

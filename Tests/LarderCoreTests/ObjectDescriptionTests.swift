@@ -1,0 +1,77 @@
+import XCTest
+import LarderJSON
+@testable import LarderCore
+
+/// HMCache-style descriptions: `*Type`, `**Parent`, `(Category)field`.
+final class ObjectDescriptionTests: StoreTestCase {
+    private var store: Store!
+    private var cache: Cache!
+
+    override func setUp() {
+        super.setUp()
+        do {
+            store = try makeStore()
+            cache = try openCache(store)
+            try store.register("Animal", "1", #"{"fields":{"name":"string","born":"date?","tags":{"array":"string"}}}"#)
+            try store.register("Dog", "2.1", #"""
+                {"parent":"Animal","fields":{"breed":"string","owner":{"optional":{"ref":"Person"}},
+                 "scores":{"map":"number"},"good":{"type":"bool","default":true}}}
+                """#)
+            try store.register("Person", "1", #"{"fields":{"name":"string","photo":"data?"}}"#)
+            _ = try store.extend(type: "Dog", category: "Tricks", fields: FieldDefinition.list(from: json(#"{"trick":"string"}"#), at: "fields"))
+        } catch {
+            XCTFail("setUp: \(error)")
+        }
+    }
+
+    override func tearDown() {
+        cache = nil
+        store = nil
+        super.tearDown()
+    }
+
+    private func describe(_ key: String) throws -> String {
+        try ObjectDescription(store: store).describe(XCTUnwrap(cache.rawObject(key))).description
+    }
+
+    func testParentExtensionAndNestedType() throws {
+        try cache.putObject("rex", "Dog", #"{"name":"Rex","tags":["loud"],"breed":"collie","owner":{"name":"Ada","photo":"AAEC"},"scores":{"agility":9.5},"trick":"roll over"}"#)
+        XCTAssertEqual(try describe("rex"),
+                       #"{"*Dog":{"breed":"collie","owner":{"*Person":{"name":"Ada","photo":"AAEC"}},"scores":{"agility":9.5},"good":true,"(Tricks)trick":"roll over","**Animal":{"name":"Rex","tags":["loud"]}}}"#)
+    }
+
+    func testAbsentFieldsAreLeftOut() throws {
+        try cache.putObject("d", "Dog", #"{"name":"D","tags":[],"breed":"b","scores":{},"born":null}"#)
+        XCTAssertEqual(try describe("d"), #"{"*Dog":{"breed":"b","scores":{},"good":true,"**Animal":{"name":"D","born":null,"tags":[]}}}"#)
+    }
+
+    func testGrandparentsNest() throws {
+        try store.register("Puppy", "1", #"{"parent":"Dog","fields":{"age":"integer"}}"#)
+        try cache.putObject("p", "Puppy", #"{"name":"P","tags":[],"breed":"b","scores":{},"age":1,"trick":"sit"}"#)
+        XCTAssertEqual(try describe("p"),
+                       #"{"*Puppy":{"age":1,"**Dog":{"breed":"b","scores":{},"good":true,"(Tricks)trick":"sit","**Animal":{"name":"P","tags":[]}}}}"#)
+    }
+
+    func testNestedObjectsInsideArraysAndMaps() throws {
+        try store.register("Club", "1", #"{"fields":{"members":{"array":{"ref":"Person"}},"byRole":{"map":{"ref":"Person"}}}}"#)
+        try cache.putObject("club", "Club", #"{"members":[{"name":"A"}],"byRole":{"chair":{"name":"B"}}}"#)
+        XCTAssertEqual(try describe("club"),
+                       #"{"*Club":{"members":[{"*Person":{"name":"A"}}],"byRole":{"chair":{"*Person":{"name":"B"}}}}}"#)
+    }
+
+    func testARemovedTypeIsDescribedByItsFields() throws {
+        try cache.putObject("rex", "Dog", #"{"name":"Rex","tags":[],"breed":"collie","owner":{"name":"Ada"},"scores":{}}"#)
+        _ = try store.removeSchema("Dog")
+        XCTAssertEqual(try describe("rex"),
+                       #"{"*Dog":{"name":"Rex","tags":[],"breed":"collie","owner":{"*Person":{"name":"Ada"}},"scores":{},"good":true}}"#)
+    }
+
+    func testAnOlderStoredVersionIsDescribedByItsOwnSchema() throws {
+        try store.register("Person", "2", #"{"fields":{"name":"string","photo":"data?","nick":"string?"}}"#)
+        // Stored at Person 2, then described; and an older stored Person 1 object is labelled by version 1.
+        try cache.putObject("p2", "Person", #"{"name":"X","nick":"x"}"#)
+        XCTAssertEqual(try describe("p2"), #"{"*Person":{"name":"X","nick":"x"}}"#)
+        let old = StoredObject(type: "Person", version: ver("1"), value: ["name": "Y"])
+        XCTAssertEqual(try ObjectDescription(store: store).describe(old).description, #"{"*Person":{"name":"Y"}}"#)
+    }
+}
