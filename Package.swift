@@ -26,6 +26,7 @@ let package = Package(
             resources: [.embedInCode("openrpc.json")]
         ),
         .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
+        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON"]),
 
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),

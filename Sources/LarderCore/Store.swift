@@ -53,15 +53,32 @@ public final class Store {
         // Another process may hold a write lock briefly; wait rather than fail.
         try database.execute("PRAGMA busy_timeout = 5000")
         if directory != nil {
-            let mode = try database.statement("PRAGMA journal_mode = WAL")
-            _ = try mode.step()
-            mode.reset()
+            try enableWriteAheadLog()
             // WAL with synchronous=NORMAL: a commit survives the process being
             // killed; only a power cut can lose the last transactions.
             try database.execute("PRAGMA synchronous = NORMAL")
         }
         try StoreSchema.migrate(database)
         dataVersion = try database.integer("PRAGMA data_version")
+    }
+
+    /// Switching to WAL needs a moment alone with the file; a second process
+    /// opening the store at the same time gets SQLITE_BUSY, without the busy
+    /// timeout applying, so try again for a while.
+    private func enableWriteAheadLog() throws(StoreError) {
+        var attempt = 0
+        while true {
+            do {
+                let mode = try database.statement("PRAGMA journal_mode = WAL")
+                defer { mode.reset() }
+                _ = try mode.step()
+                return
+            } catch {
+                guard case .storage(let code, _) = error, code & 0xFF == 5, attempt < 500 else { throw error }
+                attempt += 1
+                usleep(10_000)
+            }
+        }
     }
 
     /// Commits anything pending and closes the database.

@@ -4,18 +4,31 @@ enum StoreSchema {
     static let version: Int64 = 2
 
     static func migrate(_ db: Database) throws(StoreError) {
+        guard try checkedVersion(db) < version else { return }
+        // Two processes may open a new store at once: take the write lock
+        // (waiting for the other), then look again before creating anything.
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            let current = try checkedVersion(db)
+            if current < 1 { try createCaches(db) }
+            if current < 2 { try createSchemas(db) }
+            try db.execute("PRAGMA user_version = \(version); COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func checkedVersion(_ db: Database) throws(StoreError) -> Int64 {
         let current = try db.integer("PRAGMA user_version")
         if current > version {
             throw .unavailable(path: db.path, reason: "the store was written by a newer Larder (schema \(current), this one knows \(version))")
         }
-        guard current < version else { return }
-        if current < 1 { try createCaches(db) }
-        if current < 2 { try createSchemas(db) }
+        return current
     }
 
     private static func createCaches(_ db: Database) throws(StoreError) {
         try db.execute("""
-            BEGIN;
             CREATE TABLE IF NOT EXISTS caches (
                 id INTEGER PRIMARY KEY,
                 name TEXT NOT NULL UNIQUE,
@@ -36,23 +49,18 @@ enum StoreSchema {
                 UNIQUE (cache, grp, key)
             );
             CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
-            PRAGMA user_version = 1;
-            COMMIT;
             """)
     }
 
     /// Object schemas: every registered version of every type, as its definition's JSON.
     private static func createSchemas(_ db: Database) throws(StoreError) {
         try db.execute("""
-            BEGIN;
             CREATE TABLE IF NOT EXISTS schemas (
                 type TEXT NOT NULL,
                 version TEXT NOT NULL,
                 definition TEXT NOT NULL,
                 PRIMARY KEY (type, version)
             );
-            PRAGMA user_version = 2;
-            COMMIT;
             """)
     }
 }

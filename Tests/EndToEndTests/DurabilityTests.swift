@@ -86,6 +86,16 @@ final class DurabilityTests: XCTestCase {
         XCTAssertEqual(b.waitForExit(), 0)
     }
 
+    func testSeveralProcessesCanOpenANewStoreAtTheSameMoment() throws {
+        let processes = try (0..<6).map { _ in try start() }
+        for (i, p) in processes.enumerated() {
+            XCTAssertEqual(p.request("cache.set", params: ["key": .string("p\(i)"), "value": .int(i)])?["result"]?["stored"], true,
+                           "process \(i) could not use the store: \(p.stderrAtEnd(timeout: 1))")
+        }
+        let keys = processes[0].request("cache.keys", id: 2)?["result"]?["keys"]?.arrayValue
+        XCTAssertEqual(keys?.count, processes.count)
+    }
+
     func testAMemoryOnlyCacheIsEmptyAfterARestartButKeepsItsSettings() throws {
         let first = try start()
         _ = first.request("cache.open", params: ["cache": "scratch", "persistent": false])

@@ -19,8 +19,13 @@ extension Cache {
     /// Validates `value` against the newest schema of `type` and stores it.
     public func putObject(_ k: EntryKey, type: String, value: JSON, ttl: Int64?) throws(StoreError) -> StoredObject {
         let stored = try ObjectValidator.tagged(value, as: type, store: store)
-        try set([Write(key: k, kind: .object, bytes: stored.json.encoded, ttl: ttl)])
+        try put(stored, at: k, ttl: ttl)
         return stored
+    }
+
+    /// Stores an object already validated (`ObjectValidator.tagged`).
+    public func put(_ stored: StoredObject, at k: EntryKey, ttl: Int64?) throws(StoreError) {
+        try set([Write(key: k, kind: .object, bytes: stored.json.encoded, ttl: ttl)])
     }
 
     /// The stored object, without migrating it.

@@ -49,7 +49,7 @@ public struct ObjectDescription {
 /// Canonical JSON and a stable hash over it, for `object.equals` and `object.hash`.
 ///
 /// Canonical form: object members sorted by the UTF-8 bytes of their names,
-/// no whitespace, integers in plain decimal, other numbers in the shortest form
+/// no whitespace, integral values (`1.0`, `1e17`) in plain decimal, other numbers in the shortest form
 /// that reads back as the same double, strings escaped minimally. The hash is
 /// 64-bit FNV-1a over the canonical bytes of `{"type":T,"value":V}`, written as
 /// 16 lowercase hex digits: the same in every process and every Larder version.
@@ -65,7 +65,10 @@ public enum CanonicalJSON {
             return .array(a.map(canonical))
         case .number(let n):
             if let i = n.int64 { return .number(JSONNumber(i)) }
-            return .number(JSONNumber(n.double))
+            // Equal values hash alike: an integral value (1e17) is written as the integer it is.
+            let d = n.double
+            if d == d.rounded(), abs(d) < 9.2e18 { return .number(JSONNumber(Int64(d))) }
+            return .number(JSONNumber(d))
         case .fragment(let f):
             return canonical(f.parsed ?? .null)
         default:

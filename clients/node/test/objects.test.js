@@ -394,7 +394,7 @@ test('migrate.run counts, failures and begin/report/end progress', () => withDb(
   assert.equal(kinds[0], 'begin');
   assert.equal(kinds.at(-1), 'end');
   assert.ok(kinds.slice(1, -1).length > 0 && kinds.slice(1, -1).every((k) => k === 'report'), kinds.join());
-  assert.equal(progress[0].message, '5 stored objects');
+  assert.equal(progress[0].message, 'stored objects: 5');
   const percentages = progress.filter((p) => p.kind === 'report').map((p) => p.percentage);
   assert.deepEqual(percentages, [...percentages].sort((x, y) => x - y));
   assert.ok(percentages.at(-1) <= 100);

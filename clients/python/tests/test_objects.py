@@ -396,7 +396,7 @@ def test_migrate_run_counts_and_progress(cdb):
     kinds = [r["kind"] for r in reports]
     assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
     assert set(kinds[1:-1]) == {"report"}
-    assert reports[0]["message"] == "5 stored objects"
+    assert reports[0]["message"] == "stored objects: 5"
     percentages = [r["percentage"] for r in reports if r["kind"] == "report"]
     assert percentages == sorted(percentages) and 0 < percentages[0] and percentages[-1] <= 100
     assert cdb.cache.get("a")["version"] == "2" and cdb.cache.get("a")["value"]["n"] == 10

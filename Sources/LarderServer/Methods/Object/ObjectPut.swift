@@ -12,8 +12,11 @@ enum ObjectPut: MethodHandler {
         let type = try r.params.require("type", as: String.self)
         guard let value = r.params.object["value"] else { throw .invalidParams("missing required parameter params.value (object)") }
         let ttl = try r.params.milliseconds("ttl")
+        let store = r.server.store
+        // Validate before anything is created: a refused put leaves no trace.
+        let stored = try r.server.core { () throws(StoreError) in try ObjectValidator.tagged(value, as: type, store: store) }
         let cache = try r.server.cache(r, create: true)!
-        let stored = try r.server.core { () throws(StoreError) in try cache.putObject(key, type: type, value: value, ttl: ttl) }
+        try r.server.core { () throws(StoreError) in try cache.put(stored, at: key, ttl: ttl) }
         return .afterCommit(["stored": true, "type": .string(type), "version": .string(stored.version.text)])
     }
 }
