@@ -16,30 +16,8 @@
 from .cache import MISSING, CacheMethods, CacheView
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
-from .errors import (
-    CacheNotFound,
-    InternalError,
-    InvalidObject,
-    InvalidParams,
-    InvalidRequest,
-    LarderError,
-    MethodNotFound,
-    MigrationFailed,
-    MigrationMissing,
-    NotAnObject,
-    ParseError,
-    RequestCancelled,
-    RequestFailed,
-    SchemaConflict,
-    SchemaNotFound,
-    ServerNotInitialized,
-    SidecarExited,
-    StorageFailure,
-    StoreLocked,
-    StoreUnavailable,
-    error_class,
-    error_from_json,
-)
+from . import errors
+from .errors import *  # noqa: F401,F403 - every error class is part of the package's interface
 
 __version__ = CLIENT_VERSION
 
@@ -55,27 +33,6 @@ __all__ = [
     "MISSING",
     "DROP",
     "find_binary",
-    "LarderError",
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "ServerNotInitialized",
-    "RequestCancelled",
-    "RequestFailed",
-    "StoreUnavailable",
-    "StorageFailure",
-    "StoreLocked",
-    "CacheNotFound",
-    "SchemaConflict",
-    "SchemaNotFound",
-    "InvalidObject",
-    "NotAnObject",
-    "MigrationMissing",
-    "MigrationFailed",
-    "SidecarExited",
-    "error_class",
-    "error_from_json",
     "__version__",
+    *errors.__all__,
 ]
