@@ -102,13 +102,21 @@ public final class Cache {
 
     private func find(_ k: EntryKey) throws(StoreError) -> (Entry, CacheEvent.Tier)? {
         if let e = memory.get(k) {
-            if config.persistent { store.noteUse(of: e.diskID) }
+            if tracksDiskRecency { store.noteUse(of: e.diskID) }
             return (e, .memory)
         }
         guard config.persistent, let e = try disk.lookup(k) else { return nil }
-        store.noteUse(of: e.diskID)
+        if tracksDiskRecency { store.noteUse(of: e.diskID) }
         keepInMemory(k, e)
         return (e, .disk)
+    }
+
+    /// Reads refresh an entry's place in the disk tier's LRU order only when
+    /// that order can matter: a persistent cache with a disk limit. Without
+    /// one, nothing is ever evicted from disk and recording reads would cost
+    /// a row update per distinct key read at the next commit.
+    private var tracksDiskRecency: Bool {
+        config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0)
     }
 
     // MARK: - Writing
@@ -135,16 +143,23 @@ public final class Cache {
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
-            try store.atomically { () throws(StoreError) in
-                var count = diskCount, bytes = diskBytes
+            let write = { () throws(StoreError) in
+                var count = self.diskCount, bytes = self.diskBytes
                 for (k, w) in writes.enumerated() {
-                    let old = try disk.existing(w.key)
-                    entries[k].diskID = try disk.upsert(w.key, entries[k], used: store.nextUse())
+                    let old = try self.disk.existing(w.key)
+                    entries[k].diskID = try self.disk.upsert(w.key, entries[k], used: self.store.nextUse())
                     count += old == nil ? 1 : 0
                     bytes += entries[k].size - (old?.size ?? 0)
                 }
-                diskCount = count
-                diskBytes = bytes
+                self.diskCount = count
+                self.diskBytes = bytes
+            }
+            // One statement is atomic by itself; several need a savepoint to be all-or-nothing.
+            if writes.count == 1 {
+                try store.beginWrite()
+                try write()
+            } else {
+                try store.atomically(write)
             }
         }
         for (k, w) in writes.enumerated() { keepInMemory(w.key, entries[k]) }
@@ -280,7 +295,11 @@ public final class Cache {
             return rows.count
         }
         var removed = 0
-        for k in memory.keys(inGroup: group) {
+        // In key order, so that events come in the same order every time.
+        let keys = memory.keys(inGroup: group).sorted {
+            $0.group == $1.group ? $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) : $0.group.utf8.lexicographicallyPrecedes($1.group.utf8)
+        }
+        for k in keys {
             guard let e = memory.peek(k), e.isExpired(at: now, lifespan: config.lifespan) else { continue }
             memory.remove(k)
             removed += 1

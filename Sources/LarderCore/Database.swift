@@ -8,6 +8,7 @@ import CSQLite
 public final class Database {
     let handle: OpaquePointer
     private var statements: [String: Statement] = [:]
+    private var dataVersionStatement: Statement?
     public let path: String
 
     /// Opens (creating if needed) the database at `path`; ":memory:" for a private in-memory one.
@@ -74,6 +75,18 @@ public final class Database {
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Changes whenever another connection commits to the database, and not
+    /// for this connection's own commits (SQLITE_FCNTL_DATA_VERSION counts
+    /// those too, so it cannot serve). Its statement is kept at hand: this runs
+    /// once per burst of input.
+    public func dataVersion() throws(StoreError) -> Int64 {
+        if dataVersionStatement == nil { dataVersionStatement = try statement("PRAGMA data_version") }
+        let s = dataVersionStatement!
+        defer { s.reset() }
+        guard try s.step() else { return 0 }
+        return s.int64(0)
+    }
 
     /// A single integer from a query such as a PRAGMA.
     public func integer(_ sql: String) throws(StoreError) -> Int64 {

@@ -98,6 +98,7 @@ struct DiskTier {
             SELECT id, grp, key, size FROM entries
             WHERE cache = ?1 AND (?4 IS NULL OR grp = ?4)
               AND COALESCE(ttl, ?2) > 0 AND validated_at + COALESCE(ttl, ?2) <= ?3
+            ORDER BY grp, key
             """)
         s.bind(1, cacheID).bind(2, lifespan).bind(3, now)
         if let group { s.bind(4, group) } else { s.bindNull(4) }

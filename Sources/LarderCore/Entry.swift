@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// What is stored under a key: JSON text or raw bytes, and when.
 public struct Entry: Sendable {
     public enum Kind: Int, Sendable {
@@ -56,7 +62,7 @@ public struct EntryKey: Hashable, Sendable {
     }
 
     public static func == (a: EntryKey, b: EntryKey) -> Bool {
-        a.key.utf8.elementsEqual(b.key.utf8) && a.group.utf8.elementsEqual(b.group.utf8)
+        ExactString.bytesEqual(a.key, b.key) && ExactString.bytesEqual(a.group, b.group)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -70,7 +76,16 @@ struct ExactString: Hashable {
     let value: String
     init(_ value: String) { self.value = value }
 
-    static func == (a: ExactString, b: ExactString) -> Bool { a.value.utf8.elementsEqual(b.value.utf8) }
+    static func == (a: ExactString, b: ExactString) -> Bool { bytesEqual(a.value, b.value) }
+
+    static func bytesEqual(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
+            }
+        }
+    }
 
     func hash(into hasher: inout Hasher) {
         var copy = value

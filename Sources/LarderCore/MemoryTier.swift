@@ -105,9 +105,10 @@ final class MemoryTier {
     }
 
     private func unlink(_ i: Int) {
-        let n = nodes[i]
-        if n.newer >= 0 { nodes[n.newer].older = n.older } else { newest = n.older }
-        if n.older >= 0 { nodes[n.older].newer = n.newer } else { oldest = n.newer }
+        // Only the links are read: copying the whole node would retain its strings and bytes.
+        let newer = nodes[i].newer, older = nodes[i].older
+        if newer >= 0 { nodes[newer].older = older } else { newest = older }
+        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
         nodes[i].newer = -1
         nodes[i].older = -1
     }

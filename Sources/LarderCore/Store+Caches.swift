@@ -140,7 +140,7 @@ extension Store {
     /// memory tiers of persistent caches are dropped so nothing stale is served.
     public func noticeForeignWrites() throws(StoreError) {
         guard directory != nil, !database.isInTransaction else { return }
-        let v = try database.integer("PRAGMA data_version")
+        let v = try database.dataVersion()
         guard v != dataVersion else { return }
         dataVersion = v
         resynchronize()

@@ -59,7 +59,7 @@ public final class Store {
             try database.execute("PRAGMA synchronous = NORMAL")
         }
         try StoreSchema.migrate(database)
-        dataVersion = try database.integer("PRAGMA data_version")
+        dataVersion = try database.dataVersion()
     }
 
     /// Switching to WAL needs a moment alone with the file; a second process

@@ -2,14 +2,32 @@
 public enum Timestamp {
     /// `2026-01-01T00:00:00.000Z` for milliseconds since 1970.
     public static func format(milliseconds: Int64) -> String {
+        // Written digit by digit: this runs for every entry a get returns.
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
         var days = seconds / 86_400
         var rem = seconds % 86_400
         if rem < 0 { rem += 86_400; days -= 1 }
         let (y, m, d) = civil(fromDays: days)
-        let hh = Int(rem / 3600), mm = Int(rem % 3600 / 60), ss = Int(rem % 60)
-        return "\(pad(Int(y), 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(hh, 2)):\(pad(mm, 2)):\(pad(ss, 2)).\(pad(ms, 3))Z"
+        guard (0...9999).contains(y) else {
+            return "\(y)-\(m)-\(d)T\(rem / 3600):\(rem % 3600 / 60):\(rem % 60).\(ms)Z"
+        }
+        let fields: [(Int, Int, UInt8)] = [(Int(y), 4, 45), (m, 2, 45), (d, 2, 84), (Int(rem / 3600), 2, 58),
+                                            (Int(rem % 3600 / 60), 2, 58), (Int(rem % 60), 2, 46), (ms, 3, 90)]
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var at = 0
+            for (value, width, separator) in fields {
+                var v = value
+                for k in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[at + k] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+                at += width
+                buffer[at] = separator
+                at += 1
+            }
+            return at
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil if it is not one.
@@ -57,11 +75,6 @@ public enum Timestamp {
         let days = daysFromCivil(y, mo, d)
         let seconds = days * 86_400 + Int64(h * 3600 + mi * 60 + min(s, 59)) - Int64(offsetSeconds)
         return seconds * 1000 + Int64(fractionMs)
-    }
-
-    private static func pad(_ v: Int, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
     private static func daysIn(month: Int, year: Int) -> Int {

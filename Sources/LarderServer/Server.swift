@@ -81,7 +81,6 @@ final class Server: MessageHandler {
             case .result(let json): answer(reply, .success(json))
             case .afterCommit(let json):
                 hold(reply, .success(json))
-                if awaitingCommit.count >= Self.maxGroupCommit { commit() }
             case .deferred: break
             }
         } catch {
@@ -160,6 +159,8 @@ final class Server: MessageHandler {
         // The work is done; cancelling now cannot undo it, so the real answer stands.
         reply.onCancel = {}
         awaitingCommit.append(.answer(reply, result))
+        // Answers held behind a write must not pile up without bound while input keeps coming.
+        if awaitingCommit.count >= Self.maxGroupCommit { commit() }
     }
 
     /// Commits the open transaction and releases the results that waited for
