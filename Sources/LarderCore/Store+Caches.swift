@@ -134,6 +134,7 @@ extension Store {
         }
         pendingUses = [:]
         schemaCache = [:]
+        entityCatalog = nil
     }
 
     /// Checks whether another process committed since we last looked; if so,

@@ -25,6 +25,10 @@ public final class Store {
     var dataVersion: Int64 = 0
     /// Registered versions per type, read from the store on first use.
     var schemaCache: [ExactString: [TypeSchema]] = [:]
+    /// Entity models, read from the store on first use.
+    var entityCatalog: EntityCatalog?
+    /// Entity records staged by `stage` and not yet applied or discarded.
+    public internal(set) var stagedEntities = EntityBatch()
 
     public static let databaseFileName = "larder.db"
 

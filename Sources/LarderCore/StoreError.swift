@@ -1,3 +1,5 @@
+import LarderJSON
+
 /// Everything the persistence core can refuse or fail at. The server maps
 /// each case to one JSON-RPC error code, in one place.
 public enum StoreError: Error, Equatable, Sendable {
@@ -21,4 +23,14 @@ public enum StoreError: Error, Equatable, Sendable {
     case notAnObject(key: String)
     /// A parameter is well-typed but its value is not acceptable.
     case invalidArgument(field: String, reason: String)
+    /// No model defines an entity of this name.
+    case entityNotFound(String)
+    /// A redefinition would change or drop what is stored: every change, as a sentence.
+    case modelConflict(model: String, changes: [String])
+    /// An apply names records that exist neither in the batch nor in the store; nothing was written.
+    case unresolvedReferences([UnresolvedReference])
+    /// A deny rule forbids deleting a record while related records exist.
+    case deleteDenied(entity: String, id: JSON, relationship: String, related: Int)
+    /// A record new to the store lacks required attributes.
+    case incompleteRecord(entity: String, id: JSON, missing: [String])
 }

@@ -1,7 +1,7 @@
 /// The store's SQLite schema, versioned with `PRAGMA user_version` so a newer
 /// Larder can upgrade a store an older one wrote.
 enum StoreSchema {
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     static func migrate(_ db: Database) throws(StoreError) {
         guard try checkedVersion(db) < version else { return }
@@ -12,6 +12,7 @@ enum StoreSchema {
             let current = try checkedVersion(db)
             if current < 1 { try createCaches(db) }
             if current < 2 { try createSchemas(db) }
+            if current < 3 { try createEntityModels(db) }
             try db.execute("PRAGMA user_version = \(version); COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -60,6 +61,17 @@ enum StoreSchema {
                 version TEXT NOT NULL,
                 definition TEXT NOT NULL,
                 PRIMARY KEY (type, version)
+            );
+            """)
+    }
+
+    /// Entity models by name, as their canonical definition's JSON. Each
+    /// entity's records live in a table of their own (see `EntityTable`).
+    private static func createEntityModels(_ db: Database) throws(StoreError) {
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS entity_models (
+                name TEXT NOT NULL PRIMARY KEY,
+                definition TEXT NOT NULL
             );
             """)
     }

@@ -14,6 +14,11 @@ extension ErrorCode {
     public static let notAnObject = ErrorCode(rawValue: -31023)
     public static let migrationMissing = ErrorCode(rawValue: -31030)
     public static let migrationFailed = ErrorCode(rawValue: -31031)
+    public static let entityNotFound = ErrorCode(rawValue: -31040)
+    public static let modelConflict = ErrorCode(rawValue: -31041)
+    public static let unresolvedReferences = ErrorCode(rawValue: -31042)
+    public static let deleteDenied = ErrorCode(rawValue: -31043)
+    public static let incompleteRecord = ErrorCode(rawValue: -31044)
 }
 
 extension StoreError {
@@ -55,6 +60,46 @@ extension StoreError {
                                         "toVersion": .string(to), "reason": .string(reason)])
         case .invalidArgument(let field, let reason):
             return .invalidParams("\(field): \(reason)")
+        case .entityNotFound(let entity):
+            return ResponseError(code: .entityNotFound, message: "no model defines an entity named \"\(entity)\"",
+                                 data: ["entity": .string(entity)])
+        case .modelConflict(let model, let changes):
+            return ResponseError(code: .modelConflict,
+                                 message: "model \(model) cannot be redefined in place: \(changes.joined(separator: "; "))",
+                                 data: ["model": .string(model), "changes": .array(changes.map(JSON.string))])
+        case .unresolvedReferences(let references):
+            return Self.unresolved(references)
+        case .deleteDenied(let entity, let id, let relationship, let related):
+            return ResponseError(code: .deleteDenied,
+                                 message: "cannot delete \(entity) \(id): \(related) related record\(related == 1 ? "" : "s") through \(relationship), whose delete rule is deny",
+                                 data: ["entity": .string(entity), "id": id, "relationship": .string(relationship), "related": .int(related)])
+        case .incompleteRecord(let entity, let id, let missing):
+            return ResponseError(code: .incompleteRecord,
+                                 message: "\(entity) \(id) is new and lacks required attributes: \(missing.joined(separator: ", ")); nothing was written",
+                                 data: ["entity": .string(entity), "id": id, "missing": .array(missing.map(JSON.string))])
         }
+    }
+
+    /// Lists the missing records once each (by entity, in the order first met),
+    /// and the references to them, the first hundred in full.
+    private static func unresolved(_ references: [UnresolvedReference]) -> ResponseError {
+        var missing = JSONObject()
+        var seen = Set<String>()
+        var names: [String] = []
+        for r in references where seen.insert(r.destination + "\u{0}" + r.missingID.description).inserted {
+            var ids = missing[r.destination]?.arrayValue ?? []
+            ids.append(r.missingID)
+            missing[r.destination] = .array(ids)
+            names.append("\(r.destination) \(r.missingID)")
+        }
+        let shown = names.prefix(10).joined(separator: ", ") + (names.count > 10 ? " and \(names.count - 10) more" : "")
+        let detail = references.prefix(100).map { r -> JSON in
+            ["entity": .string(r.entity), "id": r.id, "relationship": .string(r.relationship),
+             "destination": .string(r.destination), "missingId": r.missingID]
+        }
+        return ResponseError(
+            code: .unresolvedReferences,
+            message: "\(references.count) reference\(references.count == 1 ? "" : "s") to records that exist neither in the batch nor in the store: \(shown); nothing was written",
+            data: ["missing": .object(missing), "references": .array(detail), "count": .int(references.count)])
     }
 }
