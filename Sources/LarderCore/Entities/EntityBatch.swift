@@ -1,0 +1,275 @@
+import LarderJSON
+
+/// Records staged for one apply, grouped by entity in the order their
+/// entities were first staged. A record staged twice (same identifier) is
+/// merged: later members win, unmentioned ones stay.
+public struct EntityBatch: Sendable {
+    struct Group: Sendable {
+        /// The entity as defined when its records were staged.
+        var entity: EntityDefinition
+        var records: [StagedRecord] = []
+        /// Position in `records` by identifier.
+        var positions: [ColumnValue: Int] = [:]
+    }
+
+    private(set) var groups: [Group] = []
+    private var groupIndex: [ExactString: Int] = [:]
+    /// Distinct records staged.
+    public private(set) var count = 0
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    mutating func add(_ records: [StagedRecord], of entity: EntityDefinition) {
+        let g: Int
+        if let existing = groupIndex[ExactString(entity.name)] {
+            g = existing
+            if groups[g].entity != entity {
+                // Redefined since the first records were staged: lay them out anew.
+                let old = groups[g].entity
+                groups[g].records = groups[g].records.map { $0.relaid(from: old, to: entity) }
+                groups[g].entity = entity
+            }
+        } else {
+            g = groups.count
+            groups.append(Group(entity: entity))
+            groupIndex[ExactString(entity.name)] = g
+        }
+        groups[g].records.reserveCapacity(groups[g].records.count + records.count)
+        for r in records {
+            if let k = groups[g].positions[r.id] {
+                groups[g].records[k].merge(r)
+            } else {
+                groups[g].positions[r.id] = groups[g].records.count
+                groups[g].records.append(r)
+                count += 1
+            }
+        }
+    }
+
+    /// True when the batch holds a record of `entity` with this identifier.
+    func contains(_ entity: String, _ id: ColumnValue) -> Bool {
+        guard let g = groupIndex[ExactString(entity)] else { return false }
+        return groups[g].positions[id] != nil
+    }
+}
+
+/// What an apply does with a reference to a record that exists neither in the batch nor in the store.
+public enum MissingReferencePolicy: String, Sendable {
+    /// The whole apply fails and nothing is written.
+    case fail
+    /// The reference is cleared and counted as unresolved.
+    case null
+}
+
+/// What an apply did.
+public struct ApplyResult: Equatable, Sendable {
+    /// Records new to the store.
+    public var inserted = 0
+    /// Records that existed and were merged into.
+    public var updated = 0
+    /// To-one references set to a record that exists.
+    public var linked = 0
+    /// References cleared because their record exists nowhere (`onMissing: null`).
+    public var unresolved = 0
+
+    public init() {}
+}
+
+/// A to-one reference whose destination record exists nowhere.
+public struct UnresolvedReference: Equatable, Sendable {
+    /// The entity and identifier of the referring record.
+    public var entity: String
+    public var id: JSON
+    public var relationship: String
+    /// The entity and identifier referred to.
+    public var destination: String
+    public var missingID: JSON
+}
+
+extension Store {
+    /// Converts `records` of `entity` and adds them to `batch`. Every record is
+    /// checked first: on an error nothing is added.
+    public func stage(_ records: [JSON], entity name: String, into batch: inout EntityBatch) throws(StoreError) {
+        let (model, entity) = try entity(name)
+        var staged: [StagedRecord] = []
+        staged.reserveCapacity(records.count)
+        for (k, json) in records.enumerated() {
+            staged.append(try entity.stagedRecord(from: json, at: "records[\(k)]", dates: model.dateFormat))
+        }
+        batch.add(staged, of: entity)
+    }
+
+    /// Adds records to the store's staged batch, which accumulates until
+    /// `applyStaged` or `discardStaged`. Returns how many distinct records are staged.
+    @discardableResult
+    public func stage(_ records: [JSON], entity: String) throws(StoreError) -> Int {
+        try stage(records, entity: entity, into: &stagedEntities)
+        return stagedEntities.count
+    }
+
+    /// Applies everything staged in one transaction. On success the batch is
+    /// emptied; on failure nothing is written and the batch stays, so missing
+    /// records can be staged and the apply tried again (or the batch discarded).
+    public func applyStaged(onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+        let result = try apply(stagedEntities, onMissing: onMissing)
+        stagedEntities = EntityBatch()
+        return result
+    }
+
+    /// Drops the staged batch; returns how many records it held.
+    @discardableResult
+    public func discardStaged() -> Int {
+        let n = stagedEntities.count
+        stagedEntities = EntityBatch()
+        return n
+    }
+
+    /// Stages `records` in a batch of their own and applies it; the store's staged batch is untouched.
+    public func upsert(_ records: [JSON], entity: String, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+        var batch = EntityBatch()
+        try stage(records, entity: entity, into: &batch)
+        return try apply(batch, onMissing: onMissing)
+    }
+
+    /// Applies a batch entirely or not at all. Pass 1 upserts every record by
+    /// identifier, merging into existing ones (to-one columns included); pass
+    /// 2 checks that every reference a record mentions leads to a record,
+    /// looking in the batch first and then in the store.
+    public func apply(_ batch: EntityBatch, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+        var result = ApplyResult()
+        guard !batch.isEmpty else { return result }
+        let catalog = try currentEntityCatalog()
+        for g in batch.groups where catalog.lookup(g.entity.name) == nil { throw .entityNotFound(g.entity.name) }
+        try atomically { () throws(StoreError) in
+            for g in batch.groups { try write(g, into: &result) }
+            var unresolved: [UnresolvedReference] = []
+            var found: [ExactString: [ColumnValue: Bool]] = [:]
+            for g in batch.groups {
+                try resolveLinks(of: g, in: batch, catalog: catalog, found: &found, onMissing: onMissing,
+                                 result: &result, unresolved: &unresolved)
+            }
+            if !unresolved.isEmpty && onMissing == .fail { throw .unresolvedReferences(unresolved) }
+        }
+        return result
+    }
+
+    /// Pass 1 for one entity: insert what is new, merge into what exists.
+    private func write(_ group: EntityBatch.Group, into result: inout ApplyResult) throws(StoreError) {
+        let entity = group.entity
+        let table = EntityTable(entity: entity)
+        let toOne = entity.toOneIndexes
+        let required = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
+        var inserts: [[Bool]: Statement] = [:], updates: [[Bool]: Statement] = [:]
+        for record in group.records {
+            // Which columns this record mentions: attributes, then to-one relationships.
+            let shape = record.attributes.map { $0 != nil } + toOne.map { record.links[$0] != nil }
+            let complete = required.allSatisfy { record.attributes[$0] != nil }
+            if complete {
+                let insert: Statement
+                if let s = inserts[shape] {
+                    insert = s
+                } else {
+                    insert = try database.statement(insertSQL(table, shape))
+                    inserts[shape] = insert
+                }
+                var k: Int32 = 1
+                for case let v? in record.attributes { insert.bind(k, v); k += 1 }
+                for r in toOne { if let v = record.links[r] { insert.bind(k, v); k += 1 } }
+                try insert.run()
+                if database.changes == 1 {
+                    result.inserted += 1
+                    continue
+                }
+            }
+            // The record exists (or is new and incomplete, which the update reveals).
+            var setShape = shape
+            setShape[entity.identifierIndex] = false
+            let exists: Bool
+            if setShape.contains(true) {
+                let update: Statement
+                if let s = updates[setShape] {
+                    update = s
+                } else {
+                    update = try database.statement(updateSQL(table, setShape))
+                    updates[setShape] = update
+                }
+                var k: Int32 = 1
+                for (a, v) in record.attributes.enumerated() where a != entity.identifierIndex {
+                    if let v { update.bind(k, v); k += 1 }
+                }
+                for r in toOne { if let v = record.links[r] { update.bind(k, v); k += 1 } }
+                update.bind(k, record.id)
+                try update.run()
+                exists = database.changes > 0
+            } else {
+                exists = try recordExists(table, record.id)
+            }
+            guard exists else {
+                throw .incompleteRecord(entity: entity.name, id: EntityDefinition.json(record.id),
+                                        missing: required.filter { record.attributes[$0] == nil }.map { entity.attributeKeys[$0] })
+            }
+            result.updated += 1
+        }
+    }
+
+    /// Pass 2 for one entity: every reference mentioned must lead to a record.
+    private func resolveLinks(of group: EntityBatch.Group, in batch: EntityBatch, catalog: EntityCatalog,
+                              found: inout [ExactString: [ColumnValue: Bool]], onMissing: MissingReferencePolicy,
+                              result: inout ApplyResult, unresolved: inout [UnresolvedReference]) throws(StoreError) {
+        let entity = group.entity
+        for r in entity.toOneIndexes {
+            let relationship = entity.relationships[r]
+            guard let destination = catalog.lookup(relationship.destination)?.entity else {
+                throw .entityNotFound(relationship.destination)
+            }
+            let destinationTable = EntityTable(entity: destination)
+            let key = ExactString(destination.name)
+            for record in group.records {
+                guard let target = record.links[r], !target.isNull else { continue }
+                var exists = batch.contains(destination.name, target)
+                if !exists {
+                    if let known = found[key]?[target] {
+                        exists = known
+                    } else {
+                        exists = try recordExists(destinationTable, target)
+                        found[key, default: [:]][target] = exists
+                    }
+                }
+                if exists {
+                    result.linked += 1
+                    continue
+                }
+                unresolved.append(UnresolvedReference(entity: entity.name, id: EntityDefinition.json(record.id),
+                                                      relationship: relationship.name, destination: destination.name,
+                                                      missingID: EntityDefinition.json(target)))
+                if onMissing == .null {
+                    let clear = try database.statement(
+                        "UPDATE \(EntityTable(entity: entity).name) SET \(EntityTable.quote(relationship.name)) = NULL WHERE \(EntityTable(entity: entity).identifierColumn) = ?")
+                    clear.bind(1, record.id)
+                    try clear.run()
+                    result.unresolved += 1
+                }
+            }
+        }
+    }
+
+    func recordExists(_ table: EntityTable, _ id: ColumnValue) throws(StoreError) -> Bool {
+        let s = try database.statement("SELECT 1 FROM \(table.name) WHERE \(table.identifierColumn) = ?")
+        s.bind(1, id)
+        defer { s.reset() }
+        return try s.step()
+    }
+
+    private func insertSQL(_ table: EntityTable, _ shape: [Bool]) -> String {
+        let columns = zip(table.columns, shape).filter(\.1).map(\.0)
+        return "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
+            + "ON CONFLICT (\(table.identifierColumn)) DO NOTHING"
+    }
+
+    private func updateSQL(_ table: EntityTable, _ shape: [Bool]) -> String {
+        let columns = zip(table.columns, shape).filter(\.1).map(\.0)
+        return "UPDATE \(table.name) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE \(table.identifierColumn) = ?"
+    }
+}

@@ -1,0 +1,63 @@
+/// The SQL that holds one entity: a STRICT table named `entity.<Entity>`
+/// with a column per attribute (NOT NULL unless optional), the identifier as
+/// primary key, and per to-one relationship a column holding the destination's
+/// identifier with an index. Every name is quoted; values are always bound.
+struct EntityTable {
+    let entity: EntityDefinition
+
+    /// `"entity.Band"`: the prefix keeps entity tables apart from the store's own.
+    var name: String { Self.quote("entity." + entity.name) }
+
+    static func quote(_ identifier: String) -> String {
+        var quoted = "\""
+        for c in identifier { quoted += c == "\"" ? "\"\"" : String(c) }
+        return quoted + "\""
+    }
+
+    var identifierColumn: String { Self.quote(entity.identifier) }
+
+    /// Columns in table order: attributes, then to-one relationships.
+    var columns: [String] {
+        entity.attributes.map { Self.quote($0.name) } + entity.toOneIndexes.map { Self.quote(entity.relationships[$0].name) }
+    }
+
+    /// How each column of `columns` is read.
+    var columnKinds: [ColumnKind] {
+        entity.attributes.map(\.kind) + entity.toOneIndexes.map { entity.linkKinds[$0]! }
+    }
+
+    /// The SELECT list for `columns`.
+    var selectList: String { columns.joined(separator: ", ") }
+
+    func createStatements() -> [String] {
+        var definitions = entity.attributes.map { a in
+            "\(Self.quote(a.name)) \(a.kind.rawValue)\(a.isOptional ? "" : " NOT NULL")"
+        }
+        definitions += entity.toOneIndexes.map { linkColumnDefinition(entity.relationships[$0]) }
+        definitions.append("PRIMARY KEY (\(identifierColumn))")
+        // An integer identifier is the rowid itself; any other is a clustered key.
+        let options = entity.identifierAttribute.kind == .integer ? "STRICT" : "STRICT, WITHOUT ROWID"
+        var sql = ["CREATE TABLE \(name) (\(definitions.joined(separator: ", "))) \(options)"]
+        sql += entity.toOneIndexes.map { createIndex(entity.relationships[$0]) }
+        return sql
+    }
+
+    func addColumn(_ attribute: EntityAttribute) -> String {
+        precondition(attribute.isOptional, "only optional attributes are added in place")
+        return "ALTER TABLE \(name) ADD COLUMN \(Self.quote(attribute.name)) \(attribute.kind.rawValue)"
+    }
+
+    /// A to-one relationship added in place: a nullable column and its index. A to-many one needs nothing.
+    func addRelationship(_ relationship: Relationship) -> [String] {
+        guard !relationship.toMany else { return [] }
+        return ["ALTER TABLE \(name) ADD COLUMN \(linkColumnDefinition(relationship))", createIndex(relationship)]
+    }
+
+    private func linkColumnDefinition(_ r: Relationship) -> String {
+        "\(Self.quote(r.name)) \(entity.linkKinds[entity.relationshipIndex(r.name)!]!.rawValue)"
+    }
+
+    private func createIndex(_ r: Relationship) -> String {
+        "CREATE INDEX \(Self.quote("entity.\(entity.name).\(r.name)")) ON \(name) (\(Self.quote(r.name)))"
+    }
+}

@@ -1,0 +1,143 @@
+import LarderJSON
+
+/// What defining a model did.
+public struct ModelDefinitionResult: Equatable, Sendable {
+    /// True when the model did not exist before.
+    public var created: Bool
+    /// Entities that got a table.
+    public var newEntities: [String]
+    /// `Entity.member` for each attribute or relationship added to an existing entity.
+    public var addedMembers: [String]
+}
+
+extension Store {
+    /// The models in the store, read once and kept until a rollback or another process's commit.
+    func currentEntityCatalog() throws(StoreError) -> EntityCatalog {
+        if let entityCatalog { return entityCatalog }
+        let s = try database.statement("SELECT name, definition FROM entity_models ORDER BY name")
+        var rows: [(String, String)] = []
+        while try s.step() { rows.append((s.string(0), s.string(1))) }
+        s.reset()
+        var models: [EntityModel] = []
+        for (name, text) in rows {
+            guard let json = try? JSONParser.parse(text) else {
+                throw .storage(code: 0, message: "the stored definition of entity model \(name) is not JSON")
+            }
+            models.append(try EntityModel(definition: json))
+        }
+        let catalog = EntityCatalog(models: models)
+        entityCatalog = catalog
+        return catalog
+    }
+
+    /// An entity and its model; `.entityNotFound` when no model defines it.
+    func entity(_ name: String) throws(StoreError) -> (model: EntityModel, entity: EntityDefinition) {
+        guard let found = try currentEntityCatalog().lookup(name) else { throw .entityNotFound(name) }
+        return found
+    }
+
+    /// Defines a model, or redefines it: new entities and optional attributes
+    /// (and relationships) are added in place; any other change is refused with
+    /// `.modelConflict` listing every change. The same definition again changes nothing.
+    public func define(_ model: EntityModel) throws(StoreError) -> ModelDefinitionResult {
+        var catalog = try currentEntityCatalog()
+        for (k, e) in model.entities.enumerated() {
+            if let owner = catalog.owner(of: e.name), owner != model.name {
+                throw .invalidArgument(field: "entities[\(k)].name", reason: "entity \(e.name) belongs to model \(owner); entity names are unique in a store")
+            }
+        }
+        var statements: [String] = []
+        var result = ModelDefinitionResult(created: false, newEntities: [], addedMembers: [])
+        if let old = catalog.model(named: model.name) {
+            let revision = ModelRevision(from: old, to: model)
+            guard revision.refused.isEmpty else { throw .modelConflict(model: model.name, changes: revision.refused) }
+            if old.json == model.json { return result }
+            for e in revision.newEntities { statements += EntityTable(entity: e).createStatements() }
+            for (name, a) in revision.addedAttributes {
+                statements.append(EntityTable(entity: model.entity(named: name)!).addColumn(a))
+            }
+            for (name, r) in revision.addedRelationships {
+                statements += EntityTable(entity: model.entity(named: name)!).addRelationship(r)
+            }
+            result.newEntities = revision.newEntities.map(\.name)
+            result.addedMembers = revision.addedAttributes.map { "\($0.entity).\($0.attribute.name)" }
+                + revision.addedRelationships.map { "\($0.entity).\($0.relationship.name)" }
+        } else {
+            result.created = true
+            for e in model.entities { statements += EntityTable(entity: e).createStatements() }
+            result.newEntities = model.entities.map(\.name)
+        }
+        try atomically { () throws(StoreError) in
+            for sql in statements { try database.execute(sql) }
+            let s = try database.statement("INSERT OR REPLACE INTO entity_models (name, definition) VALUES (?, ?)")
+            s.bind(1, model.name).bind(2, model.json.description)
+            try s.run()
+        }
+        catalog.insert(model)
+        entityCatalog = catalog
+        return result
+    }
+
+    /// Every model, sorted by name.
+    public func entityModels() throws(StoreError) -> [EntityModel] {
+        try currentEntityCatalog().sorted
+    }
+
+    /// The number of records of an entity.
+    func recordCount(of entity: EntityDefinition) throws(StoreError) -> Int {
+        Int(try database.integer("SELECT count(*) FROM \(EntityTable(entity: entity).name)"))
+    }
+}
+
+extension Store {
+    /// A record as JSON, with the relationships named by `include` nested; nil when there is none.
+    public func record(_ entity: String, id: JSON, include: [String] = []) throws(StoreError) -> JSON? {
+        try records(entity, ids: [id], include: include)[0]
+    }
+
+    /// Records by identifier, in the order asked; nil for each that does not exist.
+    public func records(_ entity: String, ids: [JSON], include: [String] = []) throws(StoreError) -> [JSON?] {
+        let (model, definition) = try self.entity(entity)
+        let inclusion = try Inclusion(paths: include, from: definition, in: model)
+        let renderer = EntityRenderer(database: database, model: model)
+        var result: [JSON?] = []
+        for (k, id) in ids.enumerated() {
+            guard let key = definition.identifierValue(id) else {
+                throw .invalidArgument(field: ids.count == 1 ? "id" : "ids[\(k)]",
+                                       reason: "expected a \(definition.identifierAttribute.type.name) identifier of \(entity), got \(id.typeName)")
+            }
+            result.append(try renderer.record(definition, id: key, include: inclusion))
+        }
+        return result
+    }
+
+    /// The records a query selects, as JSON.
+    public func query(_ entity: String, _ query: EntityQuery, include: [String] = []) throws(StoreError) -> [JSON] {
+        let (model, definition) = try self.entity(entity)
+        let inclusion = try Inclusion(paths: include, from: definition, in: model)
+        let filter = try EntityFilter(query.conditions, entity: definition, dates: model.dateFormat)
+        var clauses = filter.sql + " " + (try EntityFilter.ordering(query.orderBy, entity: definition))
+        var bindings = filter.bindings
+        if query.limit != nil || query.offset > 0 {
+            clauses += " LIMIT ? OFFSET ?"
+            bindings += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
+        }
+        let renderer = EntityRenderer(database: database, model: model)
+        var result: [JSON] = []
+        for row in try renderer.rows(definition, clauses, bindings) {
+            result.append(try renderer.render(definition, row: row, include: inclusion))
+        }
+        return result
+    }
+
+    /// How many records match `conditions` (all records when nil).
+    public func count(_ entity: String, where conditions: JSON? = nil) throws(StoreError) -> Int {
+        let (model, definition) = try self.entity(entity)
+        let filter = try EntityFilter(conditions, entity: definition, dates: model.dateFormat)
+        let s = try database.statement("SELECT count(*) FROM \(EntityTable(entity: definition).name) \(filter.sql)")
+        defer { s.reset() }
+        for (k, v) in filter.bindings.enumerated() { s.bind(Int32(k + 1), v) }
+        guard try s.step() else { return 0 }
+        return s.int(0)
+    }
+}
