@@ -55,39 +55,6 @@ public struct EntityBatch: Sendable {
     }
 }
 
-/// What an apply does with a reference to a record that exists neither in the batch nor in the store.
-public enum MissingReferencePolicy: String, Sendable {
-    /// The whole apply fails and nothing is written.
-    case fail
-    /// The reference is cleared and counted as unresolved.
-    case null
-}
-
-/// What an apply did.
-public struct ApplyResult: Equatable, Sendable {
-    /// Records new to the store.
-    public var inserted = 0
-    /// Records that existed and were merged into.
-    public var updated = 0
-    /// To-one references set to a record that exists.
-    public var linked = 0
-    /// References cleared because their record exists nowhere (`onMissing: null`).
-    public var unresolved = 0
-
-    public init() {}
-}
-
-/// A to-one reference whose destination record exists nowhere.
-public struct UnresolvedReference: Equatable, Sendable {
-    /// The entity and identifier of the referring record.
-    public var entity: String
-    public var id: JSON
-    public var relationship: String
-    /// The entity and identifier referred to.
-    public var destination: String
-    public var missingID: JSON
-}
-
 extension Store {
     /// Converts `records` of `entity` and adds them to `batch`. Every record is
     /// checked first: on an error nothing is added.
@@ -96,7 +63,7 @@ extension Store {
         var staged: [StagedRecord] = []
         staged.reserveCapacity(records.count)
         for (k, json) in records.enumerated() {
-            staged.append(try entity.stagedRecord(from: json, at: "records[\(k)]", dates: model.dateFormat))
+            staged.append(try entity.stagedRecord(from: json, at: k, dates: model.dateFormat))
         }
         batch.add(staged, of: entity)
     }

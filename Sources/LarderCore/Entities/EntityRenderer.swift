@@ -6,8 +6,6 @@ struct Inclusion: Sendable {
     /// By relationship name: what to include inside the related records.
     var children: [String: Inclusion] = [:]
 
-    static let none = Inclusion()
-
     /// Reads include paths starting at `entity`; each segment is a relationship's JSON key (or model name).
     init(paths: [String], from entity: EntityDefinition, in model: EntityModel) throws(StoreError) {
         for (k, path) in paths.enumerated() {

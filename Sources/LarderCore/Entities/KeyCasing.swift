@@ -81,9 +81,6 @@ public struct KeyMap: Sendable {
         return casing == .snakeCase ? KeyCasing.snakeCased(name) : name
     }
 
-    /// True when `name` is a reserved word's qualified form.
-    func isQualified(_ name: String) -> Bool { wordByQualified[name] != nil }
-
     /// The qualified form of a reserved word, if `word` is one.
     func qualified(_ word: String) -> String? { qualifiedByWord[word] }
 

@@ -11,8 +11,6 @@ struct ModelRevision {
     /// Changes that cannot be made in place, as sentences.
     var refused: [String] = []
 
-    var isEmpty: Bool { newEntities.isEmpty && addedAttributes.isEmpty && addedRelationships.isEmpty }
-
     init(from old: EntityModel, to new: EntityModel) {
         if old.casing != new.casing { refused.append("casing changed from \(old.casing.rawValue) to \(new.casing.rawValue)") }
         if old.dateFormat != new.dateFormat { refused.append("dateFormat changed from \(old.dateFormat.rawValue) to \(new.dateFormat.rawValue)") }

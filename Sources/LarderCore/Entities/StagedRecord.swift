@@ -30,13 +30,18 @@ extension EntityDefinition {
     /// Converts one JSON record: keys through the model's casing and reserved
     /// words, dates through its format. Errors name the record (`records[3]`,
     /// with its identifier) and the member.
-    func stagedRecord(from json: JSON, at path: String, dates: DateFormat) throws(StoreError) -> StagedRecord {
+    func stagedRecord(from json: JSON, at index: Int, dates: DateFormat) throws(StoreError) -> StagedRecord {
+        // Built only for a message: most records have no error.
+        var path: String { "records[\(index)]" }
         guard case .object(let o) = json else {
             throw .invalidArgument(field: path, reason: "expected a \(name) record (an object), got \(json.typeName)")
         }
         let idKey = attributeKeys[identifierIndex]
-        let label: String
-        if let v = o[idKey], let id = identifierValue(v) { label = "\(name) \(Self.describe(id))" } else { label = name }
+        // The record as messages name it: `Album "Tin Drum"`.
+        var label: String {
+            guard let v = o[idKey], let id = identifierValue(v) else { return name }
+            return "\(name) \(Self.describe(id))"
+        }
         var attributeValues = [ColumnValue?](repeating: nil, count: attributes.count)
         var linkValues = [ColumnValue?](repeating: nil, count: relationships.count)
         for m in o.members {
