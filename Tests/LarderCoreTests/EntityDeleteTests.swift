@@ -88,7 +88,7 @@ final class EntityDeleteTests: StoreTestCase {
     func testDeletingNothing() throws {
         let store = try filledStore()
         XCTAssertEqual(try store.deleteRecord("Band", id: "Nobody"), DeleteResult())
-        assertInvalid("id", "expected a string identifier of Band, got integer") { _ = try store.deleteRecord("Band", id: 1) }
+        assertInvalid("id", "expected an identifier of Band (string), got integer") { _ = try store.deleteRecord("Band", id: 1) }
         assertStoreError(.entityNotFound("Venue")) { _ = try store.deleteRecord("Venue", id: "x") }
     }
 }

@@ -20,6 +20,11 @@ export const ErrorCode = Object.freeze({
   notAnObject: -31023,
   migrationMissing: -31030,
   migrationFailed: -31031,
+  entityNotFound: -31040,
+  modelConflict: -31041,
+  unresolvedReferences: -31042,
+  deleteDenied: -31043,
+  incompleteRecord: -31044,
 });
 
 const byCode = new Map();
@@ -98,6 +103,33 @@ export const MigrationMissing = codeClass('MigrationMissing', ErrorCode.migratio
  * `data: {key, type, fromVersion, toVersion, reason}`.
  */
 export const MigrationFailed = codeClass('MigrationFailed', ErrorCode.migrationFailed);
+/** No entity model defines an entity of that name (`entity.*` with an unknown `entity`); `data: {entity}`. */
+export const EntityNotFound = codeClass('EntityNotFound', ErrorCode.entityNotFound);
+/**
+ * `entity.define` of an existing model with changes that cannot be made in
+ * place (a type changed, an attribute removed or added as required, a
+ * relationship or the casing changed, ...); nothing is changed.
+ * `data: {model, changes}`, one sentence per change.
+ */
+export const ModelConflict = codeClass('ModelConflict', ErrorCode.modelConflict);
+/**
+ * `entity.apply` / `entity.upsert` met to-one references to records that
+ * exist neither in the batch nor in the store; nothing was written (a staged
+ * batch stays). `data: {missing: {Entity: [ids]}, references: [{entity, id,
+ * relationship, destination, missingId}] (the first 100), count}`.
+ * `onMissing: 'null'` clears such references instead.
+ */
+export const UnresolvedReferences = codeClass('UnresolvedReferences', ErrorCode.unresolvedReferences);
+/**
+ * `entity.delete` refused by a relationship whose delete rule is deny
+ * (anywhere in the cascade); nothing was deleted. `data: {entity, id, relationship, related}`.
+ */
+export const DeleteDenied = codeClass('DeleteDenied', ErrorCode.deleteDenied);
+/**
+ * A record new to the store lacks required attributes (an existing record may
+ * be updated partially); nothing was written. `data: {entity, id, missing}` (JSON keys).
+ */
+export const IncompleteRecord = codeClass('IncompleteRecord', ErrorCode.incompleteRecord);
 
 /**
  * The sidecar process is gone (or never started): every call still waiting,

@@ -123,7 +123,7 @@ extension Store {
     public func deleteRecord(_ entity: String, id: JSON) throws(StoreError) -> DeleteResult {
         let (model, definition) = try self.entity(entity)
         guard let key = definition.identifierValue(id) else {
-            throw .invalidArgument(field: "id", reason: "expected a \(definition.identifierAttribute.type.name) identifier of \(entity), got \(id.typeName)")
+            throw .invalidArgument(field: "id", reason: "expected an identifier of \(entity) (\(definition.identifierAttribute.type.name)), got \(id.typeName)")
         }
         var deletion = EntityDeletion(database: database, model: model)
         try atomically { () throws(StoreError) in try deletion.delete(definition, key) }

@@ -14,7 +14,7 @@ struct ModelRevision {
     init(from old: EntityModel, to new: EntityModel) {
         if old.casing != new.casing { refused.append("casing changed from \(old.casing.rawValue) to \(new.casing.rawValue)") }
         if old.dateFormat != new.dateFormat { refused.append("dateFormat changed from \(old.dateFormat.rawValue) to \(new.dateFormat.rawValue)") }
-        if old.reservedWords != new.reservedWords {
+        if Set(old.reservedWords) != Set(new.reservedWords) {
             refused.append("reservedWords changed from [\(old.reservedWords.joined(separator: ", "))] to [\(new.reservedWords.joined(separator: ", "))]")
         }
         for e in old.entities where new.entity(named: e.name) == nil { refused.append("entity \(e.name) removed") }

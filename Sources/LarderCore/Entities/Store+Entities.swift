@@ -104,7 +104,7 @@ extension Store {
         for (k, id) in ids.enumerated() {
             guard let key = definition.identifierValue(id) else {
                 throw .invalidArgument(field: ids.count == 1 ? "id" : "ids[\(k)]",
-                                       reason: "expected a \(definition.identifierAttribute.type.name) identifier of \(entity), got \(id.typeName)")
+                                       reason: "expected an identifier of \(entity) (\(definition.identifierAttribute.type.name)), got \(id.typeName)")
             }
             result.append(try renderer.record(definition, id: key, include: inclusion))
         }

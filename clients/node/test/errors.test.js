@@ -9,6 +9,7 @@ const {
   ServerNotInitialized, RequestCancelled, RequestFailed,
   StoreUnavailable, StorageFailure, StoreLocked, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
+  EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord,
 } = larder;
 
 let db;
@@ -27,6 +28,8 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     storageFailure: StorageFailure, storeLocked: StoreLocked, cacheNotFound: CacheNotFound,
     schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
+    entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
+    deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord,
   };
   assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
   for (const [name, Class] of Object.entries(classes)) {
@@ -43,6 +46,10 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
   assert.deepEqual(
     [SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed].map((C) => C.code),
     [-31020, -31021, -31022, -31023, -31030, -31031],
+  );
+  assert.deepEqual(
+    [EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord].map((C) => C.code),
+    [-31040, -31041, -31042, -31043, -31044],
   );
   const unknown = LarderError.fromResponse({ code: -1, message: 'app specific' });
   assert.equal(unknown.constructor, LarderError);

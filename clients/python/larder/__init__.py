@@ -15,6 +15,7 @@
 
 from .cache import MISSING, CacheMethods, CacheView
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
+from .entities import EntityMethods
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
 from . import errors
 from .errors import *  # noqa: F401,F403 - every error class is part of the package's interface
@@ -30,6 +31,7 @@ __all__ = [
     "SchemaMethods",
     "ObjectMethods",
     "MigrateMethods",
+    "EntityMethods",
     "MISSING",
     "DROP",
     "find_binary",

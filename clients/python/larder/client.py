@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
+from .entities import EntityMethods
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
@@ -115,6 +116,7 @@ class Larder:
         schema: the ``schema.*`` methods (:class:`~larder.objects.SchemaMethods`).
         object: the ``object.*`` methods (:class:`~larder.objects.ObjectMethods`).
         migrate: the ``migrate.*`` methods (:class:`~larder.objects.MigrateMethods`).
+        entity: the ``entity.*`` methods (:class:`~larder.entities.EntityMethods`).
         migration_callbacks: whether ``initialize`` declared
             ``capabilities.migrationCallbacks`` (the server then asks
             :meth:`on_migrate`'s handler for ``{"op": "callback"}`` steps).
@@ -147,6 +149,7 @@ class Larder:
         self.schema = SchemaMethods(self._request_sync)
         self.object = ObjectMethods(self._request_sync)
         self.migrate = MigrateMethods(self._request_sync)
+        self.entity = EntityMethods(self._request_sync)
 
         self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"larder-{self.pid}-stderr", daemon=True)
         self._callback_thread = threading.Thread(
@@ -718,7 +721,7 @@ class Pipeline:
     """Calls queued to be sent in one write (see :meth:`Larder.pipeline`).
 
     ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
-    ``p.migrate.*`` and ``p.namespace(...)`` return futures;
+    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return futures;
     after the ``with`` block, ``p.results`` holds each call's result in
     order, or its exception for one that failed.
     """
@@ -731,6 +734,7 @@ class Pipeline:
         self.schema = SchemaMethods(self._request)
         self.object = ObjectMethods(self._request)
         self.migrate = MigrateMethods(self._request)
+        self.entity = EntityMethods(self._request, pipelined=True)
         self.futures: list[Future[Any]] = []
         self._queued: list[_Pending] = []
         self._results: list[Any] | None = None

@@ -30,6 +30,11 @@ __all__ = [
     "NotAnObject",
     "MigrationMissing",
     "MigrationFailed",
+    "EntityNotFound",
+    "ModelConflict",
+    "UnresolvedReferences",
+    "DeleteDenied",
+    "IncompleteRecord",
     "SidecarExited",
     "error_class",
     "error_from_json",
@@ -202,6 +207,49 @@ class MigrationFailed(LarderError):
     handler answered with an error (or was not declared). The stored object is
     left as it was. ``data = {"key", "type", "fromVersion", "toVersion", "reason"}``."""
     CODE = -31031
+
+
+@register_error
+class EntityNotFound(LarderError):
+    """-31040: no entity model defines an entity of that name (``entity.*``
+    with an unknown ``entity``). ``data = {"entity"}``."""
+    CODE = -31040
+
+
+@register_error
+class ModelConflict(LarderError):
+    """-31041: ``entity.define`` of a model that exists, with changes that
+    cannot be made in place (a type changed, an attribute removed or added as
+    required, a relationship or the casing changed, ...). Nothing is changed.
+    ``data = {"model", "changes": [one sentence per change]}``."""
+    CODE = -31041
+
+
+@register_error
+class UnresolvedReferences(LarderError):
+    """-31042: ``entity.apply`` / ``entity.upsert`` met to-one references to
+    records that exist neither in the batch nor in the store; nothing was
+    written (a staged batch stays). ``data = {"missing": {entity: [ids]},
+    "references": [{"entity", "id", "relationship", "destination",
+    "missingId"}] (the first 100), "count"}``. Pass ``on_missing="null"`` to
+    clear such references instead."""
+    CODE = -31042
+
+
+@register_error
+class DeleteDenied(LarderError):
+    """-31043: ``entity.delete`` refused by a relationship whose delete rule
+    is ``deny`` (anywhere in the cascade); nothing was deleted.
+    ``data = {"entity", "id", "relationship", "related"}``."""
+    CODE = -31043
+
+
+@register_error
+class IncompleteRecord(LarderError):
+    """-31044: a record that is new to the store lacks required attributes
+    (an existing record may be updated partially); nothing was written.
+    ``data = {"entity", "id", "missing": [JSON keys]}``."""
+    CODE = -31044
 
 
 class SidecarExited(LarderError):

@@ -28,6 +28,11 @@ ALL_CODES = {
     -31023: larder.NotAnObject,
     -31030: larder.MigrationMissing,
     -31031: larder.MigrationFailed,
+    -31040: larder.EntityNotFound,
+    -31041: larder.ModelConflict,
+    -31042: larder.UnresolvedReferences,
+    -31043: larder.DeleteDenied,
+    -31044: larder.IncompleteRecord,
 }
 
 
