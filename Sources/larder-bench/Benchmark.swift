@@ -65,6 +65,8 @@ final class Benchmark {
         part("set") { measureSets() }
         part("mixed") { measureMixed() }
         part("scale") { measureScale() }
+        part("objects") { measureObjects() }
+        part("entities") { measureEntities() }
         part("start") { measureColdStart() }
         report.loadAverage = Self.loadAverage()
         checkTargets()

@@ -15,7 +15,7 @@ struct Options {
     var pinStrict = true
     var repsOverride: Int?
 
-    static let parts = ["memory", "disk", "set", "mixed", "scale", "start"]
+    static let parts = ["memory", "disk", "set", "mixed", "scale", "objects", "entities", "start"]
 
     struct UsageError: Error { let message: String }
 
@@ -83,7 +83,7 @@ struct Options {
     var plan: Plan {
         var p = quick ? Plan.quick : Plan.full
         if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n }
-        if let n = repsOverride { p.reps = n; p.strictReps = n }
+        if let n = repsOverride { p.reps = n; p.strictReps = n; p.modelReps = n }
         return p
     }
 }

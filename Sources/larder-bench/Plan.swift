@@ -33,6 +33,17 @@ struct Plan {
     /// Spawns measured for the cold start.
     var coldStarts = 31
     var valueSizes = [100, 10 * 1024]
+    /// Objects stored by the objects series (half read with `object.get`, half left to `migrate.run`).
+    var objects = 100_000
+    /// Bands of the entities series, each with `albumsPerBand` albums.
+    var entityBands = 10_000
+    var albumsPerBand = 9
+    /// Records per `entity.upsert` / `entity.stage` call (calls in flight: `callWindow`).
+    var recordsPerCall = 1_000
+    /// Operations per repetition of the `entity.get` / `entity.query` series.
+    var entityReadOps = 20_000
+    /// Repetitions of the objects and entities write series, each on a fresh store.
+    var modelReps = 3
 
     static let full = Plan(mode: "full", ops: 100_000, bigWriteOps: 100_000, strictOps: 100_000, extraStrictOps: 20_000,
                            reps: 5, strictReps: 3, warmup: 10_000,
@@ -40,7 +51,8 @@ struct Plan {
 
     static let quick = Plan(mode: "quick", ops: 20_000, bigWriteOps: 5_000, strictOps: 5_000, extraStrictOps: 2_000,
                             reps: 3, strictReps: 3, warmup: 1_000, mixedKeys: 50_000,
-                            scaleTiers: [10_000, 100_000], largestTierReps: 3)
+                            scaleTiers: [10_000, 100_000], largestTierReps: 3,
+                            objects: 20_000, entityBands: 1_000, entityReadOps: 5_000)
 
     func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }
     func writeReps(_ valueSize: Int) -> Int { valueSize >= 1024 ? strictReps : reps }

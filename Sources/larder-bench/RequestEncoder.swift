@@ -22,6 +22,14 @@ struct RequestEncoder {
         return b
     }
 
+    /// A request whose params `params` appends as JSON (an object, written whole).
+    mutating func request(_ batch: inout RequestBatch, _ method: String, params: (inout [UInt8]) -> Void) {
+        begin(&batch.bytes, method)
+        params(&batch.bytes)
+        batch.bytes.append(UInt8(ascii: "}"))
+        batch.endRequest()
+    }
+
     mutating func get(_ batch: inout RequestBatch, cache: String, keys: KeySpace, _ n: Int) {
         begin(&batch.bytes, "cache.get")
         batch.bytes += Self.cacheMember(cache)

@@ -19,6 +19,10 @@ extension Benchmark {
         if let ratio = report.row("get.disk.100B.pipelined")?.ratio {
             add("disk get / storage floor SELECT", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 50%", ratio.value >= 0.5)
         }
+        if let rate = report.row("entities.upsert")?.opsPerSecond {
+            add("entity.upsert (Band + Album, \(Format.count(plan.recordsPerCall))/call)", "\(Format.count(rate.median)) records/s", "≥ 50,000 records/s",
+                rate.median >= Self.entityTarget)
+        }
         if let f = report.figure("start.coldStart") {
             add("cold start (median)", "\(Format.fixed(f.value.median, 2)) ms", "≤ 10 ms", f.value.median <= 10)
         }

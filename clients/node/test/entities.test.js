@@ -382,7 +382,7 @@ test('delete: nullify, and a deny inside a cascade refuses everything', () => wi
   assert.deepEqual(await db.entity.delete('Badge', 7), { deleted: 1, nullified: 1 });
   assert.deepEqual((await db.entity.get('Person', 'a')).record, { id: 'a', team: 't', badge: null });
   assert.deepEqual(await db.entity.delete('Team', 't'), { deleted: 3, nullified: 0 });
-  await assert.rejects(db.entity.delete('Badge', '7'), /integer identifier/);
+  await assert.rejects(db.entity.delete('Badge', '7'), /identifier of Badge \(integer\)/);
 }));
 
 // MARK: - Models

@@ -371,7 +371,7 @@ def test_delete_nullify_and_deny_inside_a_cascade(db):
     assert db.entity.delete("Badge", 7) == {"deleted": 1, "nullified": 1}
     assert db.entity.get("Person", "a")["record"] == {"id": "a", "team": "t", "badge": None}
     assert db.entity.delete("Team", "t") == {"deleted": 3, "nullified": 0}
-    with pytest.raises(larder.InvalidParams, match="integer identifier"):
+    with pytest.raises(larder.InvalidParams, match=r"identifier of Badge \(integer\)"):
         db.entity.delete("Badge", "7")
 
 
