@@ -19,7 +19,7 @@ final class MigrationRun {
     private let options: Options
     private var caches: [Cache]
     private var cursor: EntryKey?
-    private var pending: [EntryKey] = []
+    private var pending: ArraySlice<EntryKey> = []
     private var total = 0
     /// Objects looked at, of any type; `examined` counts those of the requested type.
     private var visited = 0
@@ -63,7 +63,7 @@ final class MigrationRun {
     private func step() {
         while batchRemaining > 0 {
             if pending.isEmpty && !refill() { return finish() }
-            let key = pending.removeFirst()
+            let key = pending.popFirst()!
             guard let cache = caches.first else { return finish() }
             batchRemaining -= 1
             visited += 1
@@ -105,7 +105,7 @@ final class MigrationRun {
     private func refill() -> Bool {
         while let cache = caches.first {
             do {
-                pending = try cache.objectKeys(after: cursor, limit: options.batchSize)
+                pending = ArraySlice(try cache.objectKeys(after: cursor, limit: options.batchSize))
             } catch {
                 reply.fail(error.responseError)
                 return false

@@ -107,13 +107,19 @@ extension Cache {
 
 extension DiskTier {
     func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
-        let s = try db.statement("""
-            SELECT grp, key FROM entries
-            WHERE cache = ?1 AND kind = 2 AND (?2 IS NULL OR (grp, key) > (?2, ?3))
-            ORDER BY grp, key LIMIT ?4
-            """)
+        // Two statements, not one with "?2 IS NULL OR …": the optional form keeps
+        // SQLite from seeking to the cursor, and every page would scan from the start.
+        let s: Statement
+        if let cursor {
+            s = try db.statement("""
+                SELECT grp, key FROM entries WHERE cache = ?1 AND (grp, key) > (?2, ?3) AND kind = 2
+                ORDER BY grp, key LIMIT ?4
+                """)
+            s.bind(2, cursor.group).bind(3, cursor.key)
+        } else {
+            s = try db.statement("SELECT grp, key FROM entries WHERE cache = ?1 AND kind = 2 ORDER BY grp, key LIMIT ?4")
+        }
         s.bind(1, cacheID).bind(4, limit)
-        if let cursor { s.bind(2, cursor.group).bind(3, cursor.key) } else { s.bindNull(2).bindNull(3) }
         defer { s.reset() }
         var keys: [EntryKey] = []
         while try s.step() { keys.append(EntryKey(group: s.string(0), key: s.string(1))) }
