@@ -26,7 +26,7 @@ let package = Package(
             resources: [.embedInCode("openrpc.json")]
         ),
         .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
-        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON"]),
+        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore"]),
 
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),

@@ -4,8 +4,6 @@ struct DiskTier {
     let db: Database
     let cacheID: Int64
 
-    static let columns = "id, kind, value, stored_at, validated_at, ttl"
-
     private func entry(from s: Statement, at offset: Int32 = 0) -> Entry {
         var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
                       storedAt: s.int64(offset + 3), ttl: s.isNull(offset + 5) ? nil : s.int64(offset + 5))
@@ -15,7 +13,7 @@ struct DiskTier {
     }
 
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
-        let s = try db.statement("SELECT \(Self.columns) FROM entries WHERE cache = ? AND grp = ? AND key = ?")
+        let s = try db.statement(CacheSQL.lookup)
         s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
         defer { s.reset() }
         return try s.step() ? entry(from: s) : nil
@@ -31,14 +29,7 @@ struct DiskTier {
 
     /// Inserts or replaces; returns the row id.
     func upsert(_ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Int64 {
-        let s = try db.statement("""
-            INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
-                size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
-                ttl = excluded.ttl, used = excluded.used
-            RETURNING id
-            """)
+        let s = try db.statement(CacheSQL.upsert + " RETURNING id")
         s.bind(1, cacheID).bind(2, k.group).bind(3, k.key).bind(4, e.kind.rawValue).bind(5, blob: e.bytes)
             .bind(6, e.size).bind(7, e.storedAt).bind(8, e.validatedAt).bind(10, used)
         if let ttl = e.ttl { s.bind(9, ttl) } else { s.bindNull(9) }

@@ -55,12 +55,10 @@ public final class Store {
 
     private func configure() throws(StoreError) {
         // Another process may hold a write lock briefly; wait rather than fail.
-        try database.execute("PRAGMA busy_timeout = 5000")
+        try database.execute(CacheSQL.busyTimeout)
         if directory != nil {
             try enableWriteAheadLog()
-            // WAL with synchronous=NORMAL: a commit survives the process being
-            // killed; only a power cut can lose the last transactions.
-            try database.execute("PRAGMA synchronous = NORMAL")
+            try database.execute(CacheSQL.synchronous)
         }
         try StoreSchema.migrate(database)
         dataVersion = try database.dataVersion()
@@ -73,7 +71,7 @@ public final class Store {
         var attempt = 0
         while true {
             do {
-                let mode = try database.statement("PRAGMA journal_mode = WAL")
+                let mode = try database.statement(CacheSQL.writeAheadLog)
                 defer { mode.reset() }
                 _ = try mode.step()
                 return

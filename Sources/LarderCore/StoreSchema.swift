@@ -29,28 +29,7 @@ enum StoreSchema {
     }
 
     private static func createCaches(_ db: Database) throws(StoreError) {
-        try db.execute("""
-            CREATE TABLE IF NOT EXISTS caches (
-                id INTEGER PRIMARY KEY,
-                name TEXT NOT NULL UNIQUE,
-                config TEXT NOT NULL
-            );
-            CREATE TABLE IF NOT EXISTS entries (
-                id INTEGER PRIMARY KEY,
-                cache INTEGER NOT NULL,
-                grp TEXT NOT NULL,
-                key TEXT NOT NULL,
-                kind INTEGER NOT NULL,
-                value BLOB NOT NULL,
-                size INTEGER NOT NULL,
-                stored_at INTEGER NOT NULL,
-                validated_at INTEGER NOT NULL,
-                ttl INTEGER,
-                used INTEGER NOT NULL,
-                UNIQUE (cache, grp, key)
-            );
-            CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
-            """)
+        try db.execute(CacheSQL.tables)
     }
 
     /// Object schemas: every registered version of every type, as its definition's JSON.

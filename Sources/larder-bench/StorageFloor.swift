@@ -2,48 +2,17 @@
 import Glibc
 #endif
 import CSQLite
+import LarderCore
 
 /// SQLite used in-process with Larder's schema, pragmas and statements: what
 /// Larder's disk tier could do at best without any protocol in the way.
 final class StorageFloor {
-    /// Must match `Schema.migrate` in Sources/LarderCore/Schema.swift.
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS caches (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            config TEXT NOT NULL
-        );
-        CREATE TABLE IF NOT EXISTS entries (
-            id INTEGER PRIMARY KEY,
-            cache INTEGER NOT NULL,
-            grp TEXT NOT NULL,
-            key TEXT NOT NULL,
-            kind INTEGER NOT NULL,
-            value BLOB NOT NULL,
-            size INTEGER NOT NULL,
-            stored_at INTEGER NOT NULL,
-            validated_at INTEGER NOT NULL,
-            ttl INTEGER,
-            used INTEGER NOT NULL,
-            UNIQUE (cache, grp, key)
-        );
-        CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
-        """
-
-    /// Must match `Store.configure` in Sources/LarderCore/Store.swift.
-    static let pragmas = ["PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"]
-
-    /// The same statements as `DiskTier.lookup`, and `DiskTier.upsert` without its RETURNING.
-    static let selectSQL = "SELECT id, kind, value, stored_at, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
-    static let insertSQL = """
-        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    static let upsertSQL = insertSQL + """
-         ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
-            size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
-            ttl = excluded.ttl, used = excluded.used
-        """
+    /// The store's own SQL: the floor runs exactly what Larder runs.
+    static let schema = CacheSQL.tables
+    static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
+    static let selectSQL = CacheSQL.lookup
+    static let insertSQL = CacheSQL.insert
+    static let upsertSQL = CacheSQL.upsert
 
     let directory: String
     let path: String

@@ -1,0 +1,51 @@
+/// The SQL of the cache tier, in one place: the store creates its tables with
+/// it, `DiskTier` runs its statements, and the benchmark's storage floor uses
+/// the very same text, so the floor measures what Larder runs.
+public enum CacheSQL {
+    /// Cache settings and every entry of every cache.
+    public static let tables = """
+        CREATE TABLE IF NOT EXISTS caches (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            config TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS entries (
+            id INTEGER PRIMARY KEY,
+            cache INTEGER NOT NULL,
+            grp TEXT NOT NULL,
+            key TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            value BLOB NOT NULL,
+            size INTEGER NOT NULL,
+            stored_at INTEGER NOT NULL,
+            validated_at INTEGER NOT NULL,
+            ttl INTEGER,
+            used INTEGER NOT NULL,
+            UNIQUE (cache, grp, key)
+        );
+        CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
+        """
+
+    /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
+    /// commit survives the process being killed; only a power cut can lose the
+    /// last transactions.
+    public static let busyTimeout = "PRAGMA busy_timeout = 5000"
+    public static let writeAheadLog = "PRAGMA journal_mode = WAL"
+    public static let synchronous = "PRAGMA synchronous = NORMAL"
+
+    /// One entry by (cache, group, key).
+    public static let lookup = "SELECT id, kind, value, stored_at, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
+
+    /// A new entry.
+    public static let insert = """
+        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    /// An entry stored or replaced.
+    public static let upsert = insert + """
+         ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
+            size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
+            ttl = excluded.ttl, used = excluded.used
+        """
+}
