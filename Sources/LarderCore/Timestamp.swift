@@ -1,7 +1,9 @@
 /// RFC 3339 timestamps in UTC, without Foundation.
 public enum Timestamp {
-    /// `2026-01-01T00:00:00.000Z` for milliseconds since 1970.
-    public static func format(milliseconds: Int64) -> String {
+    /// `2026-01-01T00:00:00.000Z` for milliseconds since 1970. `basic` writes
+    /// ISO 8601's basic form (`20260101T000000.000Z`); without `alwaysFraction`
+    /// the milliseconds appear only when they are not zero.
+    public static func format(milliseconds: Int64, basic: Bool = false, alwaysFraction: Bool = true) -> String {
         // Written digit by digit: this runs for every entry a get returns.
         let ms = Int(((milliseconds % 1000) + 1000) % 1000)
         let seconds = (milliseconds - Int64(ms)) / 1000
@@ -12,8 +14,11 @@ public enum Timestamp {
         guard (0...9999).contains(y) else {
             return "\(y)-\(m)-\(d)T\(rem / 3600):\(rem % 3600 / 60):\(rem % 60).\(ms)Z"
         }
-        let fields: [(Int, Int, UInt8)] = [(Int(y), 4, 45), (m, 2, 45), (d, 2, 84), (Int(rem / 3600), 2, 58),
-                                            (Int(rem % 3600 / 60), 2, 58), (Int(rem % 60), 2, 46), (ms, 3, 90)]
+        let withFraction = alwaysFraction || ms != 0
+        let dateSeparator: UInt8? = basic ? nil : 45, timeSeparator: UInt8? = basic ? nil : 58
+        let fields: [(Int, Int, UInt8?)] = [(Int(y), 4, dateSeparator), (m, 2, dateSeparator), (d, 2, 84),
+                                             (Int(rem / 3600), 2, timeSeparator), (Int(rem % 3600 / 60), 2, timeSeparator),
+                                             (Int(rem % 60), 2, withFraction ? 46 : 90)] + (withFraction ? [(ms, 3, 90)] : [])
         return String(unsafeUninitializedCapacity: 24) { buffer in
             var at = 0
             for (value, width, separator) in fields {
@@ -23,33 +28,48 @@ public enum Timestamp {
                     v /= 10
                 }
                 at += width
-                buffer[at] = separator
-                at += 1
+                if let separator {
+                    buffer[at] = separator
+                    at += 1
+                }
             }
             return at
         }
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`; nil if it is not one.
-    public static func parse(_ text: String) -> Int64? {
+    /// Parses RFC 3339, `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, or with
+    /// `basic` ISO 8601's basic form, `YYYYMMDDTHHMMSS[.fraction](Z|±HH[[:]MM])`.
+    /// Nil if the text is not such a time or names a date that does not exist.
+    public static func parse(_ text: String, basic: Bool = false) -> Int64? {
         let b = Array(text.utf8)
-        func digits(_ at: Int, _ n: Int) -> Int? {
-            guard at + n <= b.count else { return nil }
+        var k = 0
+        func number(_ n: Int) -> Int? {
+            guard k + n <= b.count else { return nil }
             var v = 0
-            for k in at..<(at + n) {
-                guard b[k] >= 48 && b[k] <= 57 else { return nil }
-                v = v * 10 + Int(b[k] - 48)
+            for j in k..<(k + n) {
+                guard b[j] >= 48 && b[j] <= 57 else { return nil }
+                v = v * 10 + Int(b[j] - 48)
             }
+            k += n
             return v
         }
-        guard b.count >= 20, let y = digits(0, 4), b[4] == 45, let mo = digits(5, 2), b[7] == 45, let d = digits(8, 2),
-              b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == 32,
-              let h = digits(11, 2), b[13] == 58, let mi = digits(14, 2), b[16] == 58, let s = digits(17, 2),
+        func separator(_ c: UInt8) -> Bool {
+            if basic { return true }
+            guard k < b.count, b[k] == c else { return false }
+            k += 1
+            return true
+        }
+        func timeMarker() -> Bool {
+            guard k < b.count, b[k] == UInt8(ascii: "T") || b[k] == UInt8(ascii: "t") || (!basic && b[k] == 32) else { return false }
+            k += 1
+            return true
+        }
+        guard let y = number(4), separator(45), let mo = number(2), separator(45), let d = number(2), timeMarker(),
+              let h = number(2), separator(58), let mi = number(2), separator(58), let s = number(2),
               (1...12).contains(mo), d >= 1, d <= daysIn(month: mo, year: y), h < 24, mi < 60, s < 61
         else { return nil }
-        var k = 19
         var fractionMs = 0
-        if k < b.count, b[k] == UInt8(ascii: ".") {
+        if k < b.count, b[k] == UInt8(ascii: ".") || (basic && b[k] == UInt8(ascii: ",")) {
             k += 1
             var scale = 100, any = false
             while k < b.count, b[k] >= 48 && b[k] <= 57 {
@@ -65,9 +85,17 @@ public enum Timestamp {
         if b[k] == UInt8(ascii: "Z") || b[k] == UInt8(ascii: "z") {
             k += 1
         } else if b[k] == UInt8(ascii: "+") || b[k] == UInt8(ascii: "-") {
-            guard let oh = digits(k + 1, 2), k + 3 < b.count, b[k + 3] == 58, let om = digits(k + 4, 2), oh < 24, om < 60 else { return nil }
-            offsetSeconds = (oh * 3600 + om * 60) * (b[k] == UInt8(ascii: "+") ? 1 : -1)
-            k += 6
+            let sign = b[k] == UInt8(ascii: "+") ? 1 : -1
+            k += 1
+            guard let oh = number(2), oh < 24 else { return nil }
+            var om = 0
+            // RFC 3339 requires ±HH:MM; the basic form also takes ±HH and ±HHMM.
+            if !basic || k < b.count {
+                if k < b.count, b[k] == 58 { k += 1 } else if !basic { return nil }
+                guard let m = number(2), m < 60 else { return nil }
+                om = m
+            }
+            offsetSeconds = sign * (oh * 3600 + om * 60)
         } else {
             return nil
         }
