@@ -33,7 +33,7 @@ struct Plan {
     /// Spawns measured for the cold start.
     var coldStarts = 31
     var valueSizes = [100, 10 * 1024]
-    /// Objects stored by the objects series (half read with `object.get`, half left to `migrate.run`).
+    /// Objects `migrate.run` migrates in the objects series (half as many more are migrated by `object.get`).
     var objects = 100_000
     /// Bands of the entities series, each with `albumsPerBand` albums.
     var entityBands = 10_000
