@@ -15,13 +15,9 @@ public enum Timestamp {
             return "\(y)-\(m)-\(d)T\(rem / 3600):\(rem % 3600 / 60):\(rem % 60).\(ms)Z"
         }
         let withFraction = alwaysFraction || ms != 0
-        let dateSeparator: UInt8? = basic ? nil : 45, timeSeparator: UInt8? = basic ? nil : 58
-        let fields: [(Int, Int, UInt8?)] = [(Int(y), 4, dateSeparator), (m, 2, dateSeparator), (d, 2, 84),
-                                             (Int(rem / 3600), 2, timeSeparator), (Int(rem % 3600 / 60), 2, timeSeparator),
-                                             (Int(rem % 60), 2, withFraction ? 46 : 90)] + (withFraction ? [(ms, 3, 90)] : [])
         return String(unsafeUninitializedCapacity: 24) { buffer in
             var at = 0
-            for (value, width, separator) in fields {
+            func put(_ value: Int, _ width: Int, _ separator: UInt8?) {
                 var v = value
                 for k in stride(from: width - 1, through: 0, by: -1) {
                     buffer[at + k] = UInt8(48 + v % 10)
@@ -33,6 +29,13 @@ public enum Timestamp {
                     at += 1
                 }
             }
+            put(Int(y), 4, basic ? nil : 45)
+            put(m, 2, basic ? nil : 45)
+            put(d, 2, 84)
+            put(Int(rem / 3600), 2, basic ? nil : 58)
+            put(Int(rem % 3600 / 60), 2, basic ? nil : 58)
+            put(Int(rem % 60), 2, withFraction ? 46 : 90)
+            if withFraction { put(ms, 3, 90) }
             return at
         }
     }

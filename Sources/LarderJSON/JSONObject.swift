@@ -8,6 +8,12 @@ public struct JSONObject: Sendable {
 
     public init() { members = [] }
 
+    /// An empty object with room for `capacity` members, so that building it does not regrow.
+    public init(capacity: Int) {
+        members = []
+        members.reserveCapacity(capacity)
+    }
+
     public init(_ members: [(String, JSON)]) {
         self.members = members.map { (key: $0.0, value: $0.1) }
     }

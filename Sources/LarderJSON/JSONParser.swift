@@ -91,6 +91,8 @@ public struct JSONParser {
         try enter()
         i += 1
         var members: [(key: String, value: JSON)] = []
+        // Most objects here are small requests; this saves the first regrowths.
+        members.reserveCapacity(4)
         skipWhitespace()
         if i < end, base[i] == UInt8(ascii: "}") {
             i += 1

@@ -22,18 +22,19 @@ public struct JSONWriter {
         case .fragment(let f): bytes.append(contentsOf: f.bytes)
         case .array(let a):
             bytes.append(UInt8(ascii: "["))
-            for (k, element) in a.enumerated() {
+            // By index: iterating would copy each element out (and retain what it holds).
+            for k in a.indices {
                 if k > 0 { bytes.append(UInt8(ascii: ",")) }
-                write(element)
+                write(a[k])
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let o):
             bytes.append(UInt8(ascii: "{"))
-            for (k, member) in o.members.enumerated() {
+            for k in o.members.indices {
                 if k > 0 { bytes.append(UInt8(ascii: ",")) }
-                writeString(member.key)
+                writeString(o.members[k].key)
                 bytes.append(UInt8(ascii: ":"))
-                write(member.value)
+                write(o.members[k].value)
             }
             bytes.append(UInt8(ascii: "}"))
         }

@@ -68,7 +68,7 @@ extension Params {
 extension Cache.Lookup {
     /// The protocol's view of a found entry.
     var json: JSON {
-        var o = JSONObject()
+        var o = JSONObject(capacity: 8)
         o.append("found", true)
         switch entry.kind {
         case .json: o.append("value", .fragment(JSONFragment(validJSON: entry.bytes)))
