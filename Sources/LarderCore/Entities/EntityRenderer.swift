@@ -7,10 +7,18 @@ struct Inclusion: Sendable {
     var children: [String: Inclusion] = [:]
 
     /// Reads include paths starting at `entity`; each segment is a relationship's JSON key (or model name).
+    /// Relationships may form cycles (band → albums → band …): a path is
+    /// walked recursively and every level renders nested records, so its
+    /// length is bounded.
+    static let maxDepth = 16
+
     init(paths: [String], from entity: EntityDefinition, in model: EntityModel) throws(StoreError) {
         for (k, path) in paths.enumerated() {
-            try add(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init),
-                    from: entity, in: model, at: "include[\(k)]")
+            let segments = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard segments.count <= Self.maxDepth else {
+                throw .invalidArgument(field: "include[\(k)]", reason: "an include path may have at most \(Self.maxDepth) relationships")
+            }
+            try add(segments, from: entity, in: model, at: "include[\(k)]")
         }
     }
 
@@ -36,6 +44,20 @@ struct Inclusion: Sendable {
 struct EntityRenderer {
     let database: Database
     let model: EntityModel
+    /// Records one request may render. Includes can follow cycles (band →
+    /// albums → band …) and fan out at every level, so without a bound one
+    /// short request could ask for an answer larger than memory.
+    private let budget = Budget(records: 100_000)
+
+    private final class Budget {
+        var remaining: Int
+        init(records: Int) { remaining = records }
+    }
+
+    init(database: Database, model: EntityModel) {
+        self.database = database
+        self.model = model
+    }
 
     /// The record with identifier `id`, or nil.
     func record(_ entity: EntityDefinition, id: ColumnValue, include: Inclusion) throws(StoreError) -> JSON? {
@@ -60,6 +82,10 @@ struct EntityRenderer {
     }
 
     func render(_ entity: EntityDefinition, row: [ColumnValue], include: Inclusion) throws(StoreError) -> JSON {
+        budget.remaining -= 1
+        guard budget.remaining >= 0 else {
+            throw .invalidArgument(field: "include", reason: "the answer would hold more than 100000 records; include less, or page with entity.query")
+        }
         var o = JSONObject()
         for (a, attribute) in entity.attributes.enumerated() {
             o.append(entity.attributeKeys[a], attribute.json(row[a], dates: model.dateFormat))

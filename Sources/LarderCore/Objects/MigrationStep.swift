@@ -20,6 +20,8 @@ public enum MigrationStep: Equatable, Sendable {
         case string, number, integer, bool, date, epochSeconds, epochMillis
     }
 
+    static let maxPathDepth = 64
+
     init(json: JSON, at path: String) throws(StoreError) {
         guard case .object(let o) = json, case .string(let op)? = o["op"] else {
             throw .invalidArgument(field: path, reason: "a step is an object with an \"op\"")
@@ -27,6 +29,10 @@ public enum MigrationStep: Equatable, Sendable {
         func text(_ name: String) throws(StoreError) -> String {
             guard case .string(let s)? = o[name], !s.isEmpty else {
                 throw .invalidArgument(field: "\(path).\(name)", reason: "\"\(op)\" needs a non-empty string \(name)")
+            }
+            // Paths are walked recursively; objects nest no deeper than the parser allows anyway.
+            guard s.utf8.count(where: { $0 == UInt8(ascii: ".") }) < Self.maxPathDepth else {
+                throw .invalidArgument(field: "\(path).\(name)", reason: "a path may have at most \(Self.maxPathDepth) parts")
             }
             return s
         }
