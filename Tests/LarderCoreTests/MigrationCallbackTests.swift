@@ -3,28 +3,13 @@ import LarderJSON
 @testable import LarderCore
 
 /// `callback` steps: the read stops with a question, and is run again with the answers.
-final class MigrationCallbackTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
+final class MigrationCallbackTests: ObjectStoreTestCase {
     private var original: [UInt8]!
 
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Tally", "1", #"{"fields":{"n":"integer"}}"#)
-            original = try cache.putObject("t1", "Tally", #"{"n":1}"#).json.encoded
-            try store.register("Tally", "2", #"{"fields":{"n":"string"},"migrations":[{"from":"1","steps":[{"op":"callback"}]}]}"#)
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+    override func prepare() throws {
+        try store.register("Tally", "1", #"{"fields":{"n":"integer"}}"#)
+        original = try cache.putObject("t1", "Tally", #"{"n":1}"#).json.encoded
+        try store.register("Tally", "2", #"{"fields":{"n":"string"},"migrations":[{"from":"1","steps":[{"op":"callback"}]}]}"#)
     }
 
     func testWithoutAnAnswerTheReadAsksAStableQuestion() throws {

@@ -4,27 +4,11 @@ import LarderJSON
 
 /// A migration that cannot run, or whose result does not validate, changes nothing;
 /// a later fix (a newer version with a working migration) goes through.
-final class MigrationFailureTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
+final class MigrationFailureTests: ObjectStoreTestCase {
     private var original: [UInt8]!
-
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Log", "1", #"{"fields":{"line":"string","level":"integer"}}"#)
-            original = try cache.putObject("l1", "Log", #"{"line":"boot","level":2}"#).json.encoded
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+    override func prepare() throws {
+        try store.register("Log", "1", #"{"fields":{"line":"string","level":"integer"}}"#)
+        original = try cache.putObject("l1", "Log", #"{"line":"boot","level":2}"#).json.encoded
     }
 
     private func assertUntouched(file: StaticString = #filePath, line: UInt = #line) throws {

@@ -3,26 +3,10 @@ import LarderJSON
 @testable import LarderCore
 
 /// A child type and its ancestors keep their own versions; an object migrates at every level.
-final class MigrationInheritanceTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
-
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Shape", "1", #"{"fields":{"colour":"string"}}"#)
-            try store.register("Circle", "1", #"{"parent":"Shape","fields":{"r":"number"}}"#)
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+final class MigrationInheritanceTests: ObjectStoreTestCase {
+    override func prepare() throws {
+        try store.register("Shape", "1", #"{"fields":{"colour":"string"}}"#)
+        try store.register("Circle", "1", #"{"parent":"Shape","fields":{"r":"number"}}"#)
     }
 
     func testParentVersionsAreRecorded() throws {

@@ -4,25 +4,9 @@ import LarderJSON
 
 /// Nested objects keep their own type and version: they are upgraded when the
 /// object holding them is read, and read as plain maps once their type is gone.
-final class MigrationNestedObjectTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
-
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Bar", "1", #"{"fields":{"s":"string","date":"date"}}"#)
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+final class MigrationNestedObjectTests: ObjectStoreTestCase {
+    override func prepare() throws {
+        try store.register("Bar", "1", #"{"fields":{"s":"string","date":"date"}}"#)
     }
 
     private let barV2 = #"{"fields":{"text":"string","date":"date"},"migrations":[{"from":"1","steps":[{"op":"rename","from":"s","to":"text"}]}]}"#

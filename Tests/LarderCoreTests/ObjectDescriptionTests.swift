@@ -3,31 +3,15 @@ import LarderJSON
 @testable import LarderCore
 
 /// HMCache-style descriptions: `*Type`, `**Parent`, `(Category)field`.
-final class ObjectDescriptionTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
-
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Animal", "1", #"{"fields":{"name":"string","born":"date?","tags":{"array":"string"}}}"#)
-            try store.register("Dog", "2.1", #"""
-                {"parent":"Animal","fields":{"breed":"string","owner":{"optional":{"ref":"Person"}},
-                 "scores":{"map":"number"},"good":{"type":"bool","default":true}}}
-                """#)
-            try store.register("Person", "1", #"{"fields":{"name":"string","photo":"data?"}}"#)
-            _ = try store.extend(type: "Dog", category: "Tricks", fields: FieldDefinition.list(from: json(#"{"trick":"string"}"#), at: "fields"))
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+final class ObjectDescriptionTests: ObjectStoreTestCase {
+    override func prepare() throws {
+        try store.register("Animal", "1", #"{"fields":{"name":"string","born":"date?","tags":{"array":"string"}}}"#)
+        try store.register("Dog", "2.1", #"""
+            {"parent":"Animal","fields":{"breed":"string","owner":{"optional":{"ref":"Person"}},
+             "scores":{"map":"number"},"good":{"type":"bool","default":true}}}
+            """#)
+        try store.register("Person", "1", #"{"fields":{"name":"string","photo":"data?"}}"#)
+        _ = try store.extend(type: "Dog", category: "Tricks", fields: FieldDefinition.list(from: json(#"{"trick":"string"}"#), at: "fields"))
     }
 
     private func describe(_ key: String) throws -> String {

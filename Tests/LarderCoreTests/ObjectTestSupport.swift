@@ -126,3 +126,30 @@ func assertMigrationFailed(file: StaticString = #filePath, line: UInt = #line, _
     }
     return nil
 }
+
+/// A store and an open cache for every test, and the schemas (and objects) a
+/// suite sets up in `prepare`.
+class ObjectStoreTestCase: StoreTestCase {
+    var store: Store!
+    var cache: Cache!
+
+    /// Registers the suite's schemas before each test.
+    func prepare() throws {}
+
+    override func setUp() {
+        super.setUp()
+        do {
+            store = try makeStore()
+            cache = try openCache(store)
+            try prepare()
+        } catch {
+            XCTFail("setUp: \(error)")
+        }
+    }
+
+    override func tearDown() {
+        cache = nil
+        store = nil
+        super.tearDown()
+    }
+}

@@ -3,35 +3,19 @@ import LarderJSON
 @testable import LarderCore
 
 /// `ObjectValidator` through `putObject`: errors name the exact path and what was expected.
-final class ObjectValidationTests: StoreTestCase {
-    private var store: Store!
-    private var cache: Cache!
-
-    override func setUp() {
-        super.setUp()
-        do {
-            store = try makeStore()
-            cache = try openCache(store)
-            try store.register("Animal", "1", #"{"fields":{"name":"string","born":"date?","tags":{"array":"string"}}}"#)
-            try store.register("Dog", "2.1", #"""
-                {"parent":"Animal","fields":{"breed":"string","owner":{"optional":{"ref":"Person"}},
-                 "scores":{"map":"number"},"good":{"type":"bool","default":true}}}
-                """#)
-            try store.register("Person", "1", #"{"fields":{"name":"string","photo":"data?","friends":{"array":{"ref":"Person"}}, "pets":{"map":{"ref":"Pet"}}}}"#)
-            try store.register("Pet", "1", #"{"fields":{"name":"string","age":"integer"}}"#)
-            try store.register("Kinds", "1", #"""
-                {"fields":{"s":"string?","i":"integer?","n":"number?","b":"bool?","d":"date?","bin":"data?","j":"json?",
-                           "grid":{"optional":{"array":{"array":"integer"}}}}}
-                """#)
-        } catch {
-            XCTFail("setUp: \(error)")
-        }
-    }
-
-    override func tearDown() {
-        cache = nil
-        store = nil
-        super.tearDown()
+final class ObjectValidationTests: ObjectStoreTestCase {
+    override func prepare() throws {
+        try store.register("Animal", "1", #"{"fields":{"name":"string","born":"date?","tags":{"array":"string"}}}"#)
+        try store.register("Dog", "2.1", #"""
+            {"parent":"Animal","fields":{"breed":"string","owner":{"optional":{"ref":"Person"}},
+             "scores":{"map":"number"},"good":{"type":"bool","default":true}}}
+            """#)
+        try store.register("Person", "1", #"{"fields":{"name":"string","photo":"data?","friends":{"array":{"ref":"Person"}}, "pets":{"map":{"ref":"Pet"}}}}"#)
+        try store.register("Pet", "1", #"{"fields":{"name":"string","age":"integer"}}"#)
+        try store.register("Kinds", "1", #"""
+            {"fields":{"s":"string?","i":"integer?","n":"number?","b":"bool?","d":"date?","bin":"data?","j":"json?",
+                       "grid":{"optional":{"array":{"array":"integer"}}}}}
+            """#)
     }
 
     private func put(_ type: String, _ value: String) throws {
