@@ -4,18 +4,49 @@ public enum Timestamp {
     /// ISO 8601's basic form (`20260101T000000.000Z`); without `alwaysFraction`
     /// the milliseconds appear only when they are not zero.
     public static func format(milliseconds: Int64, basic: Bool = false, alwaysFraction: Bool = true) -> String {
-        // Written digit by digit: this runs for every entry a get returns.
-        let ms = Int(((milliseconds % 1000) + 1000) % 1000)
-        let seconds = (milliseconds - Int64(ms)) / 1000
-        var days = seconds / 86_400
-        var rem = seconds % 86_400
-        if rem < 0 { rem += 86_400; days -= 1 }
-        let (y, m, d) = civil(fromDays: days)
-        guard (0...9999).contains(y) else {
-            return "\(y)-\(m)-\(d)T\(rem / 3600):\(rem % 3600 / 60):\(rem % 60).\(ms)Z"
+        let parts = Parts(milliseconds)
+        guard parts.fitsFourDigitYear else { return parts.fallbackText }
+        return String(unsafeUninitializedCapacity: maxLength) { parts.write(into: $0, basic: basic, alwaysFraction: alwaysFraction) }
+    }
+
+    /// Appends `format(milliseconds:)`'s text to a byte buffer without making a String:
+    /// this runs for every entry a get returns.
+    public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+        let parts = Parts(milliseconds)
+        guard parts.fitsFourDigitYear else { return bytes.append(contentsOf: parts.fallbackText.utf8) }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: maxLength))
+        let written = bytes.withUnsafeMutableBufferPointer { all in
+            parts.write(into: UnsafeMutableBufferPointer(rebasing: all[start...]), basic: false, alwaysFraction: true)
         }
-        let withFraction = alwaysFraction || ms != 0
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        bytes.removeLast(maxLength - written)
+    }
+
+    private static let maxLength = 24
+
+    /// A time split into calendar fields, in UTC.
+    private struct Parts {
+        let year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int, millisecond: Int
+
+        init(_ milliseconds: Int64) {
+            millisecond = Int(((milliseconds % 1000) + 1000) % 1000)
+            let seconds = (milliseconds - Int64(millisecond)) / 1000
+            var days = seconds / 86_400
+            var rem = seconds % 86_400
+            if rem < 0 { rem += 86_400; days -= 1 }
+            (year, month, day) = Timestamp.civil(fromDays: days)
+            hour = Int(rem / 3600)
+            minute = Int(rem % 3600 / 60)
+            second = Int(rem % 60)
+        }
+
+        var fitsFourDigitYear: Bool { (0...9999).contains(year) }
+
+        var fallbackText: String { "\(year)-\(month)-\(day)T\(hour):\(minute):\(second).\(millisecond)Z" }
+
+        /// Writes the digits and returns how many bytes they took.
+        func write(into buffer: UnsafeMutableBufferPointer<UInt8>, basic: Bool, alwaysFraction: Bool) -> Int {
+            let withFraction = alwaysFraction || millisecond != 0
             var at = 0
             func put(_ value: Int, _ width: Int, _ separator: UInt8?) {
                 var v = value
@@ -29,13 +60,13 @@ public enum Timestamp {
                     at += 1
                 }
             }
-            put(Int(y), 4, basic ? nil : 45)
-            put(m, 2, basic ? nil : 45)
-            put(d, 2, 84)
-            put(Int(rem / 3600), 2, basic ? nil : 58)
-            put(Int(rem % 3600 / 60), 2, basic ? nil : 58)
-            put(Int(rem % 60), 2, withFraction ? 46 : 90)
-            if withFraction { put(ms, 3, 90) }
+            put(Int(year), 4, basic ? nil : 45)
+            put(month, 2, basic ? nil : 45)
+            put(day, 2, 84)
+            put(hour, 2, basic ? nil : 58)
+            put(minute, 2, basic ? nil : 58)
+            put(second, 2, withFraction ? 46 : 90)
+            if withFraction { put(millisecond, 3, 90) }
             return at
         }
     }
