@@ -92,3 +92,26 @@ final class EntityDeleteTests: StoreTestCase {
         assertStoreError(.entityNotFound("Venue")) { _ = try store.deleteRecord("Venue", id: "x") }
     }
 }
+
+/// `nullified` counts the records that survive with a reference cleared, not
+/// the records the same cascade deletes anyway.
+final class EntityDeleteCountTests: StoreTestCase {
+    func testReferencesFromDoomedRecordsAreNotCountedAsNullified() throws {
+        let store = try makeStore()
+        try store.define(#"""
+            {"model": "teams", "entities": [
+              {"name": "Team", "attributes": {"id": "string"},
+               "relationships": [{"name": "members", "destination": "Person", "toMany": true, "inverse": "team", "deleteRule": "cascade"}]},
+              {"name": "Person", "attributes": {"id": "string"},
+               "relationships": [{"name": "team", "destination": "Team", "inverse": "members"},
+                                 {"name": "friend", "destination": "Person"}]}]}
+            """#)
+        _ = try store.upsert("Team", #"{"id": "t"}"#)
+        _ = try store.upsert("Person", #"{"id": "p1", "team": "t"}"#, #"{"id": "p3", "team": "t", "friend": "p1"}"#,
+                             #"{"id": "p2", "friend": "p1"}"#)
+        let result = try store.deleteRecord("Team", id: "t")
+        XCTAssertEqual(result.deleted, 3, "the team and its two members")
+        XCTAssertEqual(result.nullified, 1, "only p2 survives with its friend cleared")
+        XCTAssertEqual(try store.record("Person", "p2")?["friend"], .null)
+    }
+}

@@ -17,9 +17,18 @@ public struct DeleteResult: Equatable, Sendable {
 struct EntityDeletion {
     let database: Database
     let model: EntityModel
-    private(set) var result = DeleteResult()
     /// Records deleted or being deleted in this operation, so cycles end.
     private var doomed = Set<Doomed>()
+    private var deleted = 0
+    /// Records whose reference was cleared; those the cascade deletes later do not count.
+    private var cleared = Set<Doomed>()
+
+    var result: DeleteResult {
+        var r = DeleteResult()
+        r.deleted = deleted
+        r.nullified = cleared.subtracting(doomed).count
+        return r
+    }
 
     private struct Doomed: Hashable {
         let entity: ExactString
@@ -71,7 +80,7 @@ struct EntityDeletion {
                     let s = try database.statement("UPDATE \(sourceTable.name) SET \(linkColumn) = NULL WHERE \(linkColumn) = ?")
                     s.bind(1, id)
                     try s.run()
-                    result.nullified += database.changes
+                    for referrer in referrers { cleared.insert(Doomed(entity: ExactString(source.name), id: referrer)) }
                 }
             }
         }
@@ -79,7 +88,7 @@ struct EntityDeletion {
         let s = try database.statement("DELETE FROM \(table.name) WHERE \(table.identifierColumn) = ?")
         s.bind(1, id)
         try s.run()
-        result.deleted += database.changes
+        deleted += database.changes
         for (destination, target) in cascades { try delete(destination, target) }
     }
 
