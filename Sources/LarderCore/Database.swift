@@ -76,6 +76,16 @@ public final class Database {
 
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Makes every COMMIT fail (SQLite turns it into a rollback), so that the
+    /// paths taken when a commit fails — a full disk, an I/O error — can be tested.
+    func refuseCommits(_ refuse: Bool) {
+        if refuse {
+            sqlite3_commit_hook(handle, { _ in 1 }, nil)
+        } else {
+            sqlite3_commit_hook(handle, nil, nil)
+        }
+    }
+
     /// Changes whenever another connection commits to the database, and not
     /// for this connection's own commits (SQLITE_FCNTL_DATA_VERSION counts
     /// those too, so it cannot serve). Its statement is kept at hand: this runs

@@ -115,14 +115,29 @@ extension Store {
     /// so nothing unacknowledged is served later.
     public func commit() throws(StoreError) {
         if !pendingUses.isEmpty && database.isInTransaction { try writeRecency() }
-        guard database.isInTransaction else { return }
+        guard database.isInTransaction else {
+            appliedAwaitingCommit = []
+            return
+        }
         do {
             try database.execute("COMMIT")
+            appliedAwaitingCommit = []
         } catch {
             try? database.execute("ROLLBACK")
+            restageRolledBackBatches()
             resynchronize()
             throw error
         }
+    }
+
+    /// Batches whose apply was rolled back are staged again, ahead of what was staged since.
+    private func restageRolledBackBatches() {
+        guard !appliedAwaitingCommit.isEmpty else { return }
+        var restored = EntityBatch()
+        for batch in appliedAwaitingCommit { restored.append(batch) }
+        restored.append(stagedEntities)
+        stagedEntities = restored
+        appliedAwaitingCommit = []
     }
 
     /// Forgets what memory tiers and totals of persistent caches know, after a

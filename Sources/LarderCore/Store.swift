@@ -29,6 +29,8 @@ public final class Store {
     var entityCatalog: EntityCatalog?
     /// Entity records staged by `stage` and not yet applied or discarded.
     public internal(set) var stagedEntities = EntityBatch()
+    /// Staged batches applied in the open transaction, oldest first.
+    var appliedAwaitingCommit: [EntityBatch] = []
 
     public static let databaseFileName = "larder.db"
 

@@ -198,3 +198,49 @@ private extension JSON {
         return .object(o)
     }
 }
+
+/// Batches applied in a transaction that is rolled back are staged again, in order.
+final class EntityRestageTests: StoreTestCase {
+    func testAppendingABatchMergesLikeStaging() throws {
+        let store = try makeStore()
+        try store.define(bandsModel())
+        var first = EntityBatch(), second = EntityBatch()
+        try store.stage([json(#"{"name": "Japan", "formed": 1974}"#)], entity: "Band", into: &first)
+        try store.stage([json(#"{"name": "Japan", "formed": 1975}"#), json(#"{"name": "Ultravox", "formed": 1974}"#)], entity: "Band", into: &second)
+        first.append(second)
+        XCTAssertEqual(first.count, 2, "Japan once, merged; Ultravox added")
+        _ = try store.apply(first)
+        XCTAssertEqual(try store.record("Band", "Japan")?["formed"], 1975, "the later batch wins")
+    }
+
+    func testACommitClearsWhatWasKeptForARollback() throws {
+        let store = try makeStore()
+        try store.define(bandsModel())
+        _ = try store.stage("Band", #"{"name": "Japan", "formed": 1974}"#)
+        _ = try store.applyStaged()
+        XCTAssertEqual(store.appliedAwaitingCommit.count, 1)
+        try store.commit()
+        XCTAssertTrue(store.appliedAwaitingCommit.isEmpty)
+        XCTAssertTrue(store.stagedEntities.isEmpty)
+    }
+}
+
+final class EntityFailedCommitTests: StoreTestCase {
+    func testABatchWhoseCommitFailsIsStagedAgainAndNothingIsWritten() throws {
+        let store = try makeStore()
+        try store.define(bandsModel())
+        try store.commit()
+        _ = try store.stage("Band", #"{"name": "Japan", "formed": 1974}"#)
+        _ = try store.applyStaged()
+        _ = try store.stage("Band", #"{"name": "Ultravox", "formed": 1974}"#)
+        store.database.refuseCommits(true)
+        XCTAssertThrowsError(try store.commit())
+        store.database.refuseCommits(false)
+        XCTAssertNil(try store.record("Band", "Japan"), "rolled back")
+        XCTAssertEqual(store.stagedEntities.count, 2, "the applied batch is staged again, before what came after it")
+        _ = try store.applyStaged()
+        try store.commit()
+        XCTAssertNotNil(try store.record("Band", "Japan"))
+        XCTAssertNotNil(try store.record("Band", "Ultravox"))
+    }
+}

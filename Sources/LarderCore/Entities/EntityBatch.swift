@@ -48,6 +48,11 @@ public struct EntityBatch: Sendable {
         }
     }
 
+    /// Adds every record of `later` after this batch's own, merging as staging does.
+    mutating func append(_ later: EntityBatch) {
+        for g in later.groups { add(g.records, of: g.entity) }
+    }
+
     /// True when the batch holds a record of `entity` with this identifier.
     func contains(_ entity: String, _ id: ColumnValue) -> Bool {
         guard let g = groupIndex[ExactString(entity)] else { return false }
@@ -81,6 +86,8 @@ extension Store {
     /// records can be staged and the apply tried again (or the batch discarded).
     public func applyStaged(onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
         let result = try apply(stagedEntities, onMissing: onMissing)
+        // Kept until the commit: if it fails, the batch is staged again rather than lost.
+        appliedAwaitingCommit.append(stagedEntities)
         stagedEntities = EntityBatch()
         return result
     }
