@@ -1,6 +1,6 @@
 import LarderJSON
 
-/// Entities (issue 8): a Band / Album model in snake_case, written with
+/// Entities: a Band / Album model in snake_case, written with
 /// `entity.upsert` (and with `entity.stage` + one `entity.apply`) in calls of
 /// `recordsPerCall` records, bands first, then albums linking to them; read
 /// back with `entity.get` including the albums and `entity.query` by band and
@@ -12,7 +12,7 @@ extension Benchmark {
         + #"{"name":"Album","identifier":"id","attributes":{"id":"integer","title":"string","released":"date"},"#
         + #""relationships":[{"name":"band","destination":"Band","inverse":"albums"}]}]}"#
 
-    /// The write rate issue 8 asks for.
+    /// The write rate the entity store aims at (records/s).
     static let entityTarget = 50_000.0
 
     func measureEntities() {
