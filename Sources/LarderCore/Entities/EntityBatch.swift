@@ -141,13 +141,7 @@ extension Store {
             let shape = record.attributes.map { $0 != nil } + toOne.map { record.links[$0] != nil }
             let complete = required.allSatisfy { record.attributes[$0] != nil }
             if complete {
-                let insert: Statement
-                if let s = inserts[shape] {
-                    insert = s
-                } else {
-                    insert = try database.statement(insertSQL(table, shape))
-                    inserts[shape] = insert
-                }
+                let insert = try statement(for: shape, in: &inserts) { insertSQL(table, $0) }
                 var k: Int32 = 1
                 for case let v? in record.attributes { insert.bind(k, v); k += 1 }
                 for r in toOne { if let v = record.links[r] { insert.bind(k, v); k += 1 } }
@@ -162,13 +156,7 @@ extension Store {
             setShape[entity.identifierIndex] = false
             let exists: Bool
             if setShape.contains(true) {
-                let update: Statement
-                if let s = updates[setShape] {
-                    update = s
-                } else {
-                    update = try database.statement(updateSQL(table, setShape))
-                    updates[setShape] = update
-                }
+                let update = try statement(for: setShape, in: &updates) { updateSQL(table, $0) }
                 var k: Int32 = 1
                 for (a, v) in record.attributes.enumerated() where a != entity.identifierIndex {
                     if let v { update.bind(k, v); k += 1 }
@@ -234,6 +222,16 @@ extension Store {
         s.bind(1, id)
         defer { s.reset() }
         return try s.step()
+    }
+
+    /// The statement for a shape of mentioned columns, prepared once per apply:
+    /// building its SQL text for every record would cost more than running it.
+    private func statement(for shape: [Bool], in prepared: inout [[Bool]: Statement],
+                           sql: ([Bool]) -> String) throws(StoreError) -> Statement {
+        if let s = prepared[shape] { return s }
+        let s = try database.statement(sql(shape))
+        prepared[shape] = s
+        return s
     }
 
     private func insertSQL(_ table: EntityTable, _ shape: [Bool]) -> String {
