@@ -146,10 +146,10 @@ public final class Cache {
             let write = { () throws(StoreError) in
                 var count = self.diskCount, bytes = self.diskBytes
                 for (k, w) in writes.enumerated() {
-                    let old = try self.disk.existing(w.key)
-                    entries[k].diskID = try self.disk.upsert(w.key, entries[k], used: self.store.nextUse())
-                    count += old == nil ? 1 : 0
-                    bytes += entries[k].size - (old?.size ?? 0)
+                    let (id, replaced) = try self.disk.write(w.key, entries[k], used: self.store.nextUse(), known: self.memory.row(of: w.key))
+                    entries[k].diskID = id
+                    count += replaced == nil ? 1 : 0
+                    bytes += entries[k].size - (replaced ?? 0)
                 }
                 self.diskCount = count
                 self.diskBytes = bytes

@@ -42,7 +42,19 @@ public enum CacheSQL {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// An entry stored or replaced.
+    /// A new entry, or nothing when the key is taken (then `update` replaces
+    /// it): unlike an UPSERT with RETURNING, this needs no temporary table, so
+    /// a new key costs what a plain INSERT costs.
+    public static let insertIfNew = insert + " ON CONFLICT (cache, grp, key) DO NOTHING"
+
+    /// Replaces the entry in a known row; the key columns guard against a row
+    /// id that was reused for another key.
+    public static let update = """
+        UPDATE entries SET kind = ?, value = ?, size = ?, stored_at = ?, validated_at = ?, ttl = ?, used = ?
+        WHERE id = ? AND cache = ? AND grp = ? AND key = ?
+        """
+
+    /// An entry stored or replaced in one statement (the storage floor's overwrite).
     public static let upsert = insert + """
          ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
             size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,

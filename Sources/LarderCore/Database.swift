@@ -74,6 +74,9 @@ public final class Database {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The row id of the last successful INSERT.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Makes every COMMIT fail (SQLite turns it into a rollback), so that the

@@ -27,15 +27,31 @@ struct DiskTier {
         return try s.step() ? (s.int64(0), s.int(1)) : nil
     }
 
-    /// Inserts or replaces; returns the row id.
-    func upsert(_ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Int64 {
-        let s = try db.statement(CacheSQL.upsert + " RETURNING id")
+    /// Stores an entry: in `known` (the row the memory tier says holds the key)
+    /// when that row still does, else as a new row, else over the row found.
+    /// Returns the row id and the size replaced (nil for a new key).
+    func write(_ k: EntryKey, _ e: Entry, used: Int64, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
+        if let known, try update(id: known.id, k, e, used: used) { return (known.id, known.size) }
+        let s = try db.statement(CacheSQL.insertIfNew)
         s.bind(1, cacheID).bind(2, k.group).bind(3, k.key).bind(4, e.kind.rawValue).bind(5, blob: e.bytes)
             .bind(6, e.size).bind(7, e.storedAt).bind(8, e.validatedAt).bind(10, used)
         if let ttl = e.ttl { s.bind(9, ttl) } else { s.bindNull(9) }
-        defer { s.reset() }
-        guard try s.step() else { throw .storage(code: 0, message: "upsert returned no row") }
-        return s.int64(0)
+        try s.run()
+        if db.changes == 1 { return (db.lastInsertRowID, nil) }
+        guard let old = try existing(k), try update(id: old.id, k, e, used: used) else {
+            throw .storage(code: 0, message: "an entry could be neither inserted nor updated")
+        }
+        return (old.id, old.size)
+    }
+
+    /// Replaces the row `id` if it still holds `k`; false if it does not.
+    private func update(id: Int64, _ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Bool {
+        let s = try db.statement(CacheSQL.update)
+        s.bind(1, e.kind.rawValue).bind(2, blob: e.bytes).bind(3, e.size).bind(4, e.storedAt).bind(5, e.validatedAt)
+            .bind(7, used).bind(8, id).bind(9, cacheID).bind(10, k.group).bind(11, k.key)
+        if let ttl = e.ttl { s.bind(6, ttl) } else { s.bindNull(6) }
+        try s.run()
+        return db.changes == 1
     }
 
     func delete(id: Int64) throws(StoreError) {

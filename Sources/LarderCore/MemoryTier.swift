@@ -28,6 +28,12 @@ final class MemoryTier {
         return nodes[i].entry
     }
 
+    /// The disk row and size of the entry under `key`, without changing the order.
+    func row(of key: EntryKey) -> (id: Int64, size: Int)? {
+        guard let i = index[key], nodes[i].entry.diskID != 0 else { return nil }
+        return (nodes[i].entry.diskID, nodes[i].entry.size)
+    }
+
     func contains(_ key: EntryKey) -> Bool { index[key] != nil }
 
     /// Looks without changing the order.

@@ -70,8 +70,10 @@ extension Cache {
         e.bytes = bytes
         if config.persistent {
             try store.beginWrite()
-            e.diskID = try disk.upsert(k, e, used: store.nextUse())
-            diskBytes += bytes.count - old.size
+            let (id, replaced) = try disk.write(k, e, used: store.nextUse(), known: memory.row(of: k))
+            e.diskID = id
+            if replaced == nil { diskCount += 1 }
+            diskBytes += bytes.count - (replaced ?? 0)
         }
         memory.remove(k)
         memory.put(k, e)
