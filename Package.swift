@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
-        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder"]),
     ],
     swiftLanguageModes: [.v6]

@@ -13,8 +13,9 @@ public struct JSONNumber: Sendable, Hashable {
     /// The number as written, valid JSON number syntax.
     public let literal: String
 
-    /// Wraps text already known to be a valid JSON number (the parser's output).
-    init(validLiteral: String) { self.literal = validLiteral }
+    /// Wraps text already known to be a valid JSON number (the parser's
+    /// output, or text `CompactJSON` recognised); it is not checked again.
+    public init(validLiteral: String) { self.literal = validLiteral }
 
     public init(_ value: Int) { literal = String(value) }
     public init(_ value: Int64) { literal = String(value) }

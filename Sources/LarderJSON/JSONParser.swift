@@ -220,32 +220,13 @@ public struct JSONParser {
         }
     }
 
-    /// Validates the multi-byte UTF-8 sequence at `at` (Unicode table 3-7) and returns its length.
+    /// Validates the multi-byte UTF-8 sequence at `at` and returns its length.
     private func utf8SequenceLength(at: Int) throws(JSONParseError) -> Int {
-        let b0 = base[at]
-        let length: Int
-        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
-        switch b0 {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lo = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; hi = 0x9F
-        case 0xF0: length = 4; lo = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; hi = 0x8F
-        default: throw fail(.invalidUTF8, at: at)
+        switch UTF8Sequence.check(base, at: at, end: end) {
+        case .valid(let length): return length
+        case .invalid: throw fail(.invalidUTF8, at: at)
+        case .truncated: throw fail(.unexpectedEnd, at: end)
         }
-        guard at + length <= end else {
-            // A truncated sequence is still invalid UTF-8 if what is there is wrong.
-            for k in 1..<(end - at) where base[at + k] & 0xC0 != 0x80 { throw fail(.invalidUTF8, at: at) }
-            throw fail(.unexpectedEnd, at: end)
-        }
-        let b1 = base[at + 1]
-        guard b1 >= lo && b1 <= hi else { throw fail(.invalidUTF8, at: at) }
-        for k in 2..<max(2, length) where base[at + k] & 0xC0 != 0x80 {
-            throw fail(.invalidUTF8, at: at)
-        }
-        return length
     }
 
     private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONParseError) {

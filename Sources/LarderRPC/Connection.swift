@@ -27,6 +27,8 @@ public final class Connection {
 
     private var out = JSONWriter(capacity: 256 * 1024)
     private var scratch = JSONWriter(capacity: 1024)
+    /// Results of requests answered straight from their bytes.
+    private var direct = JSONWriter(capacity: 16 * 1024)
     private static let flushThreshold = 1 << 20
 
     private var stopped = false
@@ -126,6 +128,26 @@ public final class Connection {
     }
 
     private func handle(body: UnsafeBufferPointer<UInt8>) {
+        if let handler, let request = RequestView.read(body) {
+            direct.reset()
+            switch handler.answer(directly: request, into: &direct) {
+            case .declined: break
+            case .answered:
+                emit { w in
+                    w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+                    w.writeRaw(request.idText)
+                    w.writeASCII(",\"result\":")
+                    w.writeRaw(direct.bytes)
+                    w.writeASCII("}")
+                }
+                return
+            case .failed(let error):
+                send(id: request.id, result: .failure(error), batch: nil)
+                return
+            case .later:
+                return
+            }
+        }
         let json: JSON
         do {
             json = try JSONParser.parse(body, maxDepth: maxDepth)
@@ -187,6 +209,11 @@ public final class Connection {
     func deliver(_ reply: Reply, result: Result<JSON, ResponseError>, batch: Batch?) {
         if working[reply.id] === reply { working[reply.id] = nil }
         send(id: reply.id, result: result, batch: batch)
+    }
+
+    /// Answers a request that was answered `.later` by its handler.
+    public func respond(to id: RequestID, with result: Result<JSON, ResponseError>) {
+        send(id: id, result: result, batch: nil)
     }
 
     private func send(id: RequestID, result: Result<JSON, ResponseError>, batch: Batch?) {

@@ -8,6 +8,10 @@ import LarderJSON
 public protocol MessageHandler: AnyObject {
     /// A request. Call `reply` exactly once, now or later.
     func handle(request method: String, params: JSON?, reply: Reply)
+    /// A plain request, before anything is decoded: answer it straight from
+    /// its bytes, or decline and it is parsed and passed to `handle(request:)`.
+    /// A handler that declines must not have changed anything.
+    func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer
     /// A message that could not be handled (unparseable, not JSON-RPC): answer
     /// it through `reply` with `error`, in turn with other answers.
     func handle(invalidMessage error: ResponseError, reply: Reply)
@@ -20,7 +24,22 @@ public protocol MessageHandler: AnyObject {
     func connectionClosed()
 }
 
+/// What became of a request offered to `answer(directly:into:)`.
+public enum DirectAnswer {
+    /// Not handled here: parse it and handle it the ordinary way.
+    case declined
+    /// Answered: the result's JSON text is in the writer.
+    case answered
+    case failed(ResponseError)
+    /// Answered later through `Connection.respond(to:with:)`.
+    case later
+}
+
 extension MessageHandler {
+    public func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        .declined
+    }
+
     public func handle(invalidMessage error: ResponseError, reply: Reply) {
         reply.fail(error)
     }

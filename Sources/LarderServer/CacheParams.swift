@@ -71,6 +71,11 @@ extension Cache.Lookup {
     /// only to walk it again.
     var json: JSON {
         var w = JSONWriter(capacity: entry.bytes.count + 160)
+        write(into: &w)
+        return .fragment(JSONFragment(validJSON: w.bytes))
+    }
+
+    func write(into w: inout JSONWriter) {
         w.writeASCII("{\"found\":true,")
         switch entry.kind {
         case .json:
@@ -98,7 +103,6 @@ extension Cache.Lookup {
             Timestamp.append(milliseconds: expiresAt, to: &w.bytes)
         }
         w.writeASCII(tier == .memory ? "\",\"tier\":\"memory\"}" : "\",\"tier\":\"disk\"}")
-        return .fragment(JSONFragment(validJSON: w.bytes))
     }
 
     static let notFound: JSON = ["found": false]

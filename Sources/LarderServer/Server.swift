@@ -16,6 +16,8 @@ final class Server: MessageHandler {
 
     private enum Held {
         case answer(Reply, Result<JSON, ResponseError>)
+        /// The answer to a request answered straight from its bytes (it has no `Reply`).
+        case direct(RequestID, Result<JSON, ResponseError>)
         case event(method: String, params: JSON)
     }
     var clientInfo: JSON?
@@ -69,12 +71,7 @@ final class Server: MessageHandler {
             answer(reply, .failure(.methodNotFound(method)))
             return
         }
-        // A failed initialize may be tried again; anything else starts the session.
-        if lifecycle == .waiting && method != Initialize.method { lifecycle = .running }
-        if !checkedForeignWrites {
-            checkedForeignWrites = true
-            do { try store.noticeForeignWrites() } catch { Log.warn("checking for other writers failed: \(error)") }
-        }
+        begin(method)
         let request = Request(params: Params(params), reply: reply, server: self)
         do {
             switch try entry.handle(request) {
@@ -88,7 +85,17 @@ final class Server: MessageHandler {
         }
     }
 
-    private func lifecycleRefusal(for method: String) -> ResponseError? {
+    /// What every request admitted goes through, on either path.
+    func begin(_ method: String) {
+        // A failed initialize may be tried again; anything else starts the session.
+        if lifecycle == .waiting && method != Initialize.method { lifecycle = .running }
+        if !checkedForeignWrites {
+            checkedForeignWrites = true
+            do { try store.noticeForeignWrites() } catch { Log.warn("checking for other writers failed: \(error)") }
+        }
+    }
+
+    func lifecycleRefusal(for method: String) -> ResponseError? {
         switch lifecycle {
         case .waiting:
             if options.requireInitialize && method != Initialize.method {
@@ -158,7 +165,19 @@ final class Server: MessageHandler {
     private func hold(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
         // The work is done; cancelling now cannot undo it, so the real answer stands.
         reply.onCancel = {}
-        awaitingCommit.append(.answer(reply, result))
+        hold(.answer(reply, result))
+    }
+
+    /// Whether an answer given now would overtake answers waiting for the commit.
+    var answersAreWaiting: Bool { !awaitingCommit.isEmpty }
+
+    /// Holds the answer to a request answered from its bytes until the commit.
+    func holdDirect(_ id: RequestID, _ result: Result<JSON, ResponseError>) {
+        hold(.direct(id, result))
+    }
+
+    private func hold(_ held: Held) {
+        awaitingCommit.append(held)
         // Answers held behind a write must not pile up without bound while input keeps coming.
         if awaitingCommit.count >= Self.maxGroupCommit { commit() }
     }
@@ -174,13 +193,20 @@ final class Server: MessageHandler {
             for held in waiting {
                 switch held {
                 case .answer(let reply, let result): reply.finish(result)
+                case .direct(let id, let result): connection.respond(to: id, with: result)
                 case .event(let method, let params): connection.notify(method, params: params)
                 }
             }
         } catch {
             // Everything since the last commit may rest on what was rolled back.
             Log.error("commit failed: \(error)")
-            for case .answer(let reply, _) in waiting { reply.fail(error.responseError) }
+            for held in waiting {
+                switch held {
+                case .answer(let reply, _): reply.fail(error.responseError)
+                case .direct(let id, _): connection.respond(to: id, with: .failure(error.responseError))
+                case .event: break
+                }
+            }
         }
     }
 }

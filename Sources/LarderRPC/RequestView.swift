@@ -1,0 +1,204 @@
+import LarderJSON
+
+/// A request read in place from its bytes: where its id, method and
+/// parameters are, with nothing decoded or copied.
+///
+/// Only the plainest requests are read this way: one object with exactly
+/// `jsonrpc` "2.0", an id (a number or a string without escapes), a method
+/// (a string without escapes) and a `params` object of at most
+/// `ParamsView.capacity` distinct members whose values are compact JSON
+/// (`CompactJSON`). Anything else yields nil and takes the ordinary path,
+/// which also gives malformed input its proper error.
+public struct RequestView {
+    public let body: UnsafeBufferPointer<UInt8>
+    /// The id as written: a number literal, or a string with its quotes.
+    public let idText: UnsafeBufferPointer<UInt8>
+    /// The method name, between its quotes.
+    public let method: UnsafeBufferPointer<UInt8>
+    public let params: ParamsView
+
+    /// The id, decoded (answers that leave later need it beyond the body's life).
+    public var id: RequestID {
+        if idText.first == UInt8(ascii: "\"") {
+            return .string(String(decoding: UnsafeBufferPointer(rebasing: idText.dropFirst().dropLast()), as: UTF8.self))
+        }
+        return .number(JSONNumber(validLiteral: String(decoding: idText, as: UTF8.self)))
+    }
+
+    public func methodIs(_ name: StaticString) -> Bool {
+        ByteText.equal(method, name)
+    }
+
+    /// Reads `body` as a plain request, or returns nil.
+    public static func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+        guard body.count < Int(Int32.max) else { return nil }
+        var r = ByteReader(body)
+        r.skipWhitespace()
+        guard r.take(UInt8(ascii: "{")) else { return nil }
+        var version = false
+        var id: Range<Int>?, method: Range<Int>?, params: ParamsView?
+        repeat {
+            r.skipWhitespace()
+            guard let name = r.plainString() else { return nil }
+            r.skipWhitespace()
+            guard r.take(UInt8(ascii: ":")) else { return nil }
+            r.skipWhitespace()
+            let nameBytes = r.slice(name)
+            if ByteText.equal(nameBytes, "jsonrpc") {
+                guard !version, let v = r.plainString(), ByteText.equal(r.slice(v), "2.0") else { return nil }
+                version = true
+            } else if ByteText.equal(nameBytes, "id") {
+                guard id == nil, let at = r.peek else { return nil }
+                if at == UInt8(ascii: "\"") {
+                    let start = r.i
+                    guard r.plainString() != nil else { return nil }
+                    id = start..<r.i
+                } else {
+                    guard at == UInt8(ascii: "-") || (at &- UInt8(ascii: "0")) < 10 else { return nil }
+                    guard let end = CompactJSON.valueEnd(in: body, from: r.i) else { return nil }
+                    id = r.i..<end
+                    r.i = end
+                }
+            } else if ByteText.equal(nameBytes, "method") {
+                guard method == nil, let m = r.plainString() else { return nil }
+                method = m
+            } else if ByteText.equal(nameBytes, "params") {
+                guard params == nil, let p = ParamsView.read(&r) else { return nil }
+                params = p
+            } else {
+                return nil
+            }
+            r.skipWhitespace()
+        } while r.take(UInt8(ascii: ","))
+        guard r.take(UInt8(ascii: "}")) else { return nil }
+        r.skipWhitespace()
+        guard r.atEnd, version, let id, let method, let params else { return nil }
+        return RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params)
+    }
+}
+
+/// The members of a request's `params` object, located in place.
+public struct ParamsView {
+    /// More members than this and the request takes the ordinary path (the
+    /// methods answered directly take at most five).
+    public static let capacity = 6
+
+    /// Offsets into the body, kept small: the view is copied as it is returned.
+    private struct Member {
+        var nameStart: Int32 = 0, nameEnd: Int32 = 0, valueStart: Int32 = 0, valueEnd: Int32 = 0
+        var name: Range<Int> { Int(nameStart)..<Int(nameEnd) }
+        var value: Range<Int> { Int(valueStart)..<Int(valueEnd) }
+    }
+
+    private let body: UnsafeBufferPointer<UInt8>
+    private var members = InlineArray<6, Member>(repeating: Member())
+    public private(set) var count = 0
+
+    private init(body: UnsafeBufferPointer<UInt8>) { self.body = body }
+
+    /// One member's value.
+    public enum Value {
+        case absent
+        /// A string without escapes: its bytes, between the quotes, are its value.
+        case plainString(UnsafeBufferPointer<UInt8>)
+        /// Any other value, as compact JSON text.
+        case other(UnsafeBufferPointer<UInt8>)
+    }
+
+    public subscript(name: StaticString) -> Value {
+        guard let text = text(name) else { return .absent }
+        if text.first == UInt8(ascii: "\""), CompactJSON.plainStringEnd(in: text, from: 0) == text.count {
+            return .plainString(UnsafeBufferPointer(rebasing: text.dropFirst().dropLast()))
+        }
+        return .other(text)
+    }
+
+    /// A member's value as compact JSON text.
+    public func text(_ name: StaticString) -> UnsafeBufferPointer<UInt8>? {
+        for k in 0..<count where ByteText.equal(UnsafeBufferPointer(rebasing: body[members[k].name]), name) {
+            return UnsafeBufferPointer(rebasing: body[members[k].value])
+        }
+        return nil
+    }
+
+    /// True when every member is one of `names`.
+    public func hasOnly(_ names: StaticString...) -> Bool {
+        for k in 0..<count {
+            let name = UnsafeBufferPointer(rebasing: body[members[k].name])
+            guard names.contains(where: { ByteText.equal(name, $0) }) else { return false }
+        }
+        return true
+    }
+
+    /// Reads an object of distinct plainly-named members with compact values.
+    fileprivate static func read(_ r: inout ByteReader) -> ParamsView? {
+        guard r.take(UInt8(ascii: "{")) else { return nil }
+        var view = ParamsView(body: r.bytes)
+        r.skipWhitespace()
+        if r.take(UInt8(ascii: "}")) { return view }
+        repeat {
+            r.skipWhitespace()
+            guard view.count < capacity, let name = r.plainString() else { return nil }
+            for k in 0..<view.count where r.slice(view.members[k].name).elementsEqual(r.slice(name)) { return nil }
+            r.skipWhitespace()
+            guard r.take(UInt8(ascii: ":")) else { return nil }
+            r.skipWhitespace()
+            guard let end = CompactJSON.valueEnd(in: r.bytes, from: r.i) else { return nil }
+            view.members[view.count] = Member(nameStart: Int32(name.lowerBound), nameEnd: Int32(name.upperBound),
+                                              valueStart: Int32(r.i), valueEnd: Int32(end))
+            view.count += 1
+            r.i = end
+            r.skipWhitespace()
+        } while r.take(UInt8(ascii: ","))
+        guard r.take(UInt8(ascii: "}")) else { return nil }
+        return view
+    }
+}
+
+/// A cursor over a message's bytes.
+private struct ByteReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var i = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    var atEnd: Bool { i >= bytes.count }
+    var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
+
+    mutating func skipWhitespace() {
+        while i < bytes.count {
+            let b = bytes[i]
+            guard b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 else { return }
+            i += 1
+        }
+    }
+
+    mutating func take(_ b: UInt8) -> Bool {
+        guard i < bytes.count, bytes[i] == b else { return false }
+        i += 1
+        return true
+    }
+
+    /// A string without escapes; returns the range between its quotes.
+    mutating func plainString() -> Range<Int>? {
+        guard let end = CompactJSON.plainStringEnd(in: bytes, from: i) else { return nil }
+        defer { i = end }
+        return (i + 1)..<(end - 1)
+    }
+
+    func slice(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[range])
+    }
+}
+
+/// Byte comparison against a name known at compile time.
+enum ByteText {
+    @inline(__always)
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        let n = name.utf8CodeUnitCount
+        guard bytes.count == n else { return false }
+        let p = name.utf8Start
+        for k in 0..<n where bytes[k] != p[k] { return false }
+        return true
+    }
+}

@@ -1,0 +1,63 @@
+import LarderJSON
+import XCTest
+@testable import LarderRPC
+
+/// Which requests are read in place, and what is found in them.
+final class RequestViewTests: XCTestCase {
+    private func read(_ text: String, _ check: (RequestView?) -> Void) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0))) }
+    }
+
+    private func string(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+
+    func testAPlainRequestIsReadInPlace() {
+        read(#"{"jsonrpc":"2.0","id":42,"method":"cache.get","params":{"cache":"c","key":"k-1","value":{"a":[1]}}}"#) { view in
+            guard let view else { return XCTFail("not read") }
+            XCTAssertEqual(string(view.idText), "42")
+            XCTAssertEqual(view.id, .number(JSONNumber(42)))
+            XCTAssertTrue(view.methodIs("cache.get"))
+            XCTAssertFalse(view.methodIs("cache.set"))
+            XCTAssertEqual(view.params.count, 3)
+            guard case .plainString(let key) = view.params["key"] else { return XCTFail("key") }
+            XCTAssertEqual(string(key), "k-1")
+            guard case .other(let value) = view.params["value"] else { return XCTFail("value") }
+            XCTAssertEqual(string(value), #"{"a":[1]}"#)
+            guard case .absent = view.params["group"] else { return XCTFail("group") }
+            XCTAssertTrue(view.params.hasOnly("cache", "key", "value"))
+            XCTAssertFalse(view.params.hasOnly("cache", "key"))
+        }
+    }
+
+    func testWhitespaceBetweenTokensAndAnyMemberOrderAreFine() {
+        read(#"  { "params" : { "key" : "k" } , "method" : "m" , "id" : "s-1" , "jsonrpc" : "2.0" }  "#) { view in
+            guard let view else { return XCTFail("not read") }
+            XCTAssertEqual(string(view.idText), #""s-1""#)
+            XCTAssertEqual(view.id, .string("s-1"))
+            XCTAssertTrue(view.methodIs("m"))
+        }
+    }
+
+    func testAnythingElseIsLeftToTheParser() {
+        let texts = [
+            #"{"jsonrpc":"2.0","method":"m","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":null,"method":"m","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":[]}"#,
+            #"{"jsonrpc":"1.0","id":1,"method":"m","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m\u0041","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":"a\"b","method":"m","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":1,"id":2,"method":"m","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{},"x":1}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"k":1,"k":2}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"k":[1, 2]}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{}} x"#,
+            #"[{"jsonrpc":"2.0","id":1,"method":"m","params":{}}]"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{}"#,
+        ]
+        for t in texts {
+            read(t) { XCTAssertNil($0, t) }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LarderCore
+import XCTest
+@testable import LarderServer
+
+/// Plain `cache.get` and `cache.set` requests are answered straight from their
+/// bytes; everything else takes the ordinary path. Whichever path a request
+/// takes, the output must be the same, byte for byte: each session here is
+/// served twice, with direct answers on and off, and the outputs compared.
+final class DirectAnswerTests: XCTestCase {
+    /// Serves `input` on a fresh in-memory store with a fixed clock; returns stdout.
+    private func serve(_ input: String, direct: Bool, requireInitialize: Bool = false) throws -> String {
+        let dir = NSTemporaryDirectory() + "larder-direct-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let inPath = dir + "/in", outPath = dir + "/out"
+        try Data(input.utf8).write(to: URL(fileURLWithPath: inPath))
+        let inFD = open(inPath, O_RDONLY), outFD = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        defer { close(inFD); close(outFD) }
+        var options = ServerOptions(storePath: nil)
+        options.directAnswers = direct
+        options.requireInitialize = requireInitialize
+        let store = try Store(directory: nil, clock: Clock(fixedAt: 1_767_225_600_000))
+        _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)
+        return try String(contentsOfFile: outPath, encoding: .utf8)
+    }
+
+    private func assertBothPathsAgree(_ lines: [String], requireInitialize: Bool = false,
+                                      file: StaticString = #filePath, line: UInt = #line) throws {
+        let input = lines.joined(separator: "\n") + "\n"
+        let ordinary = try serve(input, direct: false, requireInitialize: requireInitialize)
+        let direct = try serve(input, direct: true, requireInitialize: requireInitialize)
+        let a = ordinary.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = direct.split(separator: "\n", omittingEmptySubsequences: false)
+        XCTAssertEqual(a.count, b.count, "answer count", file: file, line: line)
+        for (k, (x, y)) in zip(a, b).enumerated() where x != y {
+            XCTFail("answer \(k + 1) differs:\n ordinary: \(x)\n direct:   \(y)", file: file, line: line)
+        }
+        XCTAssertGreaterThan(a.count, lines.count / 2, "the session was answered", file: file, line: line)
+    }
+
+    private func request(_ id: Int, _ method: String, _ params: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
+    }
+
+    func testSetsAndGetsOfEveryShapeAnswerAlike() throws {
+        let values = [
+            #""text""#, "12", "-0.5e3", "true", "null", #"{"a":[1,{"b":"c"}],"d":""}"#, "[]", "{}",
+            #""quote \" backslash \\ newline \n tab \t control \u001f""#, #""slash \/ and \u0041""#,
+            #"{ "spaced" : [ 1, 2 ] }"#, "\"é ラ 🙂\"", #""\ud83d\ude42""#, "1E400", "[1,]",
+        ]
+        var lines: [String] = []
+        var id = 0
+        for (k, v) in values.enumerated() {
+            id += 1; lines.append(request(id, "cache.set", #"{"key":"k\#(k)","value":\#(v)}"#))
+            id += 1; lines.append(request(id, "cache.get", #"{"key":"k\#(k)"}"#))
+        }
+        for k in values.indices {
+            id += 1; lines.append(request(id, "cache.get", #"{"key":"k\#(k)"}"#))
+        }
+        try assertBothPathsAgree(lines)
+    }
+
+    func testParamsThatArePlainOrNotAnswerAlike() throws {
+        let params = [
+            #"{"key":"a","value":1}"#, #"{"cache":"c2","group":"g","key":"a","value":2}"#,
+            #"{"key":"a","value":3,"ttl":60}"#, #"{"key":"a","value":4,"ttl":1.5}"#, #"{"key":"a","value":5,"ttl":-1}"#,
+            #"{"key":"a","value":6,"ttl":"60"}"#, #"{"key":"a","value":7,"ttl":1e400}"#, #"{"key":"a","value":8,"ttl":0}"#,
+            #"{"key":"a","data":"AAE="}"#, #"{"key":"a","value":1,"data":"AAE="}"#, #"{"key":"a"}"#,
+            #"{"key":"","value":1}"#, #"{"value":1}"#, #"{"key":7,"value":1}"#, #"{"key":"a\"b","value":1}"#,
+            #"{"key":"\u0061","value":9}"#, #"{"key":"a","key":"b","value":1}"#, #"{"key":"a","value":1,"extra":true}"#,
+            #"{"cache":"","key":"a","value":1}"#, #"{"cache":5,"key":"a","value":1}"#, #"{"group":null,"key":"a","value":1}"#,
+            "{\"key\":\"é\",\"value\":10}", #" { "key" : "a" , "value" : 11 } "#, "[]", "{}", "null",
+        ]
+        var lines: [String] = []
+        var id = 0
+        for p in params {
+            id += 1; lines.append(request(id, "cache.set", p))
+            id += 1; lines.append(request(id, "cache.get", p))
+        }
+        lines.append(request(900, "cache.get", #"{"cache":"never-made","key":"a"}"#))
+        lines.append(request(901, "cache.get", #"{"cache":"c2","group":"g","key":"a"}"#))
+        lines.append(request(902, "cache.get", #"{"cache":"c2","key":"a"}"#))
+        try assertBothPathsAgree(lines)
+    }
+
+    func testEnvelopesThatArePlainOrNotAnswerAlike() throws {
+        let lines = [
+            #"{"jsonrpc":"2.0","id":"s-1","method":"cache.set","params":{"key":"a","value":1}}"#,
+            #"{"id":2,"params":{"key":"a"},"method":"cache.get","jsonrpc":"2.0"}"#,
+            #"{"jsonrpc":"2.0","id":3.50,"method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":12345678901234567890123,"method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":"quote\"d","method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":null,"method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","method":"cache.set","params":{"key":"n","value":"notified"}}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"cache.get","params":{"key":"n"}}"#,
+            #"{"jsonrpc":"1.0","id":8,"method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"cache\u002eget","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":10,"method":"cache.get"}"#,
+            #"{"jsonrpc":"2.0","id":11,"method":"cache.get","params":{"key":"a"},"extra":1}"#,
+            #"{"jsonrpc":"2.0","id":12,"id":13,"method":"cache.get","params":{"key":"a"}}"#,
+            #"[{"jsonrpc":"2.0","id":14,"method":"cache.get","params":{"key":"a"}},{"jsonrpc":"2.0","id":15,"method":"cache.set","params":{"key":"b","value":2}}]"#,
+            #"{"jsonrpc":"2.0","id":16,"method":"cache.get","params":{"key":"a"}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":17,\"method\":\"cache.get\",\"params\":{\"key\":\"\u{7F}\"}}",
+            #"  {"jsonrpc" : "2.0" , "id" : 18 , "method" : "cache.get" , "params" : { "key" : "a" } }  "#,
+            #"{"jsonrpc":"2.0","id":19,"method":"shutdown"}"#,
+            #"{"jsonrpc":"2.0","id":20,"method":"cache.get","params":{"key":"a"}}"#,
+            #"{"jsonrpc":"2.0","id":21,"method":"cache.set","params":{"key":"a","value":1}}"#,
+        ]
+        try assertBothPathsAgree(lines)
+    }
+
+    func testRequestsBeforeInitializeAreRefusedAlikeWhenItIsRequired() throws {
+        try assertBothPathsAgree([
+            request(1, "cache.get", #"{"key":"a"}"#),
+            request(2, "cache.set", #"{"key":"a","value":1}"#),
+            request(3, "initialize", "{}"),
+            request(4, "cache.set", #"{"key":"a","value":1}"#),
+            request(5, "cache.get", #"{"key":"a"}"#),
+        ], requireInitialize: true)
+    }
+
+    /// Answers held for a commit keep their order, errors from the core
+    /// included, and events land where they happened.
+    func testHeldAnswersErrorsAndEventsKeepTheirPlace() throws {
+        var lines = [
+            request(1, "cache.open", #"{"cache":"small","persistent":false,"memory":{"maxCount":2,"maxBytes":40}}"#),
+            request(2, "cache.subscribe", #"{"cache":"small","events":["evicted"]}"#),
+        ]
+        var id = 2
+        for k in 0..<6 {
+            id += 1; lines.append(request(id, "cache.set", #"{"cache":"small","key":"k\#(k)","value":"\#(String(repeating: "v", count: k * 6))"}"#))
+            id += 1; lines.append(request(id, "cache.get", #"{"cache":"small","key":"k\#(k)"}"#))
+            id += 1; lines.append(request(id, "cache.set", #"{"key":"p\#(k)","value":\#(k)}"#))
+            id += 1; lines.append(request(id, "cache.get", #"{"cache":"small","key":"k0"}"#))
+        }
+        try assertBothPathsAgree(lines)
+    }
+}
