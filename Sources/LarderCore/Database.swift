@@ -7,7 +7,7 @@ import CSQLite
 /// 250k operations a second.
 public final class Database {
     let handle: OpaquePointer
-    private var statements: [String: Statement] = [:]
+    private var statements: [SQLText: Statement] = [:]
     private var dataVersionStatement: Statement?
     public let path: String
 
@@ -59,7 +59,7 @@ public final class Database {
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
     public func statement(_ sql: String) throws(StoreError) -> Statement {
-        if let s = statements[sql] {
+        if let s = statements[SQLText(sql)] {
             s.reset()
             return s
         }
@@ -67,7 +67,7 @@ public final class Database {
         let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
         guard rc == SQLITE_OK, let raw else { throw .storage(code: rc, message: "\(errorMessage) in: \(sql)") }
         let s = Statement(raw, database: self)
-        statements[sql] = s
+        statements[SQLText(sql)] = s
         return s
     }
 
@@ -107,5 +107,20 @@ public final class Database {
         defer { s.reset() }
         guard try s.step() else { return 0 }
         return s.int64(0)
+    }
+}
+
+/// SQL text as the statement cache's key. Hashing the whole text (hundreds of
+/// bytes) cost more than running a cached INSERT's bindings; the length and
+/// the last bytes tell the texts in use apart as well, and equality still
+/// compares all of it (at once when both are the same constant).
+private struct SQLText: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.suffix(32)))) }
+        hasher.combine(text.utf8.count)
     }
 }

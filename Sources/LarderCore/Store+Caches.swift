@@ -4,9 +4,13 @@ extension Store {
     /// The cache named `name`: loaded from the store, or created with default
     /// settings when `create` is true; nil when it does not exist.
     public func cache(named name: String, create: Bool) throws(StoreError) -> Cache? {
+        if let c = lastCache, !c.isStale, !c.isDropped, ExactString.bytesEqual(c.name, name) { return c }
         if let c = caches[ExactString(name)] {
             if c.isStale { try c.reload() }
-            if !c.isDropped { return c }
+            if !c.isDropped {
+                lastCache = c
+                return c
+            }
         }
         if let c = try load(name) { return c }
         guard create else { return nil }

@@ -16,6 +16,9 @@ public final class Store {
 
     /// Open caches by name.
     var caches: [ExactString: Cache] = [:]
+    /// The cache found last: bursts of requests name one cache, and comparing
+    /// its name is cheaper than hashing it.
+    var lastCache: Cache?
     /// Recency of disk rows read since the last write, persisted lazily with
     /// other writes: a read must not cost a write.
     var pendingUses: [Int64: Int64] = [:]

@@ -14,12 +14,10 @@ public enum Timestamp {
     public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         let parts = Parts(milliseconds)
         guard parts.fitsFourDigitYear else { return bytes.append(contentsOf: parts.fallbackText.utf8) }
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: maxLength))
-        let written = bytes.withUnsafeMutableBufferPointer { all in
-            parts.write(into: UnsafeMutableBufferPointer(rebasing: all[start...]), basic: false, alwaysFraction: true)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { text in
+            let written = parts.write(into: text, basic: false, alwaysFraction: true)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<written]))
         }
-        bytes.removeLast(maxLength - written)
     }
 
     private static let maxLength = 24

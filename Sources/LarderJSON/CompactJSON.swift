@@ -24,8 +24,31 @@ public enum CompactJSON {
     /// value; nil otherwise. Multi-byte UTF-8 is validated.
     public static func plainStringEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress, start < bytes.count, base[start] == UInt8(ascii: "\"") else { return nil }
-        var scanner = Scanner(base: base, end: bytes.count, i: start)
-        return scanner.string(allowEscapes: false) ? scanner.i : nil
+        // Names, keys and ids are short and ASCII: one comparison per byte in the common case.
+        let end = bytes.count
+        var i = start + 1
+        while i < end {
+            i = plainRun(base, from: i, end: end)
+            guard i < end else { break }
+            let b = base[i]
+            if b == UInt8(ascii: "\"") { return i + 1 }
+            guard b >= 0x80, case .valid(let n) = UTF8Sequence.check(base, at: i, end: end) else { return nil }
+            i += n
+        }
+        return nil
+    }
+
+    /// The first byte at or after `from` that is not printable ASCII other
+    /// than `"` and `\\`: what most of any string is made of.
+    @inline(__always)
+    static func plainRun(_ base: UnsafePointer<UInt8>, from: Int, end: Int) -> Int {
+        var k = from
+        while k < end {
+            let b = base[k]
+            guard b &- 0x20 < 0x60 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") else { return k }
+            k += 1
+        }
+        return k
     }
 
     private struct Scanner {
@@ -36,7 +59,7 @@ public enum CompactJSON {
         mutating func value(depth: Int) -> Bool {
             guard i < end else { return false }
             switch base[i] {
-            case UInt8(ascii: "\""): return string(allowEscapes: true)
+            case UInt8(ascii: "\""): return string()
             case UInt8(ascii: "{"): return object(depth: depth + 1)
             case UInt8(ascii: "["): return array(depth: depth + 1)
             case UInt8(ascii: "t"): return word("true")
@@ -52,7 +75,7 @@ public enum CompactJSON {
             i += 1
             if i < end, base[i] == UInt8(ascii: "}") { i += 1; return true }
             while true {
-                guard i < end, base[i] == UInt8(ascii: "\""), string(allowEscapes: true) else { return false }
+                guard i < end, base[i] == UInt8(ascii: "\""), string() else { return false }
                 guard i < end, base[i] == UInt8(ascii: ":") else { return false }
                 i += 1
                 guard value(depth: depth), i < end else { return false }
@@ -114,22 +137,24 @@ public enum CompactJSON {
         @inline(__always)
         private func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
 
-        mutating func string(allowEscapes: Bool) -> Bool {
-            i += 1
-            while i < end {
-                let b = base[i]
-                if b == UInt8(ascii: "\"") { i += 1; return true }
+        mutating func string() -> Bool {
+            // A local index: the loop then runs in registers, not through `self`.
+            var k = i + 1
+            defer { i = k }
+            while k < end {
+                k = CompactJSON.plainRun(base, from: k, end: end)
+                guard k < end else { break }
+                let b = base[k]
+                if b == UInt8(ascii: "\"") { k += 1; return true }
                 if b < 0x20 { return false }
                 if b == UInt8(ascii: "\\") {
-                    guard allowEscapes, writerEscape() else { return false }
+                    i = k
+                    guard writerEscape() else { return false }
+                    k = i
                     continue
                 }
-                if b >= 0x80 {
-                    guard case .valid(let n) = UTF8Sequence.check(base, at: i, end: end) else { return false }
-                    i += n
-                    continue
-                }
-                i += 1
+                guard case .valid(let n) = UTF8Sequence.check(base, at: k, end: end) else { return false }
+                k += n
             }
             return false
         }

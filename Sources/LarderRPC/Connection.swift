@@ -73,7 +73,13 @@ public final class Connection {
                 break
             }
             while !stopped, let event = decoder.next() { handle(event) }
-            if out.bytes.count >= Self.flushThreshold || !inputIsReady() { flush() }
+            // A read that did not fill its chunk most likely drained the pipe:
+            // flush without asking poll(2). That saves a system call per request
+            // when a client waits for each answer, and keeps answers flowing to a
+            // pipelining client. Only while the handler batches costly work (a
+            // commit) is it worth waiting until the input is really drained.
+            let drained = n < FrameDecoder.chunk && !(handler?.batchesWork ?? false)
+            if out.bytes.count >= Self.flushThreshold || drained || !inputIsReady() { flush() }
         }
         // Work already under way finishes; handlers waiting on the client answer
         // now. Those answers still go out: the client may still be reading.

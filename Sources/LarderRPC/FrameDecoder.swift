@@ -60,7 +60,10 @@ public final class FrameDecoder {
     }
 
     /// Reads up to `chunk` bytes from `fd` into the buffer. Returns what `read(2)` returned.
-    public func read(from fd: Int32, chunk: Int = 64 * 1024) -> Int {
+    /// How much one `read` asks for.
+    public static let chunk = 64 * 1024
+
+    public func read(from fd: Int32, chunk: Int = FrameDecoder.chunk) -> Int {
         makeRoom(chunk)
         let n = Glibc.read(fd, storage + count, chunk)
         if n > 0 { count += n }

@@ -17,6 +17,9 @@ public protocol MessageHandler: AnyObject {
     func handle(invalidMessage error: ResponseError, reply: Reply)
     /// A notification; there is no reply.
     func handle(notification method: String, params: JSON?)
+    /// True while answers wait for work that costs more the more often it is
+    /// done (a commit): output is then flushed only once the input is drained.
+    var batchesWork: Bool { get }
     /// Output is about to leave the process: anything a response sent so far
     /// depends on must be made durable now (this is where writes commit).
     func willFlush()
@@ -36,6 +39,8 @@ public enum DirectAnswer {
 }
 
 extension MessageHandler {
+    public var batchesWork: Bool { false }
+
     public func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         .declined
     }

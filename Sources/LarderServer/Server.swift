@@ -129,6 +129,8 @@ final class Server: MessageHandler {
         }
     }
 
+    var batchesWork: Bool { !awaitingCommit.isEmpty }
+
     func willFlush() {
         commit()
     }
