@@ -22,6 +22,15 @@ public final class Connection {
     private let maxDepth: Int
     public weak var handler: MessageHandler?
 
+    /// Called when no input has come for a moment (`quietAfterMilliseconds`)
+    /// after at least `quietAfterBytes` more were read: the client paused, a
+    /// good time to give memory back (`malloc_trim`). A client that never
+    /// pauses costs one extra poll(2) per `quietAfterBytes`.
+    public var onQuiet: (() -> Void)?
+    public var quietAfterBytes = 1 << 20
+    public var quietAfterMilliseconds: Int32 = 20
+    private var readSinceQuiet = 0
+
     /// Called with every message body in both directions (for `--record`).
     public var onTraffic: ((Direction, UnsafeBufferPointer<UInt8>) -> Void)?
 
@@ -62,6 +71,9 @@ public final class Connection {
                 flush()
                 continue
             }
+            if readSinceQuiet >= quietAfterBytes {
+                if inputArrives(within: quietAfterMilliseconds) { readSinceQuiet = 0 } else { quiet() }
+            }
             let n = decoder.read(from: input)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -72,6 +84,7 @@ public final class Connection {
                 if let last = decoder.endOfInput() { handle(last) }
                 break
             }
+            readSinceQuiet += n
             while !stopped, let event = decoder.next() { handle(event) }
             // A read that did not fill its chunk most likely drained the pipe:
             // flush without asking poll(2). That saves a system call per request
@@ -89,6 +102,16 @@ public final class Connection {
         flush()
         handler?.connectionClosed()
         return exitCode
+    }
+
+    /// Buffers that grew for one large message go back to their first size;
+    /// then the owner may release what the process no longer uses.
+    private func quiet() {
+        readSinceQuiet = 0
+        decoder.shrink()
+        if out.bytes.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
+        if direct.bytes.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
+        onQuiet?()
     }
 
     /// Runs `work` once no input is waiting: long operations do a slice of
@@ -113,8 +136,12 @@ public final class Connection {
     // MARK: - Incoming
 
     private func inputIsReady() -> Bool {
+        inputArrives(within: 0)
+    }
+
+    private func inputArrives(within milliseconds: Int32) -> Bool {
         var fds = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, 0) > 0
+        return poll(&fds, 1, milliseconds) != 0
     }
 
     private func handle(_ event: FrameDecoder.Event) {

@@ -36,11 +36,26 @@ public final class FrameDecoder {
 
     private static let maxHeaderBytes = 8192
 
+    private let initialCapacity: Int
+
     public init(maxMessageBytes: Int, framing: Framing? = nil, initialCapacity: Int = 256 * 1024) {
         self.maxMessageBytes = maxMessageBytes
         self.framing = framing
+        self.initialCapacity = initialCapacity
         capacity = initialCapacity
         storage = .allocate(capacity: capacity)
+    }
+
+    /// Returns a buffer that grew for a large message to its first size once
+    /// everything in it has been consumed.
+    public func shrink() {
+        guard capacity > initialCapacity, start == count else { return }
+        storage.deallocate()
+        capacity = initialCapacity
+        storage = .allocate(capacity: capacity)
+        start = 0
+        count = 0
+        scanned = 0
     }
 
     deinit { storage.deallocate() }

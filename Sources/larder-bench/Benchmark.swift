@@ -13,8 +13,8 @@ final class Benchmark {
     var floors = Floors()
     /// Stored values by size: JSON strings of exactly that many bytes.
     let values: [Int: [UInt8]]
-    /// VmRSS of larder after the largest scale tier, in KiB.
-    var largestStoreRSS: (entries: Int, kib: Int)?
+    /// VmRSS of larder after each scale tier's series, in KiB, smallest store first.
+    var storeRSS: [(entries: Int, kib: Int)] = []
 
     // Key spaces (16-byte keys).
     let readKeys = KeySpace("rd-")

@@ -31,8 +31,8 @@ extension Benchmark {
                    to: title)
         report.add(Report.Figure(key: "start.rss.idle", label: "idle RSS after start (VmRSS)", value: Spread(rss),
                                  unit: "MB", decimals: 1), to: title)
-        if let (entries, kib) = largestStoreRSS {
-            report.add(Report.Figure(key: "start.rss.largestStore",
+        for (entries, kib) in storeRSS {
+            report.add(Report.Figure(key: "start.rss.store.\(entries)",
                                      label: "RSS after the \(Format.count(entries))-entry store's series",
                                      value: Spread(single: Double(kib) / 1024), unit: "MB", decimals: 1,
                                      note: "memory tier full (10,000 entries)"), to: title)

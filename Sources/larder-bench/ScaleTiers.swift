@@ -36,7 +36,7 @@ extension Benchmark {
 
             let strictGets = getBatch(cache: cache, keys: scaleKeys, keyCount: entries, count: plan.extraStrictOps, seed: 34)
             let (strictRate, latency) = strictSeries(s.driver, strictGets, reps: strictReps, what: "scale \(n) strict gets", pid: s.child.pid)
-            if largest, let rss = s.residentKiB { largestStoreRSS = (entries, rss) }
+            if let rss = s.residentKiB { storeRSS.append((entries, rss)) }
             s.close()
             let bytes = Double(ScratchDirectory.bytes(in: s.storePath)) / Double(entries)
             ScratchDirectory.remove(s.storePath)

@@ -57,6 +57,7 @@ enum Main {
         }
         let output = ProtocolOutput.claim()
         return LarderService.serve(options: serverOptions, store: store, input: 0, output: output) { connection in
+            connection.onQuiet = MemoryRelease.trim
             guard let recorder else { return }
             recorder.connection = connection
             connection.onTraffic = { recorder.record($0, $1) }

@@ -150,3 +150,18 @@ final class FrameDecoderLineTests: XCTestCase {
         XCTAssertEqual(d.read(from: fds[0]), 0)
     }
 }
+
+extension FrameDecoderLineTests {
+    func testABufferGrownForALargeMessageShrinksOnceConsumed() {
+        let decoder = FrameDecoder(maxMessageBytes: 1 << 20, initialCapacity: 64)
+        let large = "[" + String(repeating: "1,", count: 500) + "1]"
+        decoder.append(Array((large + "\n{\"partial\"").utf8))
+        XCTAssertEqual(decoder.drain(), [.message(large)])
+        decoder.shrink()
+        decoder.append(Array(":1}\n".utf8))
+        XCTAssertEqual(decoder.drain(), [.message("{\"partial\":1}")], "unconsumed bytes survive a shrink request")
+        decoder.shrink()
+        decoder.append(Array("{\"after\":true}\n".utf8))
+        XCTAssertEqual(decoder.drain(), [.message("{\"after\":true}")])
+    }
+}
