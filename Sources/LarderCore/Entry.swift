@@ -53,21 +53,30 @@ public struct Entry: Sendable {
 /// Compared byte for byte, as SQLite compares them: Swift's `String` equality
 /// treats canonically equivalent text ("é" and "e" + U+0301) as equal, which
 /// would make two stored keys one in memory.
+///
+/// The bytes are hashed once, when the key is made: a request's key is looked
+/// up, inserted and evicted several times over, and each of those then hashes
+/// one integer instead of both strings again.
 public struct EntryKey: Hashable, Sendable {
-    public var group: String
-    public var key: String
+    public let group: String
+    public let key: String
+    private let bytesHash: Int
+
     public init(group: String, key: String) {
         self.group = group
         self.key = key
+        var hasher = Hasher()
+        ExactString(key).hash(into: &hasher)
+        ExactString(group).hash(into: &hasher)
+        bytesHash = hasher.finalize()
     }
 
     public static func == (a: EntryKey, b: EntryKey) -> Bool {
-        ExactString.bytesEqual(a.key, b.key) && ExactString.bytesEqual(a.group, b.group)
+        a.bytesHash == b.bytesHash && ExactString.bytesEqual(a.key, b.key) && ExactString.bytesEqual(a.group, b.group)
     }
 
     public func hash(into hasher: inout Hasher) {
-        ExactString(key).hash(into: &hasher)
-        ExactString(group).hash(into: &hasher)
+        hasher.combine(bytesHash)
     }
 }
 

@@ -56,6 +56,7 @@ enum Main {
             do { recorder = try Recorder(path: path, arguments: options.replayArguments) } catch { fail(error.message, code: 2) }
         }
         let output = ProtocolOutput.claim()
+        PipeBuffers.enlarge(0, output)
         return LarderService.serve(options: serverOptions, store: store, input: 0, output: output) { connection in
             connection.onQuiet = MemoryRelease.trim
             guard let recorder else { return }

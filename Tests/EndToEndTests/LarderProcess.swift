@@ -21,6 +21,8 @@ final class LarderProcess {
     let arguments: [String]
     private var stdinFD: Int32
     private var stdoutFD: Int32
+    /// Our ends of the pipes to and from the child.
+    var pipeDescriptors: (toChild: Int32, fromChild: Int32) { (stdinFD, stdoutFD) }
     private let stderr: StreamCollector
     private var stdoutBuffer: [UInt8] = []
     private var stdoutClosed = false

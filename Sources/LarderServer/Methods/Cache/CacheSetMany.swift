@@ -15,7 +15,7 @@ enum CacheSetMany: MethodHandler {
         for item in items {
             var w = try item.write()
             // An entry may name its own group; otherwise the request's applies.
-            if !item.contains("group") { w.key.group = group }
+            if !item.contains("group") { w.key = EntryKey(group: group, key: w.key.key) }
             writes.append(w)
         }
         let cache = try r.server.cache(r, create: true)!
