@@ -160,7 +160,14 @@ extension Store {
     /// memory tiers of persistent caches are dropped so nothing stale is served.
     public func noticeForeignWrites() throws(StoreError) {
         guard directory != nil, !database.isInTransaction else { return }
+        if walIndex == nil { walIndex = WALIndexHeader(shmPath: database.path + "-shm") }
+        // Read before asking: a commit landing in between is then seen by the
+        // pragma now, or makes the header differ next time.
+        let header = walIndex?.read()
+        if let header, header == walIndexSeen { return }
+        dataVersionQueries += 1
         let v = try database.dataVersion()
+        walIndexSeen = header
         guard v != dataVersion else { return }
         dataVersion = v
         resynchronize()

@@ -26,6 +26,11 @@ public final class Store {
     /// SQLite's data_version when this process last looked; a change means
     /// another process committed, and memory tiers may be stale.
     var dataVersion: Int64 = 0
+    /// The WAL-index header, and how it read just before data_version was last asked.
+    var walIndex: WALIndexHeader?
+    var walIndexSeen: WALIndexHeader.Snapshot?
+    /// How often data_version was asked (for tests: the header spares most asks).
+    var dataVersionQueries = 0
     /// Registered versions per type, read from the store on first use.
     var schemaCache: [ExactString: [TypeSchema]] = [:]
     /// Entity models, read from the store on first use.
@@ -93,6 +98,7 @@ public final class Store {
         // Recency noted by reads is saved lazily; closing is the last chance.
         try? writeRecency()
         try? commit()
+        walIndex = nil
         database.close()
     }
 

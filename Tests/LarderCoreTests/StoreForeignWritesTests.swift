@@ -157,3 +157,34 @@ final class StoreForeignWritesTests: StoreTestCase {
         XCTAssertEqual(try cache(b).text("k"), "theirs")
     }
 }
+
+extension StoreForeignWritesTests {
+    /// data_version is asked only when the WAL-index header moved: by a
+    /// commit of this process or another's, never missing the other's.
+    func testDataVersionIsAskedOnlyWhenTheWALIndexMoved() throws {
+        let a = try makeStore()
+        let b = try makeStore()
+        try openCache(a).put("k", "v1")
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try cache(b).text("k"), "v1")
+        let asked = b.dataVersionQueries
+        for _ in 0..<100 { try b.noticeForeignWrites() }
+        XCTAssertEqual(b.dataVersionQueries, asked, "nothing committed: nothing asked")
+
+        try cache(a).put("k", "v2")
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(b.dataVersionQueries, asked + 1)
+        XCTAssertEqual(try cache(b).text("k"), "v2", "the other process's commit was seen")
+
+        // Its own commit moves the header too: asked once more, memory kept.
+        try cache(b).put("own", "1")
+        try b.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(b.dataVersionQueries, asked + 2)
+        XCTAssertEqual(try cache(b).lookup("own")?.tier, .memory)
+        for _ in 0..<10 { try b.noticeForeignWrites() }
+        XCTAssertEqual(b.dataVersionQueries, asked + 2)
+    }
+}
