@@ -24,12 +24,13 @@ public final class Connection {
 
     /// Called when no input has come for a moment (`quietAfterMilliseconds`)
     /// after at least `quietAfterBytes` more were read: the client paused, a
-    /// good time to give memory back (`malloc_trim`). A client that never
-    /// pauses costs one extra poll(2) per `quietAfterBytes`.
+    /// good time to give memory back (`malloc_trim`). Until that pause comes,
+    /// each wait for input is a poll(2) with that timeout before the read.
     public var onQuiet: (() -> Void)?
     public var quietAfterBytes = 1 << 20
     public var quietAfterMilliseconds: Int32 = 20
     private var readSinceQuiet = 0
+    private var lastReadDrained = false
 
     /// Called with every message body in both directions (for `--record`).
     public var onTraffic: ((Direction, UnsafeBufferPointer<UInt8>) -> Void)?
@@ -71,8 +72,10 @@ public final class Connection {
                 flush()
                 continue
             }
-            if readSinceQuiet >= quietAfterBytes {
-                if inputArrives(within: quietAfterMilliseconds) { readSinceQuiet = 0 } else { quiet() }
+            // Only after a read that drained the input: while it keeps coming in
+            // full chunks there is no pause to wait for.
+            if readSinceQuiet >= quietAfterBytes && lastReadDrained && !inputArrives(within: quietAfterMilliseconds) {
+                quiet()
             }
             let n = decoder.read(from: input)
             if n < 0 {
@@ -85,6 +88,7 @@ public final class Connection {
                 break
             }
             readSinceQuiet += n
+            lastReadDrained = n < FrameDecoder.chunk
             while !stopped, let event = decoder.next() { handle(event) }
             // A read that did not fill its chunk most likely drained the pipe:
             // flush without asking poll(2). That saves a system call per request

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Gets and sets on stores holding 10k, 100k (and 1M) entries of 100 B, each
 /// against the storage floor at the same size; on-disk bytes per entry.
 extension Benchmark {
@@ -36,6 +40,9 @@ extension Benchmark {
 
             let strictGets = getBatch(cache: cache, keys: scaleKeys, keyCount: entries, count: plan.extraStrictOps, seed: 34)
             let (strictRate, latency) = strictSeries(s.driver, strictGets, reps: strictReps, what: "scale \(n) strict gets", pid: s.child.pid)
+            // Resident memory of a client's sidecar between bursts: after a pause,
+            // in which larder gives back what the series freed.
+            usleep(200_000)
             if let rss = s.residentKiB { storeRSS.append((entries, rss)) }
             s.close()
             let bytes = Double(ScratchDirectory.bytes(in: s.storePath)) / Double(entries)
