@@ -23,13 +23,14 @@ public final class Connection {
     public weak var handler: MessageHandler?
 
     /// Called when no input has come for a moment (`quietAfterMilliseconds`)
-    /// after at least `quietAfterBytes` more were read: the client paused, a
-    /// good time to give memory back (`malloc_trim`). Until that pause comes,
-    /// each wait for input is a poll(2) with that timeout before the read.
+    /// after work that left garbage behind: a message of `largeMessageBytes`
+    /// or more, or a handler's `wantQuiet()` (after a large commit). The client
+    /// paused; a good time to give memory back (`malloc_trim`). Until that
+    /// pause comes, each wait for input is a poll(2) with that timeout.
     public var onQuiet: (() -> Void)?
-    public var quietAfterBytes = 1 << 20
+    public var largeMessageBytes = 256 << 10
     public var quietAfterMilliseconds: Int32 = 20
-    private var readSinceQuiet = 0
+    private var quietWanted = false
     private var lastReadDrained = false
 
     /// Called with every message body in both directions (for `--record`).
@@ -74,7 +75,7 @@ public final class Connection {
             }
             // Only after a read that drained the input: while it keeps coming in
             // full chunks there is no pause to wait for.
-            if readSinceQuiet >= quietAfterBytes && lastReadDrained && !inputArrives(within: quietAfterMilliseconds) {
+            if quietWanted && lastReadDrained && !inputArrives(within: quietAfterMilliseconds) {
                 quiet()
             }
             let n = decoder.read(from: input)
@@ -87,7 +88,6 @@ public final class Connection {
                 if let last = decoder.endOfInput() { handle(last) }
                 break
             }
-            readSinceQuiet += n
             lastReadDrained = n < FrameDecoder.chunk
             while !stopped, let event = decoder.next() { handle(event) }
             // A read that did not fill its chunk most likely drained the pipe:
@@ -108,10 +108,15 @@ public final class Connection {
         return exitCode
     }
 
+    /// Asks for `onQuiet` at the client's next pause.
+    public func wantQuiet() {
+        quietWanted = true
+    }
+
     /// Buffers that grew for one large message go back to their first size;
     /// then the owner may release what the process no longer uses.
     private func quiet() {
-        readSinceQuiet = 0
+        quietWanted = false
         decoder.shrink()
         if out.bytes.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
         if direct.bytes.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
@@ -151,10 +156,12 @@ public final class Connection {
     private func handle(_ event: FrameDecoder.Event) {
         switch event {
         case .message(let range):
+            if range.count >= largeMessageBytes { quietWanted = true }
             let body = decoder.bytes(range)
             onTraffic?(.incoming, body)
             handle(body: body)
         case .oversized(let size):
+            quietWanted = true
             Log.warn("skipped a message of \(size) bytes (limit \(decoder.maxMessageBytes))")
             reject(.invalidRequest(
                 "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",

@@ -29,6 +29,8 @@ final class Server: MessageHandler {
     /// Writes waiting for one commit are released together; past this many,
     /// commit without waiting for the input to drain.
     static let maxGroupCommit = 4096
+    /// Commits releasing this many answers ask for memory to be given back.
+    static let largeCommit = 256
 
     enum Lifecycle: Equatable {
         /// No request yet: `initialize` may still come (and must come first).
@@ -190,6 +192,8 @@ final class Server: MessageHandler {
         checkedForeignWrites = false
         let waiting = awaitingCommit
         awaitingCommit = []
+        // A burst of writes leaves freed memory behind; give it back at the next pause.
+        if waiting.count >= Self.largeCommit { connection.wantQuiet() }
         do {
             try store.commit()
             for held in waiting {

@@ -22,7 +22,20 @@ extension Benchmark {
             let strictBatch = getBatch(cache: cache, keys: readKeys, keyCount: plan.readKeys, count: strictOps, seed: 23)
             _ = s.driver.pipelined(warm, window: plan.window)
             let before = s.stats(cache: cache)
-            let rate = Statistics.rates(reps: plan.reps) { _ in (batch.count, s.driver.pipelined(batch, window: plan.window)) }
+            // Time larder spent on a CPU (user and kernel) tells whether it or the
+            // exchange through the pipes is what limits the rate.
+            let cpuBefore = TextFile.cpuNanoseconds(pid: s.child.pid)
+            var wall: UInt64 = 0
+            let rate = Statistics.rates(reps: plan.reps) { _ in
+                let ns = s.driver.pipelined(batch, window: plan.window)
+                wall += ns
+                return (batch.count, ns)
+            }
+            var cpuNote: String?
+            if let before = cpuBefore, let after = TextFile.cpuNanoseconds(pid: s.child.pid), wall > 0 {
+                let perOp = Double(after - before) / Double(batch.count * plan.reps) / 1000
+                cpuNote = "larder on a CPU \(Format.fixed(perOp, 2)) µs a get, \(Int(Double(after - before) * 100 / Double(wall)))% of the time"
+            }
             s.driver.requireNoProblems("\(cache) pipelined gets")
 
             // Strict memory gets alternate repetitions with the pipe floor's, so
@@ -72,8 +85,9 @@ extension Benchmark {
             let pipelinedRatio = memory
                 ? pipeRateRatio(rate, valueSize: size)
                 : floors.select[size].map { Report.Ratio(kind: .share, value: rate.median / $0.median, floor: "storage floor SELECT") }
+            let pipelinedNote = [hitNote, cpuNote].compactMap { $0 }.joined(separator: "; ")
             report.add(Report.Row(key: "get.\(tier).\(Value.tag(size)).pipelined", label: "get \(label), pipelined",
-                                  opsPerSecond: rate, ratio: pipelinedRatio, note: hitNote), to: title)
+                                  opsPerSecond: rate, ratio: pipelinedRatio, note: pipelinedNote.isEmpty ? nil : pipelinedNote), to: title)
             report.add(Report.Row(key: "get.\(tier).\(Value.tag(size)).strict",
                                   label: "get \(label), strict\(opsTag(strictOps, plan.strictOps))",
                                   opsPerSecond: strictRate, latency: latency, ratio: rttRatio, note: hitNote), to: title)

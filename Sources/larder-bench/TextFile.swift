@@ -38,6 +38,12 @@ enum TextFile {
         return nil
     }
 
+    /// Nanoseconds a process has run on a CPU (the first field of /proc/PID/schedstat).
+    static func cpuNanoseconds(pid: pid_t) -> UInt64? {
+        guard let text = read("/proc/\(pid)/schedstat"), let first = text.split(separator: " ").first else { return nil }
+        return UInt64(first)
+    }
+
     /// VmRSS of a process in KiB.
     static func residentKiB(pid: pid_t) -> Int? {
         guard let status = read("/proc/\(pid)/status"), let rss = field("VmRSS", in: status) else { return nil }

@@ -17,7 +17,7 @@ final class ConnectionQuietTests: XCTestCase {
         let handler = FakeHandler()
         let connection = Connection(input: inFDs[0], output: outFDs[1], maxMessageBytes: 1 << 20)
         connection.handler = handler
-        connection.quietAfterBytes = 300
+        connection.largeMessageBytes = 300
         connection.quietAfterMilliseconds = window
         var quietAt: [Int] = []
         connection.onQuiet = { quietAt.append(handler.requests.count) }
@@ -46,23 +46,23 @@ final class ConnectionQuietTests: XCTestCase {
         return quietAt
     }
 
-    private func echoes(_ n: Int) -> [String] {
-        (0..<n).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"echo","params":{"pad":"\#(String(repeating: "x", count: 40))"}}"# }
+    private func echoes(_ n: Int, pad: Int = 40) -> [String] {
+        (0..<n).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"echo","params":{"pad":"\#(String(repeating: "x", count: pad))"}}"# }
     }
 
-    func testAPauseAfterEnoughInputIsAQuietMoment() {
-        let quiet = serve(first: echoes(10), pause: 0.3, second: echoes(3))
-        XCTAssertEqual(quiet, [10], "once, after the first ten and before the rest")
+    func testAPauseAfterALargeMessageIsAQuietMoment() {
+        let quiet = serve(first: echoes(3) + echoes(1, pad: 400), pause: 0.3, second: echoes(3))
+        XCTAssertEqual(quiet, [4], "once, after the large message and before the rest")
     }
 
-    func testAPauseAfterLittleInputIsNot() {
-        let quiet = serve(first: echoes(1), pause: 0.3, second: echoes(1))
+    func testAPauseAfterSmallMessagesIsNot() {
+        let quiet = serve(first: echoes(20), pause: 0.3, second: echoes(1))
         XCTAssertEqual(quiet, [])
     }
 
     func testInputThatKeepsComingHasNoQuietMoment() {
         // A generous window: a busy machine may delay the writer, not the verdict.
-        let quiet = serve(first: echoes(10), pause: 0.05, second: echoes(10), window: 5000)
+        let quiet = serve(first: echoes(1, pad: 400), pause: 0.05, second: echoes(10), window: 5000)
         XCTAssertEqual(quiet, [])
     }
 }
