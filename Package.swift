@@ -28,10 +28,12 @@ let package = Package(
         .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
         .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore"]),
 
-        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON"]),
+        // Helpers shared by test targets; no product depends on it.
+        .target(name: "LarderTestSupport", path: "Tests/LarderTestSupport"),
+        .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
-        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder"]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderCore
+import LarderTestSupport
 import XCTest
 @testable import LarderServer
 
@@ -137,6 +138,28 @@ final class DirectAnswerTests: XCTestCase {
             id += 1; lines.append(request(id, "cache.get", #"{"cache":"small","key":"k\#(k)"}"#))
             id += 1; lines.append(request(id, "cache.set", #"{"key":"p\#(k)","value":\#(k)}"#))
             id += 1; lines.append(request(id, "cache.get", #"{"cache":"small","key":"k0"}"#))
+        }
+        try assertBothPathsAgree(lines)
+    }
+}
+
+extension DirectAnswerTests {
+    /// Plain requests with one byte replaced, inserted or deleted, at every
+    /// position: whichever path each one takes (most stop being plain, some
+    /// stay plain with another meaning), both must answer alike.
+    func testRequestsChangedByOneByteAnswerAlike() throws {
+        let seeds = [
+            request(1, "cache.set", #"{"cache":"m","group":"g","key":"k-1","value":{"a":[1,2.5,"x"],"b":null}}"#),
+            request(2, "cache.get", #"{"cache":"m","group":"g","key":"k-1"}"#),
+            request(3, "cache.set", #"{"key":"k-2","value":"text","ttl":30}"#),
+        ]
+        let alphabet = Array(#"{}[]",:\ -.0e1tn"#.utf8) + [0x09, 0x1F, 0x7F]
+        var lines: [String] = []
+        for seed in seeds {
+            for v in oneByteVariants(of: Array(seed.utf8), alphabet: alphabet) {
+                lines.append(String(decoding: v, as: UTF8.self))
+                lines.append(request(9, "cache.get", #"{"cache":"m","group":"g","key":"k-1"}"#))
+            }
         }
         try assertBothPathsAgree(lines)
     }
