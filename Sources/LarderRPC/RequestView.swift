@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LarderJSON
 
 /// A request read in place from its bytes: where its id, method and
@@ -32,6 +37,29 @@ public struct RequestView {
     /// Reads `body` as a plain request, or returns nil.
     public static func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
         guard body.count < Int(Int32.max) else { return nil }
+        return readCommonLayout(body) ?? readAnyLayout(body)
+    }
+
+    /// The layout the clients here (and most others) write: the members in
+    /// this order, no spaces. Four comparisons replace reading four names.
+    private static func readCommonLayout(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+        var r = ByteReader(body)
+        guard r.take(#"{"jsonrpc":"2.0","id":"#), let at = r.peek else { return nil }
+        let idStart = r.i
+        if at == UInt8(ascii: "\"") {
+            guard r.plainString() != nil else { return nil }
+        } else {
+            guard at == UInt8(ascii: "-") || (at &- UInt8(ascii: "0")) < 10,
+                  let end = CompactJSON.valueEnd(in: body, from: r.i) else { return nil }
+            r.i = end
+        }
+        let id = idStart..<r.i
+        guard r.take(#","method":"#), let method = r.plainString(), r.take(#","params":"#),
+              let params = ParamsView.read(&r), r.take("}"), r.atEnd else { return nil }
+        return RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params)
+    }
+
+    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
         var r = ByteReader(body)
         r.skipWhitespace()
         guard r.take(UInt8(ascii: "{")) else { return nil }
@@ -176,6 +204,14 @@ private struct ByteReader {
     mutating func take(_ b: UInt8) -> Bool {
         guard i < bytes.count, bytes[i] == b else { return false }
         i += 1
+        return true
+    }
+
+    /// Takes `text` if the bytes at the cursor are exactly it.
+    mutating func take(_ text: StaticString) -> Bool {
+        let n = text.utf8CodeUnitCount
+        guard bytes.count - i >= n, memcmp(bytes.baseAddress! + i, text.utf8Start, n) == 0 else { return false }
+        i += n
         return true
     }
 

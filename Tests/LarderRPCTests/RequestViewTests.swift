@@ -61,3 +61,27 @@ final class RequestViewTests: XCTestCase {
         }
     }
 }
+
+extension RequestViewTests {
+    /// The layout clients usually write is read by a shorter route; any other
+    /// layout of the same request reads the same.
+    func testTheUsualLayoutAndOthersReadTheSame() {
+        let usual = #"{"jsonrpc":"2.0","id":"r-7","method":"cache.set","params":{"key":"k","value":[1,{"a":null}]}}"#
+        let others = [
+            #"{"jsonrpc":"2.0", "id":"r-7","method":"cache.set","params":{"key":"k","value":[1,{"a":null}]}}"#,
+            #"{"id":"r-7","jsonrpc":"2.0","method":"cache.set","params":{"key":"k","value":[1,{"a":null}]}}"#,
+            #"{"jsonrpc":"2.0","id":"r-7","method":"cache.set","params":{"key":"k","value":[1,{"a":null}]}} "#,
+        ]
+        func fields(_ text: String) -> [String]? {
+            var result: [String]?
+            read(text) { view in
+                guard let view, case .plainString(let key) = view.params["key"], let value = view.params.text("value") else { return }
+                result = [string(view.idText), string(view.method), string(key), string(value)]
+            }
+            return result
+        }
+        XCTAssertEqual(fields(usual), [#""r-7""#, "cache.set", "k", #"[1,{"a":null}]"#])
+        for other in others { XCTAssertEqual(fields(other), fields(usual), other) }
+        XCTAssertNil(fields(#"{"jsonrpc":"2.0","id":"r-7","method":"cache.set","params":{"key":"k","value":[1,{"a":null}]}}}"#))
+    }
+}
