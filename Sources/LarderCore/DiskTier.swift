@@ -33,9 +33,8 @@ struct DiskTier {
     func write(_ k: EntryKey, _ e: Entry, used: Int64, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
         if let known, try update(id: known.id, k, e, used: used) { return (known.id, known.size) }
         let s = try db.statement(CacheSQL.insertIfNew)
-        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key).bind(4, e.kind.rawValue).bind(5, blob: e.bytes)
-            .bind(6, e.size).bind(7, e.storedAt).bind(8, e.validatedAt).bind(10, used)
-        if let ttl = e.ttl { s.bind(9, ttl) } else { s.bindNull(9) }
+        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        bind(e, used: used, to: s, from: 4)
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
         guard let old = try existing(k), try update(id: old.id, k, e, used: used) else {
@@ -47,11 +46,20 @@ struct DiskTier {
     /// Replaces the row `id` if it still holds `k`; false if it does not.
     private func update(id: Int64, _ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Bool {
         let s = try db.statement(CacheSQL.update)
-        s.bind(1, e.kind.rawValue).bind(2, blob: e.bytes).bind(3, e.size).bind(4, e.storedAt).bind(5, e.validatedAt)
-            .bind(7, used).bind(8, id).bind(9, cacheID).bind(10, k.group).bind(11, k.key)
-        if let ttl = e.ttl { s.bind(6, ttl) } else { s.bindNull(6) }
+        bind(e, used: used, to: s, from: 1)
+        s.bind(8, id).bind(9, cacheID).bind(10, k.group).bind(11, k.key)
         try s.run()
         return db.changes == 1
+    }
+
+    /// Binds an entry's columns, in the order `CacheSQL.insert` and
+    /// `CacheSQL.update` both list them (kind, value, size, stored_at,
+    /// validated_at, ttl, used), starting at parameter `first`.
+    private func bind(_ e: Entry, used: Int64, to s: Statement, from first: Int32) {
+        s.bind(first, e.kind.rawValue).bind(first + 1, blob: e.bytes).bind(first + 2, e.size)
+            .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
+        if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
+        s.bind(first + 6, used)
     }
 
     func delete(id: Int64) throws(StoreError) {
