@@ -160,7 +160,6 @@ extension Store {
     /// memory tiers of persistent caches are dropped so nothing stale is served.
     public func noticeForeignWrites() throws(StoreError) {
         guard directory != nil, !database.isInTransaction else { return }
-        if walIndex == nil { walIndex = WALIndexHeader(shmPath: database.path + "-shm") }
         // Read before asking: a commit landing in between is then seen by the
         // pragma now, or makes the header differ next time.
         let header = walIndex?.read()

@@ -71,6 +71,12 @@ public final class Store {
             try database.execute(CacheSQL.synchronous)
         }
         try StoreSchema.migrate(database)
+        if directory != nil {
+            // Mapped once: by now SQLite has created the -shm file. Without one
+            // (no WAL), every check asks data_version.
+            walIndex = WALIndexHeader(shmPath: database.path + "-shm")
+            walIndexSeen = walIndex?.read()
+        }
         dataVersion = try database.dataVersion()
     }
 
