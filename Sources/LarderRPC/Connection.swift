@@ -95,7 +95,7 @@ public final class Connection {
             // when a client waits for each answer, and keeps answers flowing to a
             // pipelining client. Only while the handler batches costly work (a
             // commit) is it worth waiting until the input is really drained.
-            let drained = n < FrameDecoder.chunk && !(handler?.batchesWork ?? false)
+            let drained = lastReadDrained && !(handler?.batchesWork ?? false)
             if out.bytes.count >= Self.flushThreshold || drained || !inputIsReady() { flush() }
         }
         // Work already under way finishes; handlers waiting on the client answer
@@ -150,7 +150,7 @@ public final class Connection {
 
     private func inputArrives(within milliseconds: Int32) -> Bool {
         var fds = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, milliseconds) != 0
+        return poll(&fds, 1, milliseconds) > 0
     }
 
     private func handle(_ event: FrameDecoder.Event) {

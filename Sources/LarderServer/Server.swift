@@ -131,7 +131,8 @@ final class Server: MessageHandler {
         }
     }
 
-    var batchesWork: Bool { !awaitingCommit.isEmpty }
+    /// Answers wait for the commit: the connection should let writes gather.
+    var batchesWork: Bool { answersAreWaiting }
 
     func willFlush() {
         commit()
@@ -148,7 +149,7 @@ final class Server: MessageHandler {
 
     /// Answers now, or after the pending commit if answers are already waiting for it.
     private func answer(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
-        if awaitingCommit.isEmpty { reply.finish(result) } else { hold(reply, result) }
+        if answersAreWaiting { hold(reply, result) } else { reply.finish(result) }
     }
 
     /// Sends a notification in its place among the answers: after the pending
