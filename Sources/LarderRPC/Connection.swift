@@ -172,7 +172,7 @@ public final class Connection {
     }
 
     private func handle(body: UnsafeBufferPointer<UInt8>) {
-        if let handler, let request = RequestView.read(body) {
+        if let handler, let request = RequestView.read(body, methods: handler.directMethods) {
             direct.reset()
             switch handler.answer(directly: request, into: &direct) {
             case .declined: break

@@ -8,9 +8,12 @@ import LarderJSON
 public protocol MessageHandler: AnyObject {
     /// A request. Call `reply` exactly once, now or later.
     func handle(request method: String, params: JSON?, reply: Reply)
-    /// A plain request, before anything is decoded: answer it straight from
-    /// its bytes, or decline and it is parsed and passed to `handle(request:)`.
-    /// A handler that declines must not have changed anything.
+    /// Methods whose plain requests are offered to `answer(directly:into:)`.
+    var directMethods: [StaticString] { get }
+    /// A plain request for one of `directMethods`, before anything is decoded:
+    /// answer it straight from its bytes, or decline and it is parsed and
+    /// passed to `handle(request:)`. A handler that declines must not have
+    /// changed anything.
     func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer
     /// A message that could not be handled (unparseable, not JSON-RPC): answer
     /// it through `reply` with `error`, in turn with other answers.
@@ -40,6 +43,7 @@ public enum DirectAnswer {
 
 extension MessageHandler {
     public var batchesWork: Bool { false }
+    public var directMethods: [StaticString] { [] }
 
     public func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         .declined

@@ -34,32 +34,37 @@ public struct RequestView {
         ByteText.equal(method, name)
     }
 
-    /// Reads `body` as a plain request, or returns nil.
-    public static func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
-        guard body.count < Int(Int32.max) else { return nil }
-        return readCommonLayout(body) ?? readAnyLayout(body)
+    /// Reads `body` as a plain request for one of `methods`, or returns nil.
+    /// The method is checked before the parameters are scanned, so requests
+    /// for other methods cost only the envelope's first bytes.
+    public static func read(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> RequestView? {
+        guard !methods.isEmpty, body.count < Int(Int32.max) else { return nil }
+        switch readUsualLayout(body, methods: methods) {
+        case .read(let view): return view
+        case .notPlain: return nil
+        case .otherLayout: return readAnyLayout(body, methods: methods)
+        }
+    }
+
+    private enum UsualLayout {
+        case read(RequestView)
+        /// The usual layout, but not a plain request for one of the methods.
+        case notPlain
+        case otherLayout
     }
 
     /// The layout the clients here (and most others) write: the members in
-    /// this order, no spaces. Four comparisons replace reading four names.
-    private static func readCommonLayout(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+    /// this order, no spaces. Three comparisons replace reading four names.
+    private static func readUsualLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> UsualLayout {
         var r = ByteReader(body)
-        guard r.take(#"{"jsonrpc":"2.0","id":"#), let at = r.peek else { return nil }
-        let idStart = r.i
-        if at == UInt8(ascii: "\"") {
-            guard r.plainString() != nil else { return nil }
-        } else {
-            guard at == UInt8(ascii: "-") || (at &- UInt8(ascii: "0")) < 10,
-                  let end = CompactJSON.valueEnd(in: body, from: r.i) else { return nil }
-            r.i = end
-        }
-        let id = idStart..<r.i
-        guard r.take(#","method":"#), let method = r.plainString(), r.take(#","params":"#),
-              let params = ParamsView.read(&r), r.take("}"), r.atEnd else { return nil }
-        return RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params)
+        guard r.take(#"{"jsonrpc":"2.0","id":"#), let id = r.requestID(), r.take(#","method":"#),
+              let method = r.plainString(), r.take(#","params":"#) else { return .otherLayout }
+        guard Self.isOne(of: methods, r.slice(method)) else { return .notPlain }
+        guard let params = ParamsView.read(&r), r.take("}"), r.atEnd else { return .otherLayout }
+        return .read(RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params))
     }
 
-    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> RequestView? {
         var r = ByteReader(body)
         r.skipWhitespace()
         guard r.take(UInt8(ascii: "{")) else { return nil }
@@ -76,19 +81,10 @@ public struct RequestView {
                 guard !version, let v = r.plainString(), ByteText.equal(r.slice(v), "2.0") else { return nil }
                 version = true
             } else if ByteText.equal(nameBytes, "id") {
-                guard id == nil, let at = r.peek else { return nil }
-                if at == UInt8(ascii: "\"") {
-                    let start = r.i
-                    guard r.plainString() != nil else { return nil }
-                    id = start..<r.i
-                } else {
-                    guard at == UInt8(ascii: "-") || (at &- UInt8(ascii: "0")) < 10 else { return nil }
-                    guard let end = CompactJSON.valueEnd(in: body, from: r.i) else { return nil }
-                    id = r.i..<end
-                    r.i = end
-                }
+                guard id == nil, let i = r.requestID() else { return nil }
+                id = i
             } else if ByteText.equal(nameBytes, "method") {
-                guard method == nil, let m = r.plainString() else { return nil }
+                guard method == nil, let m = r.plainString(), Self.isOne(of: methods, r.slice(m)) else { return nil }
                 method = m
             } else if ByteText.equal(nameBytes, "params") {
                 guard params == nil, let p = ParamsView.read(&r) else { return nil }
@@ -102,6 +98,10 @@ public struct RequestView {
         r.skipWhitespace()
         guard r.atEnd, version, let id, let method, let params else { return nil }
         return RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params)
+    }
+
+    private static func isOne(of methods: [StaticString], _ method: UnsafeBufferPointer<UInt8>) -> Bool {
+        methods.contains { ByteText.equal(method, $0) }
     }
 }
 
@@ -213,6 +213,20 @@ private struct ByteReader {
         guard bytes.count - i >= n, memcmp(bytes.baseAddress! + i, text.utf8Start, n) == 0 else { return false }
         i += n
         return true
+    }
+
+    /// An id: a number, or a string without escapes (with its quotes).
+    mutating func requestID() -> Range<Int>? {
+        let start = i
+        guard let at = peek else { return nil }
+        if at == UInt8(ascii: "\"") {
+            guard plainString() != nil else { return nil }
+        } else {
+            guard at == UInt8(ascii: "-") || (at &- UInt8(ascii: "0")) < 10,
+                  let end = CompactJSON.valueEnd(in: bytes, from: i) else { return nil }
+            i = end
+        }
+        return start..<i
     }
 
     /// A string without escapes; returns the range between its quotes.

@@ -11,7 +11,6 @@ import LarderRPC
 /// the same semantics and every error message in one place.
 extension Server {
     func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
-        guard options.directAnswers else { return .declined }
         if request.methodIs("cache.get") { return directGet(request, into: &result) }
         if request.methodIs("cache.set") { return directSet(request, into: &result) }
         return .declined

@@ -41,8 +41,12 @@ final class Server: MessageHandler {
         case shutDown
     }
 
+    /// Requests answered straight from their bytes (see DirectAnswers.swift).
+    let directMethods: [StaticString]
+
     init(options: ServerOptions, store: Store, connection: Connection) {
         self.options = options
+        directMethods = options.directAnswers ? ["cache.get", "cache.set"] : []
         self.store = store
         self.connection = connection
         watchEvents()

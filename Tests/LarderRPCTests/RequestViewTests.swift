@@ -4,9 +4,19 @@ import XCTest
 
 /// Which requests are read in place, and what is found in them.
 final class RequestViewTests: XCTestCase {
-    private func read(_ text: String, _ check: (RequestView?) -> Void) {
+    private func read(_ text: String, methods: [StaticString] = ["cache.get", "cache.set", "m"], _ check: (RequestView?) -> Void) {
         var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0))) }
+        bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0), methods: methods)) }
+    }
+
+    func testOnlyTheGivenMethodsAreRead() {
+        let usual = #"{"jsonrpc":"2.0","id":1,"method":"cache.get","params":{"key":"k"}}"#
+        let other = #"{"id":1,"jsonrpc":"2.0","method":"cache.get","params":{"key":"k"}}"#
+        for text in [usual, other] {
+            read(text) { XCTAssertNotNil($0, text) }
+            read(text, methods: ["cache.set"]) { XCTAssertNil($0, text) }
+            read(text, methods: []) { XCTAssertNil($0, text) }
+        }
     }
 
     private func string(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
