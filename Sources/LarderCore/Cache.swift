@@ -4,6 +4,8 @@ import LarderJSON
 /// with limits, expiry and statistics.
 public final class Cache {
     public let name: String
+    /// The name's UTF-8, to recognise it in a request's bytes.
+    let nameUTF8: [UInt8]
     let id: Int64
     public internal(set) var config: CacheConfig
     unowned let store: Store
@@ -21,6 +23,7 @@ public final class Cache {
 
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
+        nameUTF8 = Array(name.utf8)
         self.id = id
         self.config = config
         self.store = store
@@ -68,11 +71,33 @@ public final class Cache {
     /// The entry under `key`: nil when absent, or when expired and the cache does not return expired entries.
     public func get(_ k: EntryKey) throws(StoreError) -> Lookup? {
         try ready()
-        guard let (entry, tier) = try find(k) else {
+        if let e = memory.get(k) { return found(e, in: .memory) }
+        return try getFromDisk(k)
+    }
+
+    /// `get` for a key given as the UTF-8 of its group and key (valid UTF-8):
+    /// a memory hit needs no `EntryKey` made.
+    public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Lookup? {
+        try ready()
+        if let e = memory.get(group: group, key: key) { return found(e, in: .memory) }
+        return try getFromDisk(EntryKey(group: group, key: key))
+    }
+
+    /// The rest of a get once the memory tier holds nothing under `k`: the
+    /// entry from the disk tier, kept in memory from now on.
+    private func getFromDisk(_ k: EntryKey) throws(StoreError) -> Lookup? {
+        guard config.persistent, let e = try disk.lookup(k) else {
             stats.memory.misses += 1
             if config.persistent { stats.disk.misses += 1 }
             return nil
         }
+        keepInMemory(k, e)
+        return found(e, in: .disk)
+    }
+
+    /// A found entry as a lookup, or nil when it is expired and reads as a miss; counts either.
+    private func found(_ entry: Entry, in tier: CacheEvent.Tier) -> Lookup? {
+        if tracksDiskRecency { store.noteUse(of: entry.diskID) }
         let now = store.clock.now
         let expired = entry.isExpired(at: now, lifespan: config.lifespan)
         if expired && !config.returnsExpired {
@@ -98,17 +123,6 @@ public final class Cache {
         }
         guard let entry else { return (false, false) }
         return (true, !entry.isExpired(at: store.clock.now, lifespan: config.lifespan))
-    }
-
-    private func find(_ k: EntryKey) throws(StoreError) -> (Entry, CacheEvent.Tier)? {
-        if let e = memory.get(k) {
-            if tracksDiskRecency { store.noteUse(of: e.diskID) }
-            return (e, .memory)
-        }
-        guard config.persistent, let e = try disk.lookup(k) else { return nil }
-        if tracksDiskRecency { store.noteUse(of: e.diskID) }
-        keepInMemory(k, e)
-        return (e, .disk)
     }
 
     /// Reads refresh an entry's place in the disk tier's LRU order only when

@@ -14,7 +14,7 @@ struct DiskTier {
 
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
         let s = try db.statement(CacheSQL.lookup)
-        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        s.bind(1, cacheID).bind(k, from: 2)
         defer { s.reset() }
         return try s.step() ? entry(from: s) : nil
     }
@@ -22,7 +22,7 @@ struct DiskTier {
     /// The id and size of the row under `k`, if any.
     func existing(_ k: EntryKey) throws(StoreError) -> (id: Int64, size: Int)? {
         let s = try db.statement("SELECT id, size FROM entries WHERE cache = ? AND grp = ? AND key = ?")
-        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        s.bind(1, cacheID).bind(k, from: 2)
         defer { s.reset() }
         return try s.step() ? (s.int64(0), s.int(1)) : nil
     }
@@ -33,7 +33,7 @@ struct DiskTier {
     func write(_ k: EntryKey, _ e: Entry, used: Int64, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
         if let known, try update(id: known.id, k, e, used: used) { return (known.id, known.size) }
         let s = try db.statement(CacheSQL.insertIfNew)
-        s.bind(1, cacheID).bind(2, k.group).bind(3, k.key)
+        s.bind(1, cacheID).bind(k, from: 2)
         bind(e, used: used, to: s, from: 4)
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
@@ -47,7 +47,7 @@ struct DiskTier {
     private func update(id: Int64, _ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Bool {
         let s = try db.statement(CacheSQL.update)
         bind(e, used: used, to: s, from: 1)
-        s.bind(8, id).bind(9, cacheID).bind(10, k.group).bind(11, k.key)
+        s.bind(8, id).bind(9, cacheID).bind(k, from: 10)
         try s.run()
         return db.changes == 1
     }

@@ -50,29 +50,69 @@ public struct Entry: Sendable {
 
 /// Where an entry lives inside a cache.
 ///
-/// Compared byte for byte, as SQLite compares them: Swift's `String` equality
-/// treats canonically equivalent text ("é" and "e" + U+0301) as equal, which
-/// would make two stored keys one in memory.
+/// Held as UTF-8 bytes and compared byte for byte, as SQLite compares them:
+/// Swift's `String` equality treats canonically equivalent text ("é" and
+/// "e" + U+0301) as equal, which would make two stored keys one in memory.
+/// The bytes also let a request's key be looked up in the memory tier
+/// straight from the request (`EntryKey.hash(group:key:)`), with no key made.
 ///
-/// The bytes are hashed once, when the key is made: a request's key is looked
-/// up, inserted and evicted several times over, and each of those then hashes
-/// one integer instead of both strings again.
+/// The bytes are hashed once, when the key is made: a key is looked up,
+/// inserted and evicted several times over, and each of those then uses one
+/// integer instead of hashing the text again.
 public struct EntryKey: Hashable, Sendable {
-    public let group: String
-    public let key: String
-    private let bytesHash: Int
+    /// The group's UTF-8 followed by the key's.
+    private let utf8: [UInt8]
+    private let groupCount: Int
+    /// `EntryKey.hash(group:key:)` of the two.
+    let bytesHash: Int
 
     public init(group: String, key: String) {
-        self.group = group
-        self.key = key
+        var group = group, key = key
+        self = group.withUTF8 { g in key.withUTF8 { k in EntryKey(group: g, key: k) } }
+    }
+
+    /// A key from text already known to be valid UTF-8.
+    public init(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) {
+        utf8 = Array(unsafeUninitializedCapacity: group.count + key.count) { buffer, initialized in
+            _ = buffer.initialize(fromContentsOf: group)
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[group.count...]).initialize(fromContentsOf: key)
+            initialized = group.count + key.count
+        }
+        groupCount = group.count
+        bytesHash = Self.hash(group: group, key: key)
+    }
+
+    public var group: String { withGroupUTF8 { String(decoding: $0, as: UTF8.self) } }
+    public var key: String { withKeyUTF8 { String(decoding: $0, as: UTF8.self) } }
+
+    public func withGroupUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try utf8.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<groupCount])) }
+    }
+
+    public func withKeyUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try utf8.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[groupCount...])) }
+    }
+
+    /// Whether this is the key `key` in `group`, byte for byte.
+    func `is`(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard groupCount == group.count, utf8.count == group.count + key.count else { return false }
+        return utf8.withUnsafeBufferPointer { mine in
+            ExactString.same(mine.baseAddress, group.baseAddress, group.count)
+                && ExactString.same(mine.baseAddress.map { $0 + group.count }, key.baseAddress, key.count)
+        }
+    }
+
+    /// The hash a key of these bytes has; a lookup from borrowed bytes uses it too.
+    static func hash(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Int {
         var hasher = Hasher()
-        ExactString(key).hash(into: &hasher)
-        ExactString(group).hash(into: &hasher)
-        bytesHash = hasher.finalize()
+        hasher.combine(bytes: UnsafeRawBufferPointer(key))
+        hasher.combine(bytes: UnsafeRawBufferPointer(group))
+        hasher.combine(group.count)
+        return hasher.finalize()
     }
 
     public static func == (a: EntryKey, b: EntryKey) -> Bool {
-        a.bytesHash == b.bytesHash && ExactString.bytesEqual(a.key, b.key) && ExactString.bytesEqual(a.group, b.group)
+        a.bytesHash == b.bytesHash && b.withGroupUTF8 { g in b.withKeyUTF8 { k in a.is(group: g, key: k) } }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -89,11 +129,13 @@ struct ExactString: Hashable {
 
     static func bytesEqual(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
-                x.count == y.count && (x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-        }
+        return a.withUTF8 { x in b.withUTF8 { y in x.count == y.count && same(x.baseAddress, y.baseAddress, x.count) } }
+    }
+
+    /// Whether `count` bytes at the two places are the same.
+    static func same(_ a: UnsafePointer<UInt8>?, _ b: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
+        guard count > 0, let a, let b else { return true }
+        return memcmp(a, b, count) == 0
     }
 
     func hash(into hasher: inout Hasher) {

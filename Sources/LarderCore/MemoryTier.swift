@@ -12,7 +12,7 @@ final class MemoryTier {
 
     private var nodes: [Node] = []
     private var freeSlots: [Int] = []
-    private var index: [EntryKey: Int] = [:]
+    private var index = KeyIndex()
     /// Most recently used.
     private var newest = -1
     /// Least recently used: evicted first.
@@ -23,27 +23,39 @@ final class MemoryTier {
 
     /// The entry, marked as most recently used.
     func get(_ key: EntryKey) -> Entry? {
-        guard let i = index[key] else { return nil }
+        guard let i = position(of: key) else { return nil }
         moveToNewest(i)
         return nodes[i].entry
     }
 
+    /// The entry under `key` in `group`, given as UTF-8, marked as most recently used.
+    func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Entry? {
+        let hash = EntryKey.hash(group: group, key: key)
+        guard let (_, i) = index.find(hash: hash, { nodes[$0].key.is(group: group, key: key) }) else { return nil }
+        moveToNewest(i)
+        return nodes[i].entry
+    }
+
+    private func position(of key: EntryKey) -> Int? {
+        index.find(hash: key.bytesHash) { nodes[$0].key == key }?.position
+    }
+
     /// The disk row and size of the entry under `key`, without changing the order.
     func row(of key: EntryKey) -> (id: Int64, size: Int)? {
-        guard let i = index[key], nodes[i].entry.diskID != 0 else { return nil }
+        guard let i = position(of: key), nodes[i].entry.diskID != 0 else { return nil }
         return (nodes[i].entry.diskID, nodes[i].entry.size)
     }
 
-    func contains(_ key: EntryKey) -> Bool { index[key] != nil }
+    func contains(_ key: EntryKey) -> Bool { position(of: key) != nil }
 
     /// Looks without changing the order.
     func peek(_ key: EntryKey) -> Entry? {
-        index[key].map { nodes[$0].entry }
+        position(of: key).map { nodes[$0].entry }
     }
 
     /// Replaces the entry's metadata in place, keeping its position.
     func update(_ key: EntryKey, _ change: (inout Entry) -> Void) {
-        guard let i = index[key] else { return }
+        guard let i = position(of: key) else { return }
         let before = nodes[i].entry.size
         change(&nodes[i].entry)
         bytes += nodes[i].entry.size - before
@@ -51,7 +63,7 @@ final class MemoryTier {
 
     /// Inserts or replaces as most recently used.
     func put(_ key: EntryKey, _ entry: Entry) {
-        if let i = index[key] {
+        if let i = position(of: key) {
             bytes += entry.size - nodes[i].entry.size
             nodes[i].entry = entry
             moveToNewest(i)
@@ -69,13 +81,14 @@ final class MemoryTier {
         if newest >= 0 { nodes[newest].newer = i }
         newest = i
         if oldest < 0 { oldest = i }
-        index[key] = i
+        index.insert(hash: key.bytesHash, position: i)
         bytes += entry.size
     }
 
     @discardableResult
     func remove(_ key: EntryKey) -> Entry? {
-        guard let i = index.removeValue(forKey: key) else { return nil }
+        guard let (slot, i) = index.find(hash: key.bytesHash, { nodes[$0].key == key }) else { return nil }
+        index.remove(slot: slot)
         unlink(i)
         let entry = nodes[i].entry
         bytes -= entry.size
@@ -97,14 +110,16 @@ final class MemoryTier {
 
     /// Every key, or those of one group.
     func keys(inGroup group: String? = nil) -> [EntryKey] {
-        guard let group else { return Array(index.keys) }
-        return index.keys.filter { $0.group == group }
+        let all = index.positions.map { nodes[$0].key }
+        guard let group else { return all }
+        var wanted = group
+        return wanted.withUTF8 { g in all.filter { $0.withGroupUTF8 { $0.elementsEqual(g) } } }
     }
 
     func removeAll() {
         nodes = []
         freeSlots = []
-        index = [:]
+        index.removeAll()
         newest = -1
         oldest = -1
         bytes = 0

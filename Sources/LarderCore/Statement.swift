@@ -38,17 +38,28 @@ public final class Statement {
     @discardableResult
     public func bind(_ index: Int32, _ value: String) -> Statement {
         var value = value
-        value.withUTF8 { utf8 in
-            if let base = utf8.baseAddress, utf8.count > 0 {
-                _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                    sqlite3_bind_text(raw, index, $0, Int32(utf8.count), Self.transient)
-                }
-            } else {
-                // A nil pointer would bind NULL; the empty string is not NULL.
-                _ = sqlite3_bind_text(raw, index, "", 0, Self.transient)
+        return value.withUTF8 { bind(index, utf8: $0) }
+    }
+
+    /// Binds text given as its UTF-8 bytes.
+    @discardableResult
+    public func bind(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>) -> Statement {
+        if let base = utf8.baseAddress, utf8.count > 0 {
+            _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(raw, index, $0, Int32(utf8.count), Self.transient)
             }
+        } else {
+            // A nil pointer would bind NULL; the empty string is not NULL.
+            _ = sqlite3_bind_text(raw, index, "", 0, Self.transient)
         }
         return self
+    }
+
+    /// Binds a key's group at `first` and its key at the parameter after.
+    @discardableResult
+    func bind(_ k: EntryKey, from first: Int32) -> Statement {
+        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
+        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
     }
 
     @discardableResult

@@ -17,6 +17,14 @@ extension Store {
         return try open(name, change: CacheConfigChange()).cache
     }
 
+    /// `cache(named:create:)` for a name given as UTF-8 (valid UTF-8): the
+    /// cache last used is recognised without making a String.
+    public func cache(namedUTF8 name: UnsafeBufferPointer<UInt8>, create: Bool) throws(StoreError) -> Cache? {
+        if let c = lastCache, !c.isStale, !c.isDropped, c.nameUTF8.count == name.count,
+           c.nameUTF8.withUnsafeBufferPointer({ ExactString.same($0.baseAddress, name.baseAddress, name.count) }) { return c }
+        return try cache(named: String(decoding: name, as: UTF8.self), create: create)
+    }
+
     /// Opens (creating if needed) a cache and applies a settings change.
     public func open(_ name: String, change: CacheConfigChange) throws(StoreError) -> (cache: Cache, created: Bool) {
         if let existing = try cache(named: name, create: false) {

@@ -1,3 +1,5 @@
+import LarderJSON
+
 /// RFC 3339 timestamps in UTC, without Foundation.
 public enum Timestamp {
     /// `2026-01-01T00:00:00.000Z` for milliseconds since 1970. `basic` writes
@@ -9,15 +11,15 @@ public enum Timestamp {
         return String(unsafeUninitializedCapacity: maxLength) { parts.write(into: $0, basic: basic, alwaysFraction: alwaysFraction) }
     }
 
-    /// Appends `format(milliseconds:)`'s text to a byte buffer without making a String:
-    /// this runs for every entry a get returns.
-    public static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+    /// Appends `format(milliseconds:)`'s text to a writer without making a
+    /// String: this runs for every entry a get returns.
+    public static func append(milliseconds: Int64, to w: inout JSONWriter) {
         let parts = Parts(milliseconds)
-        guard parts.fitsFourDigitYear else { return bytes.append(contentsOf: parts.fallbackText.utf8) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { text in
-            let written = parts.write(into: text, basic: false, alwaysFraction: true)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<written]))
+        guard parts.fitsFourDigitYear else {
+            var text = parts.fallbackText
+            return text.withUTF8 { w.writeRaw($0) }
         }
+        w.append(upTo: maxLength) { parts.write(into: UnsafeMutableBufferPointer(start: $0, count: maxLength), basic: false, alwaysFraction: true) }
     }
 
     private static let maxLength = 24
@@ -38,33 +40,44 @@ public enum Timestamp {
             second = Int(rem % 60)
         }
 
-        var fitsFourDigitYear: Bool { (0...9999).contains(year) }
+        var fitsFourDigitYear: Bool { year >= 0 && year <= 9999 }
 
         var fallbackText: String { "\(year)-\(month)-\(day)T\(hour):\(minute):\(second).\(millisecond)Z" }
 
-        /// Writes the digits and returns how many bytes they took.
+        /// Writes the digits and returns how many bytes they took (at most `maxLength`).
         func write(into buffer: UnsafeMutableBufferPointer<UInt8>, basic: Bool, alwaysFraction: Bool) -> Int {
+            precondition(buffer.count >= Timestamp.maxLength)
+            let out = buffer.baseAddress!
             let withFraction = alwaysFraction || millisecond != 0
             var at = 0
-            func put(_ value: Int, _ width: Int, _ separator: UInt8?) {
-                var v = value
-                for k in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[at + k] = UInt8(48 + v % 10)
-                    v /= 10
-                }
-                at += width
-                if let separator {
-                    buffer[at] = separator
-                    at += 1
-                }
+            @inline(__always) func pair(_ value: Int) {
+                out[at] = UInt8(truncatingIfNeeded: value / 10) &+ 48
+                out[at + 1] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+                at += 2
             }
-            put(Int(year), 4, basic ? nil : 45)
-            put(month, 2, basic ? nil : 45)
-            put(day, 2, 84)
-            put(hour, 2, basic ? nil : 58)
-            put(minute, 2, basic ? nil : 58)
-            put(second, 2, withFraction ? 46 : 90)
-            if withFraction { put(millisecond, 3, 90) }
+            @inline(__always) func separator(_ byte: UInt8) {
+                out[at] = byte
+                at += 1
+            }
+            pair(Int(year) / 100)
+            pair(Int(year) % 100)
+            if !basic { separator(45) }
+            pair(month)
+            if !basic { separator(45) }
+            pair(day)
+            separator(84)
+            pair(hour)
+            if !basic { separator(58) }
+            pair(minute)
+            if !basic { separator(58) }
+            pair(second)
+            if withFraction {
+                separator(46)
+                out[at] = UInt8(truncatingIfNeeded: millisecond / 100) &+ 48
+                at += 1
+                pair(millisecond % 100)
+            }
+            separator(90)
             return at
         }
     }

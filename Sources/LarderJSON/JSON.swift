@@ -118,6 +118,6 @@ extension JSON: CustomStringConvertible {
     public var description: String {
         var writer = JSONWriter()
         writer.write(self)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 }

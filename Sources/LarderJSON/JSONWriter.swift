@@ -2,16 +2,159 @@
 ///
 /// Strings are escaped minimally: `"`, `\` and control characters; `/` and
 /// non-ASCII text are written as they are.
-public struct JSONWriter {
-    public var bytes: [UInt8]
+///
+/// The writer owns its storage and cannot be copied: answers are assembled
+/// from a dozen small pieces each, and appending to an `Array` costs a
+/// uniqueness check and a generic copy per piece, more than the piece
+/// itself. Here an append is a capacity check and a copy.
+public struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    /// Bytes written so far.
+    public private(set) var count = 0
+    /// Bytes the storage holds before it must grow.
+    public private(set) var capacity: Int
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// A copy of what has been written (`count` and `withBytes` read it without one).
+    public var copiedBytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Lends what has been written, without copying it.
+    public func withBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// Lends the bytes written since `start`.
+    public func withBytes<R, E: Error>(from start: Int, _ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeBufferPointer(start: base + start, count: count - start))
     }
 
     /// Empties the buffer, keeping its storage.
-    public mutating func reset() { bytes.removeAll(keepingCapacity: true) }
+    public mutating func reset() { count = 0 }
+
+    /// Forgets what was written after the first `newCount` bytes.
+    public mutating func truncate(to newCount: Int) {
+        precondition(newCount >= 0 && newCount <= count)
+        count = newCount
+    }
+
+    @inline(__always)
+    private mutating func reserve(_ n: Int) {
+        if capacity &- count < n { grow(toHold: n) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold n: Int) {
+        let newCapacity = max(capacity * 2, count + n)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        larger.initialize(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = newCapacity
+    }
+
+    /// Appends one byte (framing, punctuation).
+    @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    /// Appends bytes that are already valid JSON (or framing) unchanged.
+    @inline(__always)
+    public mutating func writeRaw(_ raw: UnsafeBufferPointer<UInt8>) {
+        guard let from = raw.baseAddress else { return }
+        reserve(raw.count)
+        Self.copy(from, to: base + count, count: raw.count)
+        count &+= raw.count
+    }
+
+    /// Most pieces are a few bytes long, for which a call to `memcpy` costs
+    /// more than the copy: up to 32 bytes are moved as (overlapping) words.
+    @inline(__always)
+    private static func copy(_ from: UnsafePointer<UInt8>, to: UnsafeMutablePointer<UInt8>, count n: Int) {
+        let s = UnsafeRawPointer(from), d = UnsafeMutableRawPointer(to)
+        switch n {
+        case 0:
+            return
+        case 1..<4:
+            for k in 0..<n { to[k] = from[k] }
+        case 4..<8:
+            let head = s.loadUnaligned(as: UInt32.self), tail = s.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+            d.storeBytes(of: head, as: UInt32.self)
+            d.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+        case 8...16:
+            let head = s.loadUnaligned(as: UInt64.self), tail = s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            d.storeBytes(of: head, as: UInt64.self)
+            d.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+        case 17...32:
+            let a = s.loadUnaligned(as: UInt64.self), b = s.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            let c = s.loadUnaligned(fromByteOffset: n - 16, as: UInt64.self)
+            let e = s.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            d.storeBytes(of: a, as: UInt64.self)
+            d.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+            d.storeBytes(of: c, toByteOffset: n - 16, as: UInt64.self)
+            d.storeBytes(of: e, toByteOffset: n - 8, as: UInt64.self)
+        default:
+            to.update(from: from, count: n)
+        }
+    }
+
+    public mutating func writeRaw(_ raw: [UInt8]) {
+        raw.withUnsafeBufferPointer { writeRaw($0) }
+    }
+
+    public mutating func writeRaw(_ raw: ArraySlice<UInt8>) {
+        raw.withUnsafeBufferPointer { writeRaw($0) }
+    }
+
+    @inline(__always)
+    public mutating func writeASCII(_ text: StaticString) {
+        writeRaw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Lets `body` write at most `maxCount` bytes in place; it returns how many it wrote.
+    public mutating func append(upTo maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(maxCount)
+        let written = body(base + count)
+        precondition(written >= 0 && written <= maxCount)
+        count &+= written
+    }
+
+    /// An integer's decimal digits.
+    public mutating func writeInt(_ value: Int) {
+        append(upTo: 20) { out in
+            var magnitude = value.magnitude
+            var digits = 0
+            repeat {
+                digits += 1
+                magnitude /= 10
+            } while magnitude > 0
+            let sign = value < 0 ? 1 : 0
+            if sign == 1 { out[0] = UInt8(ascii: "-") }
+            magnitude = value.magnitude
+            var at = sign + digits
+            repeat {
+                at -= 1
+                out[at] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+                magnitude /= 10
+            } while magnitude > 0
+            return sign + digits
+        }
+    }
+
+    private mutating func writeUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { writeRaw($0) }
+    }
 
     public mutating func write(_ value: JSON) {
         switch value {
@@ -19,67 +162,53 @@ public struct JSONWriter {
         case .bool(let b): writeASCII(b ? "true" : "false")
         case .number(let n): writeUTF8(n.literal)
         case .string(let s): writeString(s)
-        case .fragment(let f): bytes.append(contentsOf: f.bytes)
+        case .fragment(let f): writeRaw(f.bytes)
         case .array(let a):
-            bytes.append(UInt8(ascii: "["))
+            append(UInt8(ascii: "["))
             // By index: iterating would copy each element out (and retain what it holds).
             for k in a.indices {
-                if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                if k > 0 { append(UInt8(ascii: ",")) }
                 write(a[k])
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let o):
-            bytes.append(UInt8(ascii: "{"))
+            append(UInt8(ascii: "{"))
             for k in o.members.indices {
-                if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                if k > 0 { append(UInt8(ascii: ",")) }
                 writeString(o.members[k].key)
-                bytes.append(UInt8(ascii: ":"))
+                append(UInt8(ascii: ":"))
                 write(o.members[k].value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         }
-    }
-
-    /// Appends bytes that are already valid JSON (or framing) unchanged.
-    public mutating func writeRaw<Bytes: Sequence<UInt8>>(_ raw: Bytes) {
-        bytes.append(contentsOf: raw)
-    }
-
-    public mutating func writeASCII(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    private mutating func writeUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     public mutating func writeString(_ string: String) {
         var string = string
         string.withUTF8 { utf8 in
-            bytes.append(UInt8(ascii: "\""))
+            append(UInt8(ascii: "\""))
             var runStart = 0
             for k in 0..<utf8.count {
                 let b = utf8[k]
                 guard b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") else { continue }
-                if runStart < k { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<k])) }
+                if runStart < k { writeRaw(UnsafeBufferPointer(rebasing: utf8[runStart..<k])) }
                 runStart = k + 1
-                bytes.append(UInt8(ascii: "\\"))
+                append(UInt8(ascii: "\\"))
                 switch b {
-                case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-                case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                case UInt8(ascii: "\""): append(UInt8(ascii: "\""))
+                case UInt8(ascii: "\\"): append(UInt8(ascii: "\\"))
+                case 0x0A: append(UInt8(ascii: "n"))
+                case 0x0D: append(UInt8(ascii: "r"))
+                case 0x09: append(UInt8(ascii: "t"))
+                case 0x08: append(UInt8(ascii: "b"))
+                case 0x0C: append(UInt8(ascii: "f"))
                 default:
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+                    writeRaw([UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(b >> 4)], hex[Int(b & 0xF)]])
                 }
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
-            bytes.append(UInt8(ascii: "\""))
+            if runStart < utf8.count { writeRaw(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            append(UInt8(ascii: "\""))
         }
     }
 }
@@ -89,6 +218,6 @@ extension JSON {
     public var encoded: [UInt8] {
         var writer = JSONWriter()
         writer.write(self)
-        return writer.bytes
+        return writer.copiedBytes
     }
 }

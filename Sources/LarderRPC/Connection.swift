@@ -96,7 +96,7 @@ public final class Connection {
             // pipelining client. Only while the handler batches costly work (a
             // commit) is it worth waiting until the input is really drained.
             let drained = lastReadDrained && !(handler?.batchesWork ?? false)
-            if out.bytes.count >= Self.flushThreshold || drained || !inputIsReady() { flush() }
+            if out.count >= Self.flushThreshold || drained || !inputIsReady() { flush() }
         }
         // Work already under way finishes; handlers waiting on the client answer
         // now. Those answers still go out: the client may still be reading.
@@ -118,8 +118,8 @@ public final class Connection {
     private func quiet() {
         quietWanted = false
         decoder.shrink()
-        if out.bytes.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
-        if direct.bytes.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
+        if out.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
+        if direct.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
         onQuiet?()
     }
 
@@ -181,7 +181,7 @@ public final class Connection {
                     w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
                     w.writeRaw(request.idText)
                     w.writeASCII(",\"result\":")
-                    w.writeRaw(direct.bytes)
+                    direct.withBytes { w.writeRaw($0) }
                     w.writeASCII("}")
                 }
                 return
@@ -277,7 +277,7 @@ public final class Connection {
         batch.pending -= 1
         guard batch.pending == 0, batch.count > 0 else { return }
         batch.writer.writeASCII("]")
-        emit { w in w.writeRaw(batch.writer.bytes) }
+        emit { w in batch.writer.withBytes { w.writeRaw($0) } }
     }
 
     private static func encodeResponse(id: RequestID, result: Result<JSON, ResponseError>, into w: inout JSONWriter) {
@@ -343,31 +343,29 @@ public final class Connection {
     private func emit(_ encode: (inout JSONWriter) -> Void) {
         switch framing {
         case .lines:
-            let start = out.bytes.count
+            let start = out.count
             encode(&out)
-            if let onTraffic {
-                out.bytes.withUnsafeBufferPointer { onTraffic(.outgoing, UnsafeBufferPointer(rebasing: $0[start...])) }
-            }
-            out.bytes.append(0x0A)
+            if let onTraffic { out.withBytes(from: start) { onTraffic(.outgoing, $0) } }
+            out.append(0x0A)
         case .contentLength:
             scratch.reset()
             encode(&scratch)
-            if let onTraffic { scratch.bytes.withUnsafeBufferPointer { onTraffic(.outgoing, $0) } }
+            if let onTraffic { scratch.withBytes { onTraffic(.outgoing, $0) } }
             out.writeASCII("Content-Length: ")
-            out.writeRaw(String(scratch.bytes.count).utf8)
+            out.writeInt(scratch.count)
             out.writeASCII("\r\n\r\n")
-            out.writeRaw(scratch.bytes)
+            scratch.withBytes { out.writeRaw($0) }
         }
     }
 
     /// Makes what responses depend on durable, then writes everything buffered.
     public func flush() {
         handler?.willFlush()
-        guard !out.bytes.isEmpty else { return }
+        guard !out.isEmpty else { return }
         defer { out.reset() }
         guard !clientGone else { return }
         var written = 0
-        out.bytes.withUnsafeBytes { raw in
+        out.withBytes { raw in
             while written < raw.count {
                 let n = write(output, raw.baseAddress! + written, raw.count - written)
                 if n > 0 { written += n; continue }

@@ -114,6 +114,8 @@ public struct ParamsView {
     /// Offsets into the body, kept small: the view is copied as it is returned.
     private struct Member {
         var nameStart: Int32 = 0, nameEnd: Int32 = 0, valueStart: Int32 = 0, valueEnd: Int32 = 0
+        /// The value is a string without escapes (found while reading, so never scanned twice).
+        var isPlainString = false
         var name: Range<Int> { Int(nameStart)..<Int(nameEnd) }
         var value: Range<Int> { Int(valueStart)..<Int(valueEnd) }
     }
@@ -131,14 +133,20 @@ public struct ParamsView {
         case plainString(UnsafeBufferPointer<UInt8>)
         /// Any other value, as compact JSON text.
         case other(UnsafeBufferPointer<UInt8>)
+
+        public var isPresent: Bool {
+            if case .absent = self { return false }
+            return true
+        }
     }
 
     public subscript(name: StaticString) -> Value {
-        guard let text = text(name) else { return .absent }
-        if text.first == UInt8(ascii: "\""), CompactJSON.plainStringEnd(in: text, from: 0) == text.count {
-            return .plainString(UnsafeBufferPointer(rebasing: text.dropFirst().dropLast()))
+        for k in 0..<count where ByteText.equal(UnsafeBufferPointer(rebasing: body[members[k].name]), name) {
+            let m = members[k]
+            if m.isPlainString { return .plainString(UnsafeBufferPointer(rebasing: body[(m.value.lowerBound + 1)..<(m.value.upperBound - 1)])) }
+            return .other(UnsafeBufferPointer(rebasing: body[m.value]))
         }
-        return .other(text)
+        return .absent
     }
 
     /// A member's value as compact JSON text.
@@ -147,15 +155,6 @@ public struct ParamsView {
             return UnsafeBufferPointer(rebasing: body[members[k].value])
         }
         return nil
-    }
-
-    /// True when every member is one of `names`.
-    public func hasOnly(_ names: StaticString...) -> Bool {
-        for k in 0..<count {
-            let name = UnsafeBufferPointer(rebasing: body[members[k].name])
-            guard names.contains(where: { ByteText.equal(name, $0) }) else { return false }
-        }
-        return true
     }
 
     /// Reads an object of distinct plainly-named members with compact values.
@@ -171,9 +170,10 @@ public struct ParamsView {
             r.skipWhitespace()
             guard r.take(UInt8(ascii: ":")) else { return nil }
             r.skipWhitespace()
-            guard let end = CompactJSON.valueEnd(in: r.bytes, from: r.i) else { return nil }
+            let plainEnd = r.peek == UInt8(ascii: "\"") ? CompactJSON.plainStringEnd(in: r.bytes, from: r.i) : nil
+            guard let end = plainEnd ?? CompactJSON.valueEnd(in: r.bytes, from: r.i) else { return nil }
             view.members[view.count] = Member(nameStart: Int32(name.lowerBound), nameEnd: Int32(name.upperBound),
-                                              valueStart: Int32(r.i), valueEnd: Int32(end))
+                                              valueStart: Int32(r.i), valueEnd: Int32(end), isPlainString: plainEnd != nil)
             view.count += 1
             r.i = end
             r.skipWhitespace()

@@ -72,7 +72,7 @@ extension Cache.Lookup {
     var json: JSON {
         var w = JSONWriter(capacity: entry.bytes.count + 160)
         write(into: &w)
-        return .fragment(JSONFragment(validJSON: w.bytes))
+        return .fragment(JSONFragment(validJSON: w.copiedBytes))
     }
 
     func write(into w: inout JSONWriter) {
@@ -97,10 +97,10 @@ extension Cache.Lookup {
             }
         }
         w.writeASCII(expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")
-        Timestamp.append(milliseconds: entry.storedAt, to: &w.bytes)
+        Timestamp.append(milliseconds: entry.storedAt, to: &w)
         if let expiresAt {
             w.writeASCII("\",\"expiresAt\":\"")
-            Timestamp.append(milliseconds: expiresAt, to: &w.bytes)
+            Timestamp.append(milliseconds: expiresAt, to: &w)
         }
         w.writeASCII(tier == .memory ? "\",\"tier\":\"memory\"}" : "\",\"tier\":\"disk\"}")
     }

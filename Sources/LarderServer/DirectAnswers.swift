@@ -18,10 +18,12 @@ extension Server {
 
     private func directGet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         let p = request.params
-        guard p.hasOnly("cache", "group", "key"), let key = Self.entryKey(p), let name = Self.cacheName(p),
-              admit(CacheGet.method) else { return .declined }
+        let cache = p["cache"], group = p["group"], key = p["key"]
+        guard p.count == Self.present(cache, group, key), let name = Self.cacheName(cache),
+              let (group, key) = Self.entryKey(group, key), admit(CacheGet.method) else { return .declined }
         let outcome = Result { () throws(StoreError) -> Void in
-            guard let cache = try store.cache(named: name, create: false), let found = try cache.get(key) else {
+            guard let cache = try store.cache(namedUTF8: name, create: false),
+                  let found = try cache.get(group: group, key: key) else {
                 result.write(Cache.Lookup.notFound)
                 return
             }
@@ -32,12 +34,12 @@ extension Server {
 
     private func directSet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         let p = request.params
-        guard p.hasOnly("cache", "group", "key", "value", "ttl"), let key = Self.entryKey(p), let name = Self.cacheName(p) else {
-            return .declined
-        }
-        guard let value = p.text("value") else { return .declined }
+        let cache = p["cache"], group = p["group"], key = p["key"], value = p["value"], ttlValue = p["ttl"]
+        guard p.count == Self.present(cache, group, key, value, ttlValue), let name = Self.cacheName(cache),
+              let (group, key) = Self.entryKey(group, key) else { return .declined }
+        guard value.isPresent, let bytes = p.text("value") else { return .declined }
         let ttl: Int64?
-        switch p["ttl"] {
+        switch ttlValue {
         case .absent: ttl = nil
         case .plainString: return .declined
         case .other(let text):
@@ -45,12 +47,12 @@ extension Server {
             ttl = ms
         }
         guard admit(CacheSet.method) else { return .declined }
-        let write = Cache.Write(key: key, kind: .json, bytes: Array(value), ttl: ttl)
+        let write = Cache.Write(key: EntryKey(group: group, key: key), kind: .json, bytes: Array(bytes), ttl: ttl)
         let outcome = Result { () throws(StoreError) -> Void in
-            let cache = try store.cache(named: name, create: true)!
+            let cache = try store.cache(namedUTF8: name, create: true)!
             try cache.set([write])
             result.writeASCII("{\"stored\":true,\"size\":")
-            result.write(.int(write.bytes.count))
+            result.writeInt(write.bytes.count)
             result.writeASCII("}")
         }
         return settle(request, outcome, result: &result, afterCommit: true)
@@ -69,7 +71,7 @@ extension Server {
                         afterCommit: Bool) -> DirectAnswer {
         if answersAreWaiting || (afterCommit && (try? outcome.get()) != nil) {
             switch outcome {
-            case .success: holdDirect(request.id, .success(.fragment(JSONFragment(validJSON: result.bytes))))
+            case .success: holdDirect(request.id, .success(.fragment(JSONFragment(validJSON: result.copiedBytes))))
             case .failure(let e): holdDirect(request.id, .failure(e.responseError))
             }
             return .later
@@ -80,26 +82,35 @@ extension Server {
         }
     }
 
-    /// `key` (a non-empty plain string) in `group` (a plain string, "" when absent).
-    private static func entryKey(_ p: ParamsView) -> EntryKey? {
-        guard case .plainString(let key) = p["key"], !key.isEmpty else { return nil }
-        let group: String
-        switch p["group"] {
-        case .absent: group = ""
-        case .plainString(let g): group = String(decoding: g, as: UTF8.self)
-        case .other: return nil
-        }
-        return EntryKey(group: group, key: String(decoding: key, as: UTF8.self))
+    /// How many of the members are present: a request with any other member
+    /// takes the ordinary path (which refuses unknown ones).
+    private static func present(_ a: ParamsView.Value, _ b: ParamsView.Value, _ c: ParamsView.Value,
+                                _ d: ParamsView.Value = .absent, _ e: ParamsView.Value = .absent) -> Int {
+        func one(_ v: ParamsView.Value) -> Int { v.isPresent ? 1 : 0 }
+        return one(a) + one(b) + one(c) + one(d) + one(e)
     }
 
-    /// `cache`: a non-empty plain string, "default" when absent.
-    private static func cacheName(_ p: ParamsView) -> String? {
-        switch p["cache"] {
-        case .absent: return "default"
-        case .plainString(let name): return name.isEmpty ? nil : String(decoding: name, as: UTF8.self)
+    /// `key` (a non-empty plain string) in `group` (a plain string, "" when absent), as UTF-8.
+    private static func entryKey(_ group: ParamsView.Value, _ key: ParamsView.Value)
+        -> (group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>)? {
+        guard case .plainString(let key) = key, !key.isEmpty else { return nil }
+        switch group {
+        case .absent: return (UnsafeBufferPointer(start: nil, count: 0), key)
+        case .plainString(let g): return (g, key)
         case .other: return nil
         }
     }
+
+    /// `cache`: a non-empty plain string, "default" when absent; as UTF-8.
+    private static func cacheName(_ cache: ParamsView.Value) -> UnsafeBufferPointer<UInt8>? {
+        switch cache {
+        case .absent: return UnsafeBufferPointer(start: Self.defaultCacheName.utf8Start, count: Self.defaultCacheName.utf8CodeUnitCount)
+        case .plainString(let name): return name.isEmpty ? nil : name
+        case .other: return nil
+        }
+    }
+
+    private static let defaultCacheName: StaticString = "default"
 
     /// A `ttl` in seconds that `Params.milliseconds` accepts, as milliseconds.
     private static func milliseconds(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {

@@ -148,3 +148,53 @@ final class MemoryTierTests: XCTestCase {
         XCTAssertTrue(tier.evict(toCount: 1, bytes: 1).isEmpty)
     }
 }
+
+final class EntryKeyTests: XCTestCase {
+    private func lookUp(_ tier: MemoryTier, _ group: String, _ key: String) -> Entry? {
+        var group = group, key = key
+        return group.withUTF8 { g in key.withUTF8 { k in tier.get(group: g, key: k) } }
+    }
+
+    func testKeysAreComparedByTheirBytes() {
+        XCTAssertNotEqual(EntryKey(group: "", key: "é"), EntryKey(group: "", key: "e\u{301}"))
+        XCTAssertEqual(EntryKey(group: "g", key: "é"), EntryKey(group: "g", key: "é"))
+        // The same bytes split differently between group and key are different keys.
+        XCTAssertNotEqual(EntryKey(group: "ab", key: "c"), EntryKey(group: "a", key: "bc"))
+        XCTAssertNotEqual(EntryKey(group: "", key: "abc"), EntryKey(group: "abc", key: ""))
+        let k = EntryKey(group: "grüppe", key: "schlüssel 🙂")
+        XCTAssertEqual(k.group, "grüppe")
+        XCTAssertEqual(k.key, "schlüssel 🙂")
+    }
+
+    func testLookupsFromBytesFindWhatWasPutByKey() {
+        let tier = MemoryTier()
+        let stored = Entry(kind: .json, bytes: Array("1".utf8), storedAt: 0, ttl: nil)
+        tier.put(EntryKey(group: "ab", key: "c"), stored)
+        tier.put(EntryKey(group: "", key: "é"), stored)
+        XCTAssertEqual(lookUp(tier, "ab", "c")?.bytes, stored.bytes)
+        XCTAssertNil(lookUp(tier, "a", "bc"))
+        XCTAssertNil(lookUp(tier, "", "abc"))
+        XCTAssertNotNil(lookUp(tier, "", "é"))
+        XCTAssertNil(lookUp(tier, "", "e\u{301}"))
+    }
+
+    func testALookupFromBytesRefreshesRecency() {
+        let tier = MemoryTier()
+        let one = Entry(kind: .json, bytes: [0x31], storedAt: 0, ttl: nil)
+        for k in ["a", "b", "c"] { tier.put(EntryKey(group: "", key: k), one) }
+        XCTAssertNotNil(lookUp(tier, "", "a"))
+        XCTAssertEqual(tier.evict(toCount: 1, bytes: 0).map(\.0.key), ["b", "c"])
+    }
+
+    func testManyKeysSurviveGrowthAndRemoval() {
+        let tier = MemoryTier()
+        let one = Entry(kind: .json, bytes: [0x31], storedAt: 0, ttl: nil)
+        for n in 0..<5_000 { tier.put(EntryKey(group: "g\(n % 3)", key: "k\(n)"), one) }
+        for n in stride(from: 0, to: 5_000, by: 2) { XCTAssertNotNil(tier.remove(EntryKey(group: "g\(n % 3)", key: "k\(n)"))) }
+        XCTAssertEqual(tier.count, 2_500)
+        for n in 0..<5_000 {
+            XCTAssertEqual(lookUp(tier, "g\(n % 3)", "k\(n)") != nil, n % 2 == 1, "k\(n)")
+        }
+        XCTAssertEqual(tier.keys(inGroup: "g0").count, tier.keys().filter { $0.group == "g0" }.count)
+    }
+}

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderJSON
 
 final class TimestampTests: XCTestCase {
     func testFormatEpoch() {
@@ -24,6 +25,18 @@ final class TimestampTests: XCTestCase {
         XCTAssertEqual(Timestamp.format(milliseconds: -14_182_940_000), "1969-07-20T20:17:40.000Z")
         XCTAssertEqual(Timestamp.format(milliseconds: -2_203_891_200_000), "1900-03-01T00:00:00.000Z")
         XCTAssertEqual(Timestamp.format(milliseconds: -62_135_596_800_000), "0001-01-01T00:00:00.000Z")
+    }
+
+    func testFormatForms() {
+        let ms: Int64 = 1_709_210_096_789
+        XCTAssertEqual(Timestamp.format(milliseconds: ms, basic: true), "20240229T123456.789Z")
+        XCTAssertEqual(Timestamp.format(milliseconds: ms - 789, basic: true, alwaysFraction: false), "20240229T123456Z")
+        XCTAssertEqual(Timestamp.format(milliseconds: ms - 789, alwaysFraction: false), "2024-02-29T12:34:56Z")
+        XCTAssertEqual(Timestamp.format(milliseconds: ms - 780, alwaysFraction: false), "2024-02-29T12:34:56.009Z")
+        var w = JSONWriter()
+        Timestamp.append(milliseconds: ms, to: &w)
+        Timestamp.append(milliseconds: 253_402_300_800_000, to: &w)
+        XCTAssertEqual(w.withBytes { String(decoding: $0, as: UTF8.self) }, "2024-02-29T12:34:56.789Z10000-1-1T0:0:0.0Z")
     }
 
     func testFormatFarFuture() {

@@ -5,7 +5,7 @@ final class WriterTests: XCTestCase {
     private func written(_ value: JSON) -> String {
         var w = JSONWriter()
         w.write(value)
-        return String(decoding: w.bytes, as: UTF8.self)
+        return w.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     func testEscapesOnlyWhatJSONRequires() {
@@ -24,9 +24,9 @@ final class WriterTests: XCTestCase {
         var w = JSONWriter()
         w.write(["a": 1])
         w.reset()
-        XCTAssertTrue(w.bytes.isEmpty)
+        XCTAssertTrue(w.isEmpty)
         w.write([1, 2])
-        XCTAssertEqual(String(decoding: w.bytes, as: UTF8.self), "[1,2]")
+        XCTAssertEqual(w.withBytes { String(decoding: $0, as: UTF8.self) }, "[1,2]")
     }
 
     func testFragmentsAreSplicedVerbatim() {
@@ -37,5 +37,52 @@ final class WriterTests: XCTestCase {
     func testEveryControlCharacterRoundTrips() throws {
         let text = String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) })
         XCTAssertEqual(try JSONParser.parse(written(.string(text))), .string(text))
+    }
+}
+
+final class WriterStorageTests: XCTestCase {
+    /// Every length a piece can have, across the short-copy cases and growth.
+    func testPiecesOfEveryLengthArriveIntact() {
+        var w = JSONWriter(capacity: 1)
+        var expected: [UInt8] = []
+        for n in 0...80 {
+            let piece = (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ n) }
+            w.writeRaw(piece)
+            expected += piece
+            w.append(0xFF)
+            expected.append(0xFF)
+        }
+        XCTAssertEqual(w.copiedBytes, expected)
+        XCTAssertEqual(w.count, expected.count)
+        XCTAssertGreaterThanOrEqual(w.capacity, expected.count)
+    }
+
+    func testIntegersAreWrittenInDecimal() {
+        for value in [0, 7, -7, 10, 99, 100, -100, 1_234_567_890, Int.max, Int.min] {
+            var w = JSONWriter()
+            w.writeInt(value)
+            XCTAssertEqual(w.withBytes { String(decoding: $0, as: UTF8.self) }, String(value))
+        }
+    }
+
+    func testTruncateTakesBackWhatWasWrittenAfterAPoint() {
+        var w = JSONWriter()
+        w.writeASCII("[1,")
+        let mark = w.count
+        w.writeASCII("2,3")
+        w.truncate(to: mark)
+        w.writeASCII("4]")
+        XCTAssertEqual(w.withBytes { String(decoding: $0, as: UTF8.self) }, "[1,4]")
+        XCTAssertEqual(w.withBytes(from: 1) { String(decoding: $0, as: UTF8.self) }, "1,4]")
+    }
+
+    func testInPlaceWritesCountOnlyWhatWasWritten() {
+        var w = JSONWriter(capacity: 2)
+        w.append(upTo: 30) { out in
+            for k in 0..<3 { out[k] = UInt8(ascii: "a") + UInt8(k) }
+            return 3
+        }
+        w.writeASCII("!")
+        XCTAssertEqual(w.withBytes { String(decoding: $0, as: UTF8.self) }, "abc!")
     }
 }
