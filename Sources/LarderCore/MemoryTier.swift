@@ -1,16 +1,24 @@
 /// A least-recently-used map from keys to entries, bounded by count and bytes.
 ///
 /// Nodes live in one array linked by index, so a hit costs one hash lookup
-/// and a few integer writes, with no allocation.
+/// and a few integer writes, with no allocation. The recency links are kept
+/// apart from the nodes, in an array of 8 bytes a node: a hit rewrites the
+/// links of up to three other nodes, and in a large tier those would each be
+/// a cache miss if they sat in the nodes themselves.
 final class MemoryTier {
     private struct Node {
         var key: EntryKey
         var entry: Entry
-        var newer: Int
-        var older: Int
+    }
+
+    /// Positions of the next newer and older nodes; -1 for none.
+    private struct Links {
+        var newer: Int32
+        var older: Int32
     }
 
     private var nodes: [Node] = []
+    private var links: [Links] = []
     private var freeSlots: [Int] = []
     private var index = KeyIndex()
     /// Most recently used.
@@ -69,16 +77,19 @@ final class MemoryTier {
             moveToNewest(i)
             return
         }
-        let node = Node(key: key, entry: entry, newer: -1, older: newest)
+        let node = Node(key: key, entry: entry)
+        let link = Links(newer: -1, older: Int32(newest))
         let i: Int
         if let slot = freeSlots.popLast() {
             nodes[slot] = node
+            links[slot] = link
             i = slot
         } else {
             nodes.append(node)
+            links.append(link)
             i = nodes.count - 1
         }
-        if newest >= 0 { nodes[newest].newer = i }
+        if newest >= 0 { links[newest].newer = Int32(i) }
         newest = i
         if oldest < 0 { oldest = i }
         index.insert(hash: key.bytesHash, position: i)
@@ -118,6 +129,7 @@ final class MemoryTier {
 
     func removeAll() {
         nodes = []
+        links = []
         freeSlots = []
         index.removeAll()
         newest = -1
@@ -126,20 +138,17 @@ final class MemoryTier {
     }
 
     private func unlink(_ i: Int) {
-        // Only the links are read: copying the whole node would retain its strings and bytes.
-        let newer = nodes[i].newer, older = nodes[i].older
-        if newer >= 0 { nodes[newer].older = older } else { newest = older }
-        if older >= 0 { nodes[older].newer = newer } else { oldest = newer }
-        nodes[i].newer = -1
-        nodes[i].older = -1
+        let l = links[i]
+        if l.newer >= 0 { links[Int(l.newer)].older = l.older } else { newest = Int(l.older) }
+        if l.older >= 0 { links[Int(l.older)].newer = l.newer } else { oldest = Int(l.newer) }
+        links[i] = Links(newer: -1, older: -1)
     }
 
     private func moveToNewest(_ i: Int) {
         guard newest != i else { return }
         unlink(i)
-        nodes[i].older = newest
-        nodes[i].newer = -1
-        if newest >= 0 { nodes[newest].newer = i }
+        links[i] = Links(newer: -1, older: Int32(newest))
+        if newest >= 0 { links[newest].newer = Int32(i) }
         newest = i
         if oldest < 0 { oldest = i }
     }

@@ -43,6 +43,18 @@ public enum CompactJSON {
     @inline(__always)
     static func plainRun(_ base: UnsafePointer<UInt8>, from: Int, end: Int) -> Int {
         var k = from
+        // Eight bytes at a time while none of them is special (SWAR: each
+        // test sets a byte's high bit when that byte is what it looks for).
+        let raw = UnsafeRawPointer(base)
+        while end &- k >= 8 {
+            let w = raw.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            let control = (w &- ones &* 0x20) & ~w
+            let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+            let special = (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | w) & highs
+            guard special == 0 else { break }
+            k &+= 8
+        }
         while k < end {
             let b = base[k]
             guard b &- 0x20 < 0x60 && b != UInt8(ascii: "\"") && b != UInt8(ascii: "\\") else { return k }
