@@ -61,8 +61,8 @@ public struct Entry: Sendable {
 /// integer instead of hashing the text again.
 public struct EntryKey: Hashable, Sendable {
     /// The group's UTF-8 followed by the key's.
-    private let utf8: [UInt8]
-    private let groupCount: Int
+    private let utf8: KeyBytes
+    private let groupCount: Int32
     /// `EntryKey.hash(group:key:)` of the two.
     let bytesHash: Int
 
@@ -73,12 +73,8 @@ public struct EntryKey: Hashable, Sendable {
 
     /// A key from text already known to be valid UTF-8.
     public init(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) {
-        utf8 = Array(unsafeUninitializedCapacity: group.count + key.count) { buffer, initialized in
-            _ = buffer.initialize(fromContentsOf: group)
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[group.count...]).initialize(fromContentsOf: key)
-            initialized = group.count + key.count
-        }
-        groupCount = group.count
+        utf8 = KeyBytes(group, key)
+        groupCount = Int32(group.count)
         bytesHash = Self.hash(group: group, key: key)
     }
 
@@ -86,17 +82,17 @@ public struct EntryKey: Hashable, Sendable {
     public var key: String { withKeyUTF8 { String(decoding: $0, as: UTF8.self) } }
 
     public func withGroupUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try utf8.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[..<groupCount])) }
+        try utf8.withBytes { try body(UnsafeBufferPointer(rebasing: $0[..<Int(groupCount)])) }
     }
 
     public func withKeyUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try utf8.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[groupCount...])) }
+        try utf8.withBytes { try body(UnsafeBufferPointer(rebasing: $0[Int(groupCount)...])) }
     }
 
     /// Whether this is the key `key` in `group`, byte for byte.
     func `is`(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard groupCount == group.count, utf8.count == group.count + key.count else { return false }
-        return utf8.withUnsafeBufferPointer { mine in
+        guard Int(groupCount) == group.count, utf8.count == group.count + key.count else { return false }
+        return utf8.withBytes { mine in
             ExactString.same(mine.baseAddress, group.baseAddress, group.count)
                 && ExactString.same(mine.baseAddress.map { $0 + group.count }, key.baseAddress, key.count)
         }

@@ -52,7 +52,15 @@ public enum CompactJSON {
             let control = (w &- ones &* 0x20) & ~w
             let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
             let special = (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | w) & highs
-            guard special == 0 else { break }
+            guard special == 0 else {
+                #if _endian(little)
+                // The lowest flag is exact (borrows only carry a false flag
+                // above a true one), and the lowest byte is the first.
+                return k &+ special.trailingZeroBitCount >> 3
+                #else
+                break
+                #endif
+            }
             k &+= 8
         }
         while k < end {

@@ -40,6 +40,7 @@ public final class Connection {
     private var scratch = JSONWriter(capacity: 1024)
     /// Results of requests answered straight from their bytes.
     private var direct = JSONWriter(capacity: 16 * 1024)
+    private let paramsTable = ParamsTable()
     private static let flushThreshold = 1 << 20
 
     private var stopped = false
@@ -172,7 +173,7 @@ public final class Connection {
     }
 
     private func handle(body: UnsafeBufferPointer<UInt8>) {
-        if let handler, let request = RequestView.read(body, methods: handler.directMethods) {
+        if let handler, let request = RequestView.read(body, methods: handler.directMethods, into: paramsTable) {
             direct.reset()
             switch handler.answer(directly: request, into: &direct) {
             case .declined: break

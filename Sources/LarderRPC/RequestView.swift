@@ -37,12 +37,14 @@ public struct RequestView {
     /// Reads `body` as a plain request for one of `methods`, or returns nil.
     /// The method is checked before the parameters are scanned, so requests
     /// for other methods cost only the envelope's first bytes.
-    public static func read(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> RequestView? {
+    /// The parameters are located into `table`: the view is valid while the
+    /// body is and until the table is used for another request.
+    public static func read(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], into table: ParamsTable) -> RequestView? {
         guard !methods.isEmpty, body.count < Int(Int32.max) else { return nil }
-        switch readUsualLayout(body, methods: methods) {
+        switch readUsualLayout(body, methods: methods, table) {
         case .read(let view): return view
         case .notPlain: return nil
-        case .otherLayout: return readAnyLayout(body, methods: methods)
+        case .otherLayout: return readAnyLayout(body, methods: methods, table)
         }
     }
 
@@ -55,16 +57,16 @@ public struct RequestView {
 
     /// The layout the clients here (and most others) write: the members in
     /// this order, no spaces. Three comparisons replace reading four names.
-    private static func readUsualLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> UsualLayout {
+    private static func readUsualLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], _ table: ParamsTable) -> UsualLayout {
         var r = ByteReader(body)
         guard r.take(#"{"jsonrpc":"2.0","id":"#), let id = r.requestID(), r.take(#","method":"#),
               let method = r.plainString(), r.take(#","params":"#) else { return .otherLayout }
         guard Self.isOne(of: methods, r.slice(method)) else { return .notPlain }
-        guard let params = ParamsView.read(&r), r.take("}"), r.atEnd else { return .otherLayout }
+        guard let params = ParamsView.read(&r, into: table), r.take("}"), r.atEnd else { return .otherLayout }
         return .read(RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params))
     }
 
-    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString]) -> RequestView? {
+    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], _ table: ParamsTable) -> RequestView? {
         var r = ByteReader(body)
         r.skipWhitespace()
         guard r.take(UInt8(ascii: "{")) else { return nil }
@@ -87,7 +89,7 @@ public struct RequestView {
                 guard method == nil, let m = r.plainString(), Self.isOne(of: methods, r.slice(m)) else { return nil }
                 method = m
             } else if ByteText.equal(nameBytes, "params") {
-                guard params == nil, let p = ParamsView.read(&r) else { return nil }
+                guard params == nil, let p = ParamsView.read(&r, into: table) else { return nil }
                 params = p
             } else {
                 return nil
@@ -111,8 +113,8 @@ public struct ParamsView {
     /// methods answered directly take at most five).
     public static let capacity = 6
 
-    /// Offsets into the body, kept small: the view is copied as it is returned.
-    private struct Member {
+    /// Where one member is in the body.
+    struct Member {
         var nameStart: Int32 = 0, nameEnd: Int32 = 0, valueStart: Int32 = 0, valueEnd: Int32 = 0
         /// The value is a string without escapes (found while reading, so never scanned twice).
         var isPlainString = false
@@ -121,10 +123,13 @@ public struct ParamsView {
     }
 
     private let body: UnsafeBufferPointer<UInt8>
-    private var members = InlineArray<6, Member>(repeating: Member())
+    private let members: UnsafeMutablePointer<Member>
     public private(set) var count = 0
 
-    private init(body: UnsafeBufferPointer<UInt8>) { self.body = body }
+    private init(body: UnsafeBufferPointer<UInt8>, table: ParamsTable) {
+        self.body = body
+        members = table.members
+    }
 
     /// One member's value.
     public enum Value {
@@ -164,10 +169,15 @@ public struct ParamsView {
         return nil
     }
 
+    private mutating func append(_ m: Member) {
+        members[count] = m
+        count += 1
+    }
+
     /// Reads an object of distinct plainly-named members with compact values.
-    fileprivate static func read(_ r: inout ByteReader) -> ParamsView? {
+    fileprivate static func read(_ r: inout ByteReader, into table: ParamsTable) -> ParamsView? {
         guard r.take(UInt8(ascii: "{")) else { return nil }
-        var view = ParamsView(body: r.bytes)
+        var view = ParamsView(body: r.bytes, table: table)
         r.skipWhitespace()
         if r.take(UInt8(ascii: "}")) { return view }
         repeat {
@@ -179,15 +189,27 @@ public struct ParamsView {
             r.skipWhitespace()
             let plainEnd = r.peek == UInt8(ascii: "\"") ? CompactJSON.plainStringEnd(in: r.bytes, from: r.i) : nil
             guard let end = plainEnd ?? CompactJSON.valueEnd(in: r.bytes, from: r.i) else { return nil }
-            view.members[view.count] = Member(nameStart: Int32(name.lowerBound), nameEnd: Int32(name.upperBound),
-                                              valueStart: Int32(r.i), valueEnd: Int32(end), isPlainString: plainEnd != nil)
-            view.count += 1
+            view.append(Member(nameStart: Int32(name.lowerBound), nameEnd: Int32(name.upperBound),
+                               valueStart: Int32(r.i), valueEnd: Int32(end), isPlainString: plainEnd != nil))
             r.i = end
             r.skipWhitespace()
         } while r.take(UInt8(ascii: ","))
         guard r.take(UInt8(ascii: "}")) else { return nil }
         return view
     }
+}
+
+/// Room for the members of one request's `params`, reused from request to
+/// request so that reading one allocates nothing and views stay small.
+public final class ParamsTable {
+    let members: UnsafeMutablePointer<ParamsView.Member>
+
+    public init() {
+        members = .allocate(capacity: ParamsView.capacity)
+        members.initialize(repeating: ParamsView.Member(), count: ParamsView.capacity)
+    }
+
+    deinit { members.deallocate() }
 }
 
 /// A cursor over a message's bytes.

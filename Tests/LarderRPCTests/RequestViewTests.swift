@@ -6,7 +6,10 @@ import XCTest
 final class RequestViewTests: XCTestCase {
     private func read(_ text: String, methods: [StaticString] = ["cache.get", "cache.set", "m"], _ check: (RequestView?) -> Void) {
         var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0), methods: methods)) }
+        let table = ParamsTable()
+        withExtendedLifetime(table) {
+            bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0), methods: methods, into: table)) }
+        }
     }
 
     func testOnlyTheGivenMethodsAreRead() {
