@@ -75,12 +75,22 @@ public final class Cache {
         return try getFromDisk(k)
     }
 
-    /// `get` for a key given as the UTF-8 of its group and key (valid UTF-8):
-    /// a memory hit needs no `EntryKey` made.
-    public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Lookup? {
+    /// `get` for a key given as the UTF-8 of its group and key (valid UTF-8),
+    /// handing a found entry to `body`; returns whether there was one. A
+    /// memory hit makes no `EntryKey` and no optional lookup (destroying one
+    /// went through the runtime's generic value witnesses, on every hit).
+    public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+                    _ body: (Lookup) -> Void) throws(StoreError) -> Bool {
         try ready()
-        if let e = memory.get(group: group, key: key) { return found(e, in: .memory) }
-        return try getFromDisk(EntryKey(group: group, key: key))
+        if let i = memory.use(group: group, key: key) {
+            let entry = memory.entry(at: i)
+            guard let expired = countRead(of: entry, in: .memory) else { return false }
+            body(Lookup(entry: entry, expired: expired, tier: .memory, expiresAt: entry.expiresAt(lifespan: config.lifespan)))
+            return true
+        }
+        guard let found = try getFromDisk(EntryKey(group: group, key: key)) else { return false }
+        body(found)
+        return true
     }
 
     /// The rest of a get once the memory tier holds nothing under `k`: the
@@ -95,19 +105,25 @@ public final class Cache {
         return found(e, in: .disk)
     }
 
-    /// A found entry as a lookup, or nil when it is expired and reads as a miss; counts either.
+    /// A found entry as a lookup, or nil when it is expired and reads as a miss.
     private func found(_ entry: Entry, in tier: CacheEvent.Tier) -> Lookup? {
+        countRead(of: entry, in: tier).map {
+            Lookup(entry: entry, expired: $0, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
+        }
+    }
+
+    /// Counts a read of a found entry: whether it has expired, or nil when it
+    /// is expired and reads as a miss (and counts as one).
+    private func countRead(of entry: Entry, in tier: CacheEvent.Tier) -> Bool? {
         if tracksDiskRecency { store.noteUse(of: entry.diskID) }
-        let now = store.clock.now
-        let expired = entry.isExpired(at: now, lifespan: config.lifespan)
+        let expired = entry.isExpired(at: store.clock.now, lifespan: config.lifespan)
         if expired && !config.returnsExpired {
-            // An expired entry reads as a miss, and counts as one.
             stats.memory.misses += 1
             if tier == .disk { stats.disk.misses += 1 }
             return nil
         }
         if tier == .memory { stats.memory.hits += 1 } else { stats.memory.misses += 1; stats.disk.hits += 1 }
-        return Lookup(entry: entry, expired: expired, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
+        return expired
     }
 
     /// Whether an entry exists, and whether it is still valid.

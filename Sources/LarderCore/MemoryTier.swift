@@ -36,13 +36,18 @@ final class MemoryTier {
         return nodes[i].entry
     }
 
-    /// The entry under `key` in `group`, given as UTF-8, marked as most recently used.
-    func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Entry? {
+    /// Where the entry under `key` in `group` (given as UTF-8) is, marked as
+    /// most recently used; `entry(at:)` reads it. (A position rather than an
+    /// `Entry?`: destroying an optional entry went through the runtime's
+    /// generic value witnesses, on every hit.)
+    func use(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Int? {
         let hash = EntryKey.hash(group: group, key: key)
         guard let (_, i) = index.find(hash: hash, { nodes[$0].key.is(group: group, key: key) }) else { return nil }
         moveToNewest(i)
-        return nodes[i].entry
+        return i
     }
+
+    func entry(at position: Int) -> Entry { nodes[position].entry }
 
     private func position(of key: EntryKey) -> Int? {
         index.find(hash: key.bytesHash) { nodes[$0].key == key }?.position

@@ -21,15 +21,14 @@ extension Server {
         let cache = p["cache"], group = p["group"], key = p["key"]
         guard p.count == Self.present(cache, group, key), let name = Self.cacheName(cache),
               let (group, key) = Self.entryKey(group, key), admit(CacheGet.method) else { return .declined }
-        let outcome = Result { () throws(StoreError) -> Void in
-            guard let cache = try store.cache(namedUTF8: name, create: false),
-                  let found = try cache.get(group: group, key: key) else {
-                result.write(Cache.Lookup.notFound)
-                return
-            }
-            found.write(into: &result)
+        do throws(StoreError) {
+            let cache = try store.cache(namedUTF8: name, create: false)
+            let found = try cache?.get(group: group, key: key) { $0.write(into: &result) } ?? false
+            if !found { result.write(Cache.Lookup.notFound) }
+        } catch {
+            return failed(request, error)
         }
-        return settle(request, outcome, result: &result, afterCommit: false)
+        return succeeded(request, result: &result, afterCommit: false)
     }
 
     private func directSet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
@@ -48,14 +47,16 @@ extension Server {
         }
         guard admit(CacheSet.method) else { return .declined }
         let write = Cache.Write(key: EntryKey(group: group, key: key), kind: .json, bytes: Array(bytes), ttl: ttl)
-        let outcome = Result { () throws(StoreError) -> Void in
+        do throws(StoreError) {
             let cache = try store.cache(namedUTF8: name, create: true)!
             try cache.set([write])
-            result.writeASCII("{\"stored\":true,\"size\":")
-            result.writeInt(write.bytes.count)
-            result.writeASCII("}")
+        } catch {
+            return failed(request, error)
         }
-        return settle(request, outcome, result: &result, afterCommit: true)
+        result.writeASCII("{\"stored\":true,\"size\":")
+        result.writeInt(write.bytes.count)
+        result.writeASCII("}")
+        return succeeded(request, result: &result, afterCommit: true)
     }
 
     /// Whether the request may run now; if not, the ordinary path refuses it properly.
@@ -65,21 +66,19 @@ extension Server {
         return true
     }
 
-    /// Sends the outcome now, or holds it behind the commit when it is a
-    /// write's result or when earlier answers are waiting for one.
-    private func settle(_ request: RequestView, _ outcome: Result<Void, StoreError>, result: inout JSONWriter,
-                        afterCommit: Bool) -> DirectAnswer {
-        if answersAreWaiting || (afterCommit && (try? outcome.get()) != nil) {
-            switch outcome {
-            case .success: holdDirect(request.id, .success(.fragment(JSONFragment(validJSON: result.copiedBytes))))
-            case .failure(let e): holdDirect(request.id, .failure(e.responseError))
-            }
-            return .later
-        }
-        switch outcome {
-        case .success: return .answered
-        case .failure(let e): return .failed(e.responseError)
-        }
+    /// Sends the result now, or holds it behind the commit when it is a
+    /// write's or when earlier answers are waiting for one.
+    private func succeeded(_ request: RequestView, result: inout JSONWriter, afterCommit: Bool) -> DirectAnswer {
+        guard answersAreWaiting || afterCommit else { return .answered }
+        holdDirect(request.id, .success(.fragment(JSONFragment(validJSON: result.copiedBytes))))
+        return .later
+    }
+
+    /// Sends the error now, or holds it when earlier answers are waiting for the commit.
+    private func failed(_ request: RequestView, _ error: StoreError) -> DirectAnswer {
+        guard answersAreWaiting else { return .failed(error.responseError) }
+        holdDirect(request.id, .failure(error.responseError))
+        return .later
     }
 
     /// How many of the members are present: a request with any other member

@@ -5,7 +5,11 @@ import XCTest
 final class CacheBytesLookupTests: StoreTestCase {
     private func get(_ cache: Cache, _ key: String, group: String = "g") throws -> Cache.Lookup? {
         var group = group, key = key
-        return try group.withUTF8 { g in try key.withUTF8 { k in try cache.get(group: g, key: k) } }
+        var seen: [Cache.Lookup] = []
+        let found = try group.withUTF8 { g in try key.withUTF8 { k in try cache.get(group: g, key: k) { seen.append($0) } } }
+        XCTAssertEqual(found, !seen.isEmpty, "the answer says whether the entry was handed over")
+        XCTAssertLessThanOrEqual(seen.count, 1)
+        return seen.first
     }
 
     func testHitsMissesAndDiskReadsCountAsByKey() throws {

@@ -150,9 +150,9 @@ final class MemoryTierTests: XCTestCase {
 }
 
 final class EntryKeyTests: XCTestCase {
-    private func lookUp(_ tier: MemoryTier, _ group: String, _ key: String) -> Entry? {
+    func lookUp(_ tier: MemoryTier, _ group: String, _ key: String) -> Entry? {
         var group = group, key = key
-        return group.withUTF8 { g in key.withUTF8 { k in tier.get(group: g, key: k) } }
+        return group.withUTF8 { g in key.withUTF8 { k in tier.use(group: g, key: k).map(tier.entry(at:)) } }
     }
 
     func testKeysAreComparedByTheirBytes() {
@@ -196,5 +196,31 @@ final class EntryKeyTests: XCTestCase {
             XCTAssertEqual(lookUp(tier, "g\(n % 3)", "k\(n)") != nil, n % 2 == 1, "k\(n)")
         }
         XCTAssertEqual(tier.keys(inGroup: "g0").count, tier.keys().filter { $0.group == "g0" }.count)
+    }
+}
+
+extension EntryKeyTests {
+    /// Keys up to 24 bytes (group and key together) are held inline, longer ones apart.
+    func testKeysEitherSideOfTheInlineLimitBehaveAlike() {
+        let tier = MemoryTier()
+        let one = Entry(kind: .json, bytes: [0x31], storedAt: 0, ttl: nil)
+        let cases: [(String, String)] = [
+            ("", String(repeating: "k", count: 24)), ("", String(repeating: "k", count: 25)),
+            ("gggg", String(repeating: "k", count: 20)), ("gggg", String(repeating: "k", count: 21)),
+            (String(repeating: "g", count: 30), "k"), ("", ""), ("g", ""),
+        ]
+        for (g, k) in cases { tier.put(EntryKey(group: g, key: k), one) }
+        for (g, k) in cases {
+            let key = EntryKey(group: g, key: k)
+            XCTAssertEqual(key.group, g)
+            XCTAssertEqual(key.key, k)
+            XCTAssertNotNil(lookUp(tier, g, k), "\(g.count)+\(k.count) bytes")
+            XCTAssertNil(lookUp(tier, g, k + "x"))
+            XCTAssertNil(lookUp(tier, g + "x", k))
+            XCTAssertTrue(tier.contains(key))
+        }
+        // The same 25 bytes split differently are another key.
+        XCTAssertNil(lookUp(tier, "k", String(repeating: "k", count: 24)))
+        XCTAssertNotEqual(EntryKey(group: "k", key: String(repeating: "k", count: 24)), EntryKey(group: "", key: String(repeating: "k", count: 25)))
     }
 }
