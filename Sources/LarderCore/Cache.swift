@@ -8,7 +8,9 @@ public final class Cache {
     let nameUTF8: [UInt8]
     let id: Int64
     public internal(set) var config: CacheConfig
-    unowned let store: Store
+    // Unchecked: the store owns its caches and outlives them, and a checked
+    // reference costs a retain and a release on every use, several per get.
+    unowned(unsafe) let store: Store
     let memory = MemoryTier()
     var disk: DiskTier { DiskTier(db: store.database, cacheID: id) }
     /// Disk tier totals, kept current so limits never need a COUNT(*).
@@ -116,7 +118,8 @@ public final class Cache {
     /// is expired and reads as a miss (and counts as one).
     private func countRead(of entry: Entry, in tier: CacheEvent.Tier) -> Bool? {
         if tracksDiskRecency { store.noteUse(of: entry.diskID) }
-        let expired = entry.isExpired(at: store.clock.now, lifespan: config.lifespan)
+        // The clock is read only for an entry that can expire.
+        let expired = entry.expiresAt(lifespan: config.lifespan).map { store.clock.now >= $0 } ?? false
         if expired && !config.returnsExpired {
             stats.memory.misses += 1
             if tier == .disk { stats.disk.misses += 1 }

@@ -8,15 +8,20 @@
 /// uniqueness check and a generic copy per piece, more than the piece
 /// itself. Here an append is a capacity check and a copy.
 public struct JSONWriter: ~Copyable {
-    private var base: UnsafeMutablePointer<UInt8>
+    // Internal but inlinable: the small appends below are inlined into the
+    // modules that write answers, where a call would cost as much as the copy.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var written = 0
+    @usableFromInline var allocated: Int
+
     /// Bytes written so far.
-    public private(set) var count = 0
+    public var count: Int { written }
     /// Bytes the storage holds before it must grow.
-    public private(set) var capacity: Int
+    public var capacity: Int { allocated }
 
     public init(capacity: Int = 256) {
-        self.capacity = max(capacity, 16)
-        base = .allocate(capacity: self.capacity)
+        allocated = max(capacity, 16)
+        base = .allocate(capacity: allocated)
     }
 
     deinit { base.deallocate() }
@@ -27,6 +32,7 @@ public struct JSONWriter: ~Copyable {
     public var isEmpty: Bool { count == 0 }
 
     /// Lends what has been written, without copying it.
+    @inlinable
     public func withBytes<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
@@ -37,50 +43,50 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Empties the buffer, keeping its storage.
-    public mutating func reset() { count = 0 }
+    public mutating func reset() { written = 0 }
 
     /// Forgets what was written after the first `newCount` bytes.
     public mutating func truncate(to newCount: Int) {
         precondition(newCount >= 0 && newCount <= count)
-        count = newCount
+        written = newCount
     }
 
-    @inline(__always)
-    private mutating func reserve(_ n: Int) {
+    @inlinable @inline(__always)
+    mutating func reserve(_ n: Int) {
         if capacity &- count < n { grow(toHold: n) }
     }
 
-    @inline(never)
-    private mutating func grow(toHold n: Int) {
+    @usableFromInline @inline(never)
+    mutating func grow(toHold n: Int) {
         let newCapacity = max(capacity * 2, count + n)
         let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         larger.initialize(from: base, count: count)
         base.deallocate()
         base = larger
-        capacity = newCapacity
+        allocated = newCapacity
     }
 
     /// Appends one byte (framing, punctuation).
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
-        count &+= 1
+        written &+= 1
     }
 
     /// Appends bytes that are already valid JSON (or framing) unchanged.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func writeRaw(_ raw: UnsafeBufferPointer<UInt8>) {
         guard let from = raw.baseAddress else { return }
         reserve(raw.count)
         Self.copy(from, to: base + count, count: raw.count)
-        count &+= raw.count
+        written &+= raw.count
     }
 
     /// Most pieces are a few bytes long, for which a call to `memcpy` costs
     /// more than the copy: up to 32 bytes are moved as (overlapping) words.
-    @inline(__always)
-    private static func copy(_ from: UnsafePointer<UInt8>, to: UnsafeMutablePointer<UInt8>, count n: Int) {
+    @inlinable @inline(__always)
+    static func copy(_ from: UnsafePointer<UInt8>, to: UnsafeMutablePointer<UInt8>, count n: Int) {
         let s = UnsafeRawPointer(from), d = UnsafeMutableRawPointer(to)
         switch n {
         case 0:
@@ -116,17 +122,18 @@ public struct JSONWriter: ~Copyable {
         raw.withUnsafeBufferPointer { writeRaw($0) }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func writeASCII(_ text: StaticString) {
         writeRaw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Lets `body` write at most `maxCount` bytes in place; it returns how many it wrote.
+    @inlinable
     public mutating func append(upTo maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(maxCount)
-        let written = body(base + count)
-        precondition(written >= 0 && written <= maxCount)
-        count &+= written
+        let n = body(base + count)
+        precondition(n >= 0 && n <= maxCount)
+        written &+= n
     }
 
     /// An integer's decimal digits.

@@ -20,7 +20,18 @@ public final class Connection {
     private let output: Int32
     private let decoder: FrameDecoder
     private let maxDepth: Int
-    public weak var handler: MessageHandler?
+    /// Held strongly (a handler refers back to its connection `unowned`).
+    /// Not weak: a weakly referenced object keeps its reference counts in a
+    /// side table, and every retain of the handler, several per request,
+    /// then takes the runtime's slow path.
+    public var handler: MessageHandler? {
+        didSet {
+            requests.deallocate()
+            requests = RequestReader.allocate(methods: handler?.directMethods ?? [])
+        }
+    }
+    /// Reads the requests the handler answers directly.
+    private var requests = RequestReader.allocate(methods: [])
 
     /// Called when no input has come for a moment (`quietAfterMilliseconds`)
     /// after work that left garbage behind: a message of `largeMessageBytes`
@@ -40,7 +51,6 @@ public final class Connection {
     private var scratch = JSONWriter(capacity: 1024)
     /// Results of requests answered straight from their bytes.
     private var direct = JSONWriter(capacity: 16 * 1024)
-    private let paramsTable = ParamsTable()
     private static let flushThreshold = 1 << 20
 
     private var stopped = false
@@ -54,6 +64,8 @@ public final class Connection {
     private var nextOutgoingID = 0
     /// Work that continues between messages (long operations run in slices).
     private var scheduled: [() -> Void] = []
+
+    deinit { requests.deallocate() }
 
     public init(input: Int32, output: Int32, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth, framing: Framing? = nil) {
         self.input = input
@@ -173,18 +185,12 @@ public final class Connection {
     }
 
     private func handle(body: UnsafeBufferPointer<UInt8>) {
-        if let handler, let request = RequestView.read(body, methods: handler.directMethods, into: paramsTable) {
+        if let handler, let request = requests.read(body) {
             direct.reset()
             switch handler.answer(directly: request, into: &direct) {
             case .declined: break
             case .answered:
-                emit { w in
-                    w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-                    w.writeRaw(request.idText)
-                    w.writeASCII(",\"result\":")
-                    direct.withBytes { w.writeRaw($0) }
-                    w.writeASCII("}")
-                }
+                emitDirect(request)
                 return
             case .failed(let error):
                 send(id: request.id, result: .failure(error), batch: nil)
@@ -338,6 +344,25 @@ public final class Connection {
         let callbacks = awaiting
         awaiting = [:]
         for (_, callback) in callbacks { callback(.failure(error)) }
+    }
+
+    /// Frames the answer to a request answered directly (its result is in `direct`).
+    private func emitDirect(_ request: RequestView) {
+        guard framing == .lines, onTraffic == nil else {
+            return emit { w in
+                w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+                w.writeRaw(request.idText)
+                w.writeASCII(",\"result\":")
+                direct.withBytes { w.writeRaw($0) }
+                w.writeASCII("}")
+            }
+        }
+        // The common case without a closure, which would hold on to self.
+        out.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+        out.writeRaw(request.idText)
+        out.writeASCII(",\"result\":")
+        direct.withBytes { out.writeRaw($0) }
+        out.writeASCII("}\n")
     }
 
     /// Frames one message into the output buffer.

@@ -8,7 +8,8 @@ import LarderJSON
 public protocol MessageHandler: AnyObject {
     /// A request. Call `reply` exactly once, now or later.
     func handle(request method: String, params: JSON?, reply: Reply)
-    /// Methods whose plain requests are offered to `answer(directly:into:)`.
+    /// Methods whose plain requests are offered to `answer(directly:into:)`;
+    /// read once, when the handler is given to its connection.
     var directMethods: [StaticString] { get }
     /// A plain request for one of `directMethods`, before anything is decoded:
     /// answer it straight from its bytes, or decline and it is parsed and

@@ -37,9 +37,8 @@ public struct RequestView {
     /// Reads `body` as a plain request for one of `methods`, or returns nil.
     /// The method is checked before the parameters are scanned, so requests
     /// for other methods cost only the envelope's first bytes.
-    /// The parameters are located into `table`: the view is valid while the
-    /// body is and until the table is used for another request.
-    public static func read(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], into table: ParamsTable) -> RequestView? {
+    fileprivate static func read(_ body: UnsafeBufferPointer<UInt8>, methods: UnsafeBufferPointer<StaticString>,
+                                 into table: RequestReader) -> RequestView? {
         guard !methods.isEmpty, body.count < Int(Int32.max) else { return nil }
         switch readUsualLayout(body, methods: methods, table) {
         case .read(let view): return view
@@ -57,7 +56,8 @@ public struct RequestView {
 
     /// The layout the clients here (and most others) write: the members in
     /// this order, no spaces. Three comparisons replace reading four names.
-    private static func readUsualLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], _ table: ParamsTable) -> UsualLayout {
+    private static func readUsualLayout(_ body: UnsafeBufferPointer<UInt8>, methods: UnsafeBufferPointer<StaticString>,
+                                        _ table: RequestReader) -> UsualLayout {
         var r = ByteReader(body)
         guard r.take(#"{"jsonrpc":"2.0","id":"#), let id = r.requestID(), r.take(#","method":"#),
               let method = r.plainString(), r.take(#","params":"#) else { return .otherLayout }
@@ -66,7 +66,8 @@ public struct RequestView {
         return .read(RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params))
     }
 
-    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>, methods: [StaticString], _ table: ParamsTable) -> RequestView? {
+    private static func readAnyLayout(_ body: UnsafeBufferPointer<UInt8>, methods: UnsafeBufferPointer<StaticString>,
+                                      _ table: RequestReader) -> RequestView? {
         var r = ByteReader(body)
         r.skipWhitespace()
         guard r.take(UInt8(ascii: "{")) else { return nil }
@@ -102,7 +103,7 @@ public struct RequestView {
         return RequestView(body: body, idText: r.slice(id), method: r.slice(method), params: params)
     }
 
-    private static func isOne(of methods: [StaticString], _ method: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func isOne(of methods: UnsafeBufferPointer<StaticString>, _ method: UnsafeBufferPointer<UInt8>) -> Bool {
         methods.contains { ByteText.equal(method, $0) }
     }
 }
@@ -126,7 +127,7 @@ public struct ParamsView {
     private let members: UnsafeMutablePointer<Member>
     public private(set) var count = 0
 
-    private init(body: UnsafeBufferPointer<UInt8>, table: ParamsTable) {
+    private init(body: UnsafeBufferPointer<UInt8>, table: RequestReader) {
         self.body = body
         members = table.members
     }
@@ -175,7 +176,7 @@ public struct ParamsView {
     }
 
     /// Reads an object of distinct plainly-named members with compact values.
-    fileprivate static func read(_ r: inout ByteReader, into table: ParamsTable) -> ParamsView? {
+    fileprivate static func read(_ r: inout ByteReader, into table: RequestReader) -> ParamsView? {
         guard r.take(UInt8(ascii: "{")) else { return nil }
         var view = ParamsView(body: r.bytes, table: table)
         r.skipWhitespace()
@@ -199,17 +200,33 @@ public struct ParamsView {
     }
 }
 
-/// Room for the members of one request's `params`, reused from request to
-/// request so that reading one allocates nothing and views stay small.
-public final class ParamsTable {
+/// Reads plain requests for a fixed set of methods in place (`RequestView`).
+///
+/// It holds the methods and room for one request's `params` members, reused
+/// from request to request, in memory of its own: reading a request then
+/// allocates nothing and counts no references. A view it returns is valid
+/// while its body is and until the next read. Its owner deallocates it.
+public struct RequestReader {
+    private let methods: UnsafeMutableBufferPointer<StaticString>
     let members: UnsafeMutablePointer<ParamsView.Member>
 
-    public init() {
-        members = .allocate(capacity: ParamsView.capacity)
+    public static func allocate(methods: [StaticString]) -> RequestReader {
+        let members = UnsafeMutablePointer<ParamsView.Member>.allocate(capacity: ParamsView.capacity)
         members.initialize(repeating: ParamsView.Member(), count: ParamsView.capacity)
+        let names = UnsafeMutableBufferPointer<StaticString>.allocate(capacity: methods.count)
+        _ = names.initialize(from: methods)
+        return RequestReader(methods: names, members: members)
     }
 
-    deinit { members.deallocate() }
+    public func deallocate() {
+        members.deallocate()
+        methods.deallocate()
+    }
+
+    /// `body` as a plain request for one of the methods, or nil.
+    public func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+        RequestView.read(body, methods: UnsafeBufferPointer(methods), into: self)
+    }
 }
 
 /// A cursor over a message's bytes.

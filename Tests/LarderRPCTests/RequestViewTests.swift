@@ -6,10 +6,9 @@ import XCTest
 final class RequestViewTests: XCTestCase {
     private func read(_ text: String, methods: [StaticString] = ["cache.get", "cache.set", "m"], _ check: (RequestView?) -> Void) {
         var bytes = Array(text.utf8)
-        let table = ParamsTable()
-        withExtendedLifetime(table) {
-            bytes.withUnsafeMutableBufferPointer { check(RequestView.read(UnsafeBufferPointer($0), methods: methods, into: table)) }
-        }
+        let reader = RequestReader.allocate(methods: methods)
+        defer { reader.deallocate() }
+        bytes.withUnsafeMutableBufferPointer { check(reader.read(UnsafeBufferPointer($0))) }
     }
 
     func testOnlyTheGivenMethodsAreRead() {
