@@ -48,39 +48,64 @@ public enum Timestamp {
         func write(into buffer: UnsafeMutableBufferPointer<UInt8>, basic: Bool, alwaysFraction: Bool) -> Int {
             precondition(buffer.count >= Timestamp.maxLength)
             let out = buffer.baseAddress!
+            // The form every answer carries, at fixed places.
+            if !basic && alwaysFraction {
+                pair(out, 0, Int(year) / 100)
+                pair(out, 2, Int(year) % 100)
+                out[4] = UInt8(ascii: "-")
+                pair(out, 5, month)
+                out[7] = UInt8(ascii: "-")
+                pair(out, 8, day)
+                out[10] = UInt8(ascii: "T")
+                pair(out, 11, hour)
+                out[13] = UInt8(ascii: ":")
+                pair(out, 14, minute)
+                out[16] = UInt8(ascii: ":")
+                pair(out, 17, second)
+                out[19] = UInt8(ascii: ".")
+                out[20] = UInt8(truncatingIfNeeded: millisecond / 100) &+ UInt8(ascii: "0")
+                pair(out, 21, millisecond % 100)
+                out[23] = UInt8(ascii: "Z")
+                return 24
+            }
             let withFraction = alwaysFraction || millisecond != 0
             var at = 0
-            @inline(__always) func pair(_ value: Int) {
-                out[at] = UInt8(truncatingIfNeeded: value / 10) &+ 48
-                out[at + 1] = UInt8(truncatingIfNeeded: value % 10) &+ 48
+            func field(_ value: Int, then separator: UInt8?) {
+                pair(out, at, value)
                 at += 2
+                if let separator {
+                    out[at] = separator
+                    at += 1
+                }
             }
-            @inline(__always) func separator(_ byte: UInt8) {
-                out[at] = byte
-                at += 1
-            }
-            pair(Int(year) / 100)
-            pair(Int(year) % 100)
-            if !basic { separator(45) }
-            pair(month)
-            if !basic { separator(45) }
-            pair(day)
-            separator(84)
-            pair(hour)
-            if !basic { separator(58) }
-            pair(minute)
-            if !basic { separator(58) }
-            pair(second)
+            field(Int(year) / 100, then: nil)
+            field(Int(year) % 100, then: basic ? nil : UInt8(ascii: "-"))
+            field(month, then: basic ? nil : UInt8(ascii: "-"))
+            field(day, then: UInt8(ascii: "T"))
+            field(hour, then: basic ? nil : UInt8(ascii: ":"))
+            field(minute, then: basic ? nil : UInt8(ascii: ":"))
+            field(second, then: withFraction ? UInt8(ascii: ".") : UInt8(ascii: "Z"))
             if withFraction {
-                separator(46)
-                out[at] = UInt8(truncatingIfNeeded: millisecond / 100) &+ 48
+                out[at] = UInt8(truncatingIfNeeded: millisecond / 100) &+ UInt8(ascii: "0")
                 at += 1
-                pair(millisecond % 100)
+                field(millisecond % 100, then: UInt8(ascii: "Z"))
             }
-            separator(90)
             return at
         }
+
+        /// Two digits of `value` (0...99) at `out[at]`, copied from a table.
+        @inline(__always)
+        private func pair(_ out: UnsafeMutablePointer<UInt8>, _ at: Int, _ value: Int) {
+            let digits = UnsafeRawPointer(Timestamp.digitPairs.utf8Start + 2 * value).loadUnaligned(as: UInt16.self)
+            UnsafeMutableRawPointer(out + at).storeBytes(of: digits, as: UInt16.self)
+        }
     }
+
+    private static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
 
     /// Parses RFC 3339, `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`, or with
     /// `basic` ISO 8601's basic form, `YYYYMMDDTHHMMSS[.fraction](Z|±HH[[:]MM])`.

@@ -22,25 +22,33 @@ public enum CompactJSON {
     /// The end of the string starting at `start` (at its opening quote) if it
     /// has no escapes at all, so that its bytes between the quotes are its
     /// value; nil otherwise. Multi-byte UTF-8 is validated.
+    ///
+    /// Inlinable: requests are read in another module, a few strings each,
+    /// and most are short ASCII that the first run covers.
+    @inlinable
     public static func plainStringEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         guard let base = bytes.baseAddress, start < bytes.count, base[start] == UInt8(ascii: "\"") else { return nil }
-        // Names, keys and ids are short and ASCII: one comparison per byte in the common case.
-        let end = bytes.count
-        var i = start + 1
+        let i = plainRun(base, from: start + 1, end: bytes.count)
+        if i < bytes.count && base[i] == UInt8(ascii: "\"") { return i + 1 }
+        return plainStringEnd(base, continuingAt: i, end: bytes.count)
+    }
+
+    /// The rest of `plainStringEnd` once the first run stopped short of the closing quote.
+    @usableFromInline
+    static func plainStringEnd(_ base: UnsafePointer<UInt8>, continuingAt start: Int, end: Int) -> Int? {
+        var i = start
         while i < end {
-            i = plainRun(base, from: i, end: end)
-            guard i < end else { break }
             let b = base[i]
             if b == UInt8(ascii: "\"") { return i + 1 }
             guard b >= 0x80, case .valid(let n) = UTF8Sequence.check(base, at: i, end: end) else { return nil }
-            i += n
+            i = plainRun(base, from: i + n, end: end)
         }
         return nil
     }
 
     /// The first byte at or after `from` that is not printable ASCII other
     /// than `"` and `\\`: what most of any string is made of.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func plainRun(_ base: UnsafePointer<UInt8>, from: Int, end: Int) -> Int {
         var k = from
         // Eight bytes at a time while none of them is special (SWAR: each
