@@ -100,11 +100,7 @@ public struct EntryKey: Hashable, Sendable {
 
     /// The hash a key of these bytes has; a lookup from borrowed bytes uses it too.
     static func hash(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>) -> Int {
-        var hasher = Hasher()
-        hasher.combine(bytes: UnsafeRawBufferPointer(key))
-        hasher.combine(bytes: UnsafeRawBufferPointer(group))
-        hasher.combine(group.count)
-        return hasher.finalize()
+        KeyHash.of(group: group, key: key)
     }
 
     public static func == (a: EntryKey, b: EntryKey) -> Bool {
