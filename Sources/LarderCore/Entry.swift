@@ -15,16 +15,18 @@ public struct Entry: Sendable {
         case object = 2
     }
 
-    public var kind: Kind
+    // In this order the fields pack into 48 bytes (the memory tier holds
+    // one per entry, and a hit reads them from a line it did not have).
     public var bytes: [UInt8]
     /// Milliseconds since 1970 when it was stored.
     public var storedAt: Int64
     /// When it was stored or last touched; expiry counts from here.
     public var validatedAt: Int64
-    /// Its own lifetime in milliseconds, overriding the cache's lifespan; 0 = forever.
-    public var ttl: Int64?
     /// Its row in the disk tier; 0 when it has none.
     var diskID: Int64 = 0
+    /// Its own lifetime in milliseconds, overriding the cache's lifespan; 0 = forever.
+    public var ttl: Int64?
+    public var kind: Kind
 
     public init(kind: Kind, bytes: [UInt8], storedAt: Int64, ttl: Int64?) {
         self.kind = kind

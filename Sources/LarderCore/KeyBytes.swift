@@ -10,10 +10,12 @@ struct KeyBytes: Sendable {
     private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
     /// The bytes, when there are more than fit inline.
     private var spilled: [UInt8]?
-    let count: Int
+    private let length: UInt32
+    var count: Int { Int(length) }
 
     init(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) {
-        count = first.count + second.count
+        let count = first.count + second.count
+        length = UInt32(count)
         if count <= Self.inlineCapacity {
             withUnsafeMutableBytes(of: &words) { raw in
                 if let base = first.baseAddress { raw.baseAddress!.copyMemory(from: base, byteCount: first.count) }

@@ -9,9 +9,14 @@
 ///
 /// Linear probing, at most half full, with backward-shift deletion (no
 /// tombstones, so lookups stay short however many keys come and go).
+///
+/// A slot is 8 bytes, the low half of the hash and the position: in a large
+/// tier the table outgrows the processor's caches, and each hit reads one
+/// slot at random. The home slot comes from those same 32 bits (no table
+/// has more slots than that), and a match on them is confirmed by the caller.
 struct KeyIndex {
     private struct Slot {
-        var hash: Int
+        var hash: UInt32
         /// -1 when the slot is empty.
         var position: Int32
         static let empty = Slot(hash: 0, position: -1)
@@ -23,8 +28,9 @@ struct KeyIndex {
 
     /// The slot and position of the key with `hash` for which `matches(position)` holds.
     @inline(__always)
-    func find(hash: Int, _ matches: (Int) -> Bool) -> (slot: Int, position: Int)? {
-        var i = hash & mask
+    func find(hash fullHash: Int, _ matches: (Int) -> Bool) -> (slot: Int, position: Int)? {
+        let hash = UInt32(truncatingIfNeeded: fullHash)
+        var i = Int(hash) & mask
         while true {
             let s = slots[i]
             guard s.position >= 0 else { return nil }
@@ -36,7 +42,7 @@ struct KeyIndex {
     /// Adds a key known not to be present.
     mutating func insert(hash: Int, position: Int) {
         if (count + 1) * 2 > slots.count { grow() }
-        place(Slot(hash: hash, position: Int32(position)))
+        place(Slot(hash: UInt32(truncatingIfNeeded: hash), position: Int32(position)))
         count += 1
     }
 
@@ -49,7 +55,7 @@ struct KeyIndex {
             i = (i &+ 1) & mask
             let s = slots[i]
             guard s.position >= 0 else { break }
-            let home = s.hash & mask
+            let home = Int(s.hash) & mask
             // Moves back unless its home lies cyclically within (hole, i].
             let stays = hole <= i ? (home > hole && home <= i) : (home > hole || home <= i)
             if !stays {
@@ -73,7 +79,7 @@ struct KeyIndex {
     }
 
     private mutating func place(_ slot: Slot) {
-        var i = slot.hash & mask
+        var i = Int(slot.hash) & mask
         while slots[i].position >= 0 { i = (i &+ 1) & mask }
         slots[i] = slot
     }
