@@ -348,21 +348,19 @@ public final class Connection {
 
     /// Frames the answer to a request answered directly (its result is in `direct`).
     private func emitDirect(_ request: RequestView) {
-        guard framing == .lines, onTraffic == nil else {
-            return emit { w in
-                w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-                w.writeRaw(request.idText)
-                w.writeASCII(",\"result\":")
-                direct.withBytes { w.writeRaw($0) }
-                w.writeASCII("}")
-            }
-        }
+        guard framing == .lines, onTraffic == nil else { return emit { w in writeDirectAnswer(request, into: &w) } }
         // The common case without a closure, which would hold on to self.
-        out.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-        out.writeRaw(request.idText)
-        out.writeASCII(",\"result\":")
-        direct.withBytes { out.writeRaw($0) }
-        out.writeASCII("}\n")
+        writeDirectAnswer(request, into: &out)
+        out.append(0x0A)
+    }
+
+    @inline(__always)
+    private func writeDirectAnswer(_ request: RequestView, into w: inout JSONWriter) {
+        w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+        w.writeRaw(request.idText)
+        w.writeASCII(",\"result\":")
+        direct.withBytes { w.writeRaw($0) }
+        w.writeASCII("}")
     }
 
     /// Frames one message into the output buffer.
