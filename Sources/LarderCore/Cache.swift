@@ -169,34 +169,49 @@ public final class Cache {
         }
     }
 
+    /// Stores one entry. A single statement is atomic by itself: no savepoint.
+    public func set(_ w: Write) throws(StoreError) {
+        try ready()
+        try checkFits(w)
+        var entry = Entry(kind: w.kind, bytes: w.bytes, storedAt: store.clock.now, ttl: w.ttl)
+        if config.persistent {
+            try store.beginWrite()
+            try writeToDisk(w.key, &entry)
+        }
+        keepInMemory(w.key, entry)
+        if config.persistent { try evictFromDisk() }
+    }
+
     /// Stores all entries or none.
     public func set(_ writes: [Write]) throws(StoreError) {
+        if writes.count == 1 { return try set(writes[0]) }
         try ready()
         for w in writes { try checkFits(w) }
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
-            let write = { () throws(StoreError) in
-                var count = self.diskCount, bytes = self.diskBytes
-                for (k, w) in writes.enumerated() {
-                    let (id, replaced) = try self.disk.write(w.key, entries[k], used: self.store.nextUse(), known: self.memory.row(of: w.key))
-                    entries[k].diskID = id
-                    count += replaced == nil ? 1 : 0
-                    bytes += entries[k].size - (replaced ?? 0)
+            let (count, bytes) = (diskCount, diskBytes)
+            do {
+                try store.atomically { () throws(StoreError) in
+                    for k in writes.indices { try self.writeToDisk(writes[k].key, &entries[k]) }
                 }
-                self.diskCount = count
-                self.diskBytes = bytes
-            }
-            // One statement is atomic by itself; several need a savepoint to be all-or-nothing.
-            if writes.count == 1 {
-                try store.beginWrite()
-                try write()
-            } else {
-                try store.atomically(write)
+            } catch {
+                // The savepoint took back every row; the totals go back with them.
+                (diskCount, diskBytes) = (count, bytes)
+                throw error
             }
         }
         for (k, w) in writes.enumerated() { keepInMemory(w.key, entries[k]) }
         if config.persistent { try evictFromDisk() }
+    }
+
+    /// Writes an entry's row (over the row the memory tier knows for the key,
+    /// if any), notes its row id in `e`, and counts it in the disk totals.
+    func writeToDisk(_ k: EntryKey, _ e: inout Entry) throws(StoreError) {
+        let (id, replaced) = try disk.write(k, e, used: store.nextUse(), known: memory.row(of: k))
+        e.diskID = id
+        diskCount += replaced == nil ? 1 : 0
+        diskBytes += e.size - (replaced ?? 0)
     }
 
     private func checkFits(_ w: Write) throws(StoreError) {
@@ -219,7 +234,7 @@ public final class Cache {
     }
 
     func evictFromMemory() {
-        for (k, _) in memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) {
+        memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k in
             stats.memory.evictions += 1
             store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity))
         }

@@ -114,14 +114,13 @@ final class MemoryTier {
     }
 
     /// Removes least-recently-used entries until within both limits (0 = no
-    /// limit) and returns them, oldest first.
-    func evict(toCount maxCount: Int, bytes maxBytes: Int) -> [(EntryKey, Entry)] {
-        var evicted: [(EntryKey, Entry)] = []
+    /// limit), handing each key to `evicted`, oldest first.
+    func evict(toCount maxCount: Int, bytes maxBytes: Int, _ evicted: (EntryKey) -> Void) {
         while oldest >= 0, (maxCount > 0 && count > maxCount) || (maxBytes > 0 && bytes > maxBytes) {
             let key = nodes[oldest].key
-            if let e = remove(key) { evicted.append((key, e)) }
+            remove(key)
+            evicted(key)
         }
-        return evicted
     }
 
     /// Every key, or those of one group.

@@ -210,7 +210,7 @@ extension Store {
         pendingUses = [:]
     }
 
-    func emit(_ event: CacheEvent) {
-        onEvent?(event)
+    func emit(_ event: @autoclosure () -> CacheEvent) {
+        onEvent?(event())
     }
 }

@@ -11,7 +11,8 @@ public final class Store {
     public let directory: String?
     let database: Database
     public let clock: Clock
-    /// Receives eviction and clearing events.
+    /// Receives eviction and clearing events; nil when nobody listens, and
+    /// then no event is even made (an eviction's would cost two Strings).
     public var onEvent: ((CacheEvent) -> Void)?
 
     /// Open caches by name.

@@ -267,6 +267,17 @@ public final class Connection {
         send(id: id, result: result, batch: nil)
     }
 
+    /// Answers a request that was answered `.later`, its result given as JSON text.
+    public func respond(to id: RequestID, withResultJSON result: UnsafeBufferPointer<UInt8>) {
+        emit { w in
+            w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+            w.write(id.json)
+            w.writeASCII(",\"result\":")
+            w.writeRaw(result)
+            w.writeASCII("}")
+        }
+    }
+
     private func send(id: RequestID, result: Result<JSON, ResponseError>, batch: Batch?) {
         guard let batch else {
             emit { w in Self.encodeResponse(id: id, result: result, into: &w) }

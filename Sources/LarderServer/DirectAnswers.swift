@@ -49,7 +49,7 @@ extension Server {
         let write = Cache.Write(key: EntryKey(group: group, key: key), kind: .json, bytes: Array(bytes), ttl: ttl)
         do throws(StoreError) {
             let cache = try store.cache(namedUTF8: name, create: true)!
-            try cache.set([write])
+            try cache.set(write)
         } catch {
             return failed(request, error)
         }
@@ -70,14 +70,14 @@ extension Server {
     /// write's or when earlier answers are waiting for one.
     private func succeeded(_ request: RequestView, result: inout JSONWriter, afterCommit: Bool) -> DirectAnswer {
         guard answersAreWaiting || afterCommit else { return .answered }
-        holdDirect(request.id, .success(.fragment(JSONFragment(validJSON: result.copiedBytes))))
+        holdDirect(request.id, result: result)
         return .later
     }
 
     /// Sends the error now, or holds it when earlier answers are waiting for the commit.
     private func failed(_ request: RequestView, _ error: StoreError) -> DirectAnswer {
         guard answersAreWaiting else { return .failed(error.responseError) }
-        holdDirect(request.id, .failure(error.responseError))
+        holdDirect(request.id, error: error.responseError)
         return .later
     }
 

@@ -11,6 +11,7 @@ struct EventSubscriptions {
     mutating func subscribe(_ cache: String) { caches.insert(cache) }
 
     func wants(_ event: CacheEvent) -> Bool { all || caches.contains(event.cache) }
+    var wantsAny: Bool { all || !caches.isEmpty }
 
     static func notification(for event: CacheEvent) -> (method: String, params: JSON) {
         switch event {

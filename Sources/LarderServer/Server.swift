@@ -16,12 +16,19 @@ final class Server: MessageHandler {
 
     private enum Held {
         case answer(Reply, Result<JSON, ResponseError>)
-        /// The answer to a request answered straight from its bytes (it has no `Reply`).
-        case direct(RequestID, Result<JSON, ResponseError>)
+        /// The answer to a request answered straight from its bytes (it has no
+        /// `Reply`): its result's JSON text lies at `result` in `heldResults`.
+        case direct(RequestID, result: Range<Int>)
+        case directFailure(RequestID, ResponseError)
         case event(method: String, params: JSON)
     }
+    /// The JSON text of held direct results, one after another; emptied at
+    /// each commit. One buffer for all of them, not an allocation each.
+    private var heldResults = JSONWriter(capacity: 64 * 1024)
     var clientInfo: JSON?
-    var events = EventSubscriptions()
+    var events = EventSubscriptions() {
+        didSet { watchEvents() }
+    }
     /// The client declared `migrationCallbacks` in `initialize`: it answers `migrate.object`.
     var migrationCallbacks = false
     /// Whether another process's commits were looked for since the last flush.
@@ -58,7 +65,13 @@ final class Server: MessageHandler {
         watchEvents()
     }
 
+    /// Listens to the store only once the client has subscribed: without a
+    /// listener the store makes no events at all.
     private func watchEvents() {
+        guard events.wantsAny else {
+            store.onEvent = nil
+            return
+        }
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
             let n = EventSubscriptions.notification(for: event)
@@ -180,9 +193,17 @@ final class Server: MessageHandler {
     /// Whether an answer given now would overtake answers waiting for the commit.
     var answersAreWaiting: Bool { !awaitingCommit.isEmpty }
 
-    /// Holds the answer to a request answered from its bytes until the commit.
-    func holdDirect(_ id: RequestID, _ result: Result<JSON, ResponseError>) {
-        hold(.direct(id, result))
+    /// Holds the answer to a request answered from its bytes until the commit:
+    /// its result, the JSON text in `result`.
+    func holdDirect(_ id: RequestID, result: borrowing JSONWriter) {
+        let start = heldResults.count
+        result.withBytes { heldResults.writeRaw($0) }
+        hold(.direct(id, result: start..<heldResults.count))
+    }
+
+    /// Holds a direct request's error until the commit.
+    func holdDirect(_ id: RequestID, error: ResponseError) {
+        hold(.directFailure(id, error))
     }
 
     private func hold(_ held: Held) {
@@ -204,7 +225,11 @@ final class Server: MessageHandler {
             for held in waiting {
                 switch held {
                 case .answer(let reply, let result): reply.finish(result)
-                case .direct(let id, let result): connection.respond(to: id, with: result)
+                case .direct(let id, let range):
+                    heldResults.withBytes(from: range.lowerBound) {
+                        connection.respond(to: id, withResultJSON: UnsafeBufferPointer(rebasing: $0.prefix(range.count)))
+                    }
+                case .directFailure(let id, let error): connection.respond(to: id, with: .failure(error))
                 case .event(let method, let params): connection.notify(method, params: params)
                 }
             }
@@ -214,10 +239,17 @@ final class Server: MessageHandler {
             for held in waiting {
                 switch held {
                 case .answer(let reply, _): reply.fail(error.responseError)
-                case .direct(let id, _): connection.respond(to: id, with: .failure(error.responseError))
+                case .direct(let id, _), .directFailure(let id, _): connection.respond(to: id, with: .failure(error.responseError))
                 case .event: break
                 }
             }
         }
+        releaseHeldResults()
+    }
+
+    /// Empties the held results' buffer; one that grew for large results
+    /// (a big value read behind a write) goes back to its first size.
+    private func releaseHeldResults() {
+        if heldResults.capacity > 1 << 20 { heldResults = JSONWriter(capacity: 64 * 1024) } else { heldResults.reset() }
     }
 }

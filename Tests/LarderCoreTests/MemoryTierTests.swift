@@ -1,17 +1,23 @@
 import XCTest
 @testable import LarderCore
 
+/// The keys `evict` hands over, in the order it hands them.
+private func evicted(from tier: MemoryTier, toCount count: Int, bytes: Int) -> [String] {
+    var keys: [String] = []
+    tier.evict(toCount: count, bytes: bytes) { keys.append($0.key) }
+    return keys
+}
+
 final class MemoryTierTests: XCTestCase {
     private func key(_ k: String) -> EntryKey { EntryKey(group: "g", key: k) }
     private func entry(size: Int, fill: UInt8 = 1) -> Entry {
         Entry(kind: .data, bytes: [UInt8](repeating: fill, count: size), storedAt: 0, ttl: nil)
     }
-    private func keys(_ evicted: [(EntryKey, Entry)]) -> [String] { evicted.map { $0.0.key } }
 
     func testEvictReturnsOldestFirst() {
         let tier = MemoryTier()
         for k in ["a", "b", "c", "d", "e"] { tier.put(key(k), entry(size: 1)) }
-        XCTAssertEqual(keys(tier.evict(toCount: 2, bytes: 0)), ["a", "b", "c"])
+        XCTAssertEqual(evicted(from: tier, toCount: 2, bytes: 0), ["a", "b", "c"])
         XCTAssertEqual(tier.count, 2)
         XCTAssertEqual(Set(tier.keys().map(\.key)), ["d", "e"])
     }
@@ -20,7 +26,7 @@ final class MemoryTierTests: XCTestCase {
         let tier = MemoryTier()
         for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 1)) }
         XCTAssertNotNil(tier.get(key("a")))
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["b", "c"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["b", "c"])
         XCTAssertTrue(tier.contains(key("a")))
     }
 
@@ -28,7 +34,7 @@ final class MemoryTierTests: XCTestCase {
         let tier = MemoryTier()
         for k in ["a", "b"] { tier.put(key(k), entry(size: 1)) }
         XCTAssertNotNil(tier.peek(key("a")))
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["a"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["a"])
     }
 
     func testReplacingRefreshesRecencyAndAdjustsBytes() {
@@ -43,7 +49,7 @@ final class MemoryTierTests: XCTestCase {
         tier.put(key("a"), entry(size: 20))
         XCTAssertEqual(tier.bytes, 25)
         // "a" was replaced last, so "b" is the least recently used.
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["b"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["b"])
         XCTAssertEqual(tier.bytes, 20)
     }
 
@@ -53,8 +59,8 @@ final class MemoryTierTests: XCTestCase {
         _ = tier.get(key("a"))
         _ = tier.get(key("c"))
         // Order, oldest first: b, d, a, c.
-        XCTAssertEqual(keys(tier.evict(toCount: 3, bytes: 0)), ["b"])
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["d", "a"])
+        XCTAssertEqual(evicted(from: tier, toCount: 3, bytes: 0), ["b"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["d", "a"])
         XCTAssertEqual(tier.keys().map(\.key), ["c"])
     }
 
@@ -65,9 +71,9 @@ final class MemoryTierTests: XCTestCase {
         tier.put(key("c"), entry(size: 10))
         _ = tier.get(key("a"))
         // Order, oldest first: b, c, a.
-        XCTAssertEqual(keys(tier.evict(toCount: 0, bytes: 25)), ["b"])
+        XCTAssertEqual(evicted(from: tier, toCount: 0, bytes: 25), ["b"])
         XCTAssertEqual(tier.bytes, 20)
-        XCTAssertEqual(keys(tier.evict(toCount: 0, bytes: 10)), ["c"])
+        XCTAssertEqual(evicted(from: tier, toCount: 0, bytes: 10), ["c"])
         XCTAssertEqual(tier.bytes, 10)
         XCTAssertTrue(tier.contains(key("a")))
     }
@@ -75,8 +81,8 @@ final class MemoryTierTests: XCTestCase {
     func testEvictWithinLimitsOrUnlimitedDoesNothing() {
         let tier = MemoryTier()
         for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 100)) }
-        XCTAssertTrue(tier.evict(toCount: 0, bytes: 0).isEmpty)
-        XCTAssertTrue(tier.evict(toCount: 3, bytes: 300).isEmpty)
+        XCTAssertTrue(evicted(from: tier, toCount: 0, bytes: 0).isEmpty)
+        XCTAssertTrue(evicted(from: tier, toCount: 3, bytes: 300).isEmpty)
         XCTAssertEqual(tier.count, 3)
         XCTAssertEqual(tier.bytes, 300)
     }
@@ -85,9 +91,9 @@ final class MemoryTierTests: XCTestCase {
         let tier = MemoryTier()
         for k in ["a", "b", "c"] { tier.put(key(k), entry(size: 4)) }
         // Count is fine (3 <= 5) but bytes are not (12 > 8).
-        XCTAssertEqual(keys(tier.evict(toCount: 5, bytes: 8)), ["a"])
+        XCTAssertEqual(evicted(from: tier, toCount: 5, bytes: 8), ["a"])
         // Bytes are fine (8 <= 100) but count is not (2 > 1).
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 100)), ["b"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 100), ["b"])
     }
 
     func testRemove() {
@@ -112,7 +118,7 @@ final class MemoryTierTests: XCTestCase {
         tier.put(key("f"), entry(size: 1))
         _ = tier.get(key("c"))
         // Oldest first: d, e, f, c.
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["d", "e", "f"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["d", "e", "f"])
         XCTAssertEqual(tier.keys().map(\.key), ["c"])
         tier.remove(key("c"))
         XCTAssertEqual(tier.count, 0)
@@ -131,7 +137,7 @@ final class MemoryTierTests: XCTestCase {
         XCTAssertEqual(tier.bytes, 7)
         tier.update(key("missing")) { $0.validatedAt = 1 }
         XCTAssertFalse(tier.contains(key("missing")))
-        XCTAssertEqual(keys(tier.evict(toCount: 1, bytes: 0)), ["a"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["a"])
     }
 
     func testKeysOfOneGroup() {
@@ -145,7 +151,7 @@ final class MemoryTierTests: XCTestCase {
         tier.removeAll()
         XCTAssertEqual(tier.count, 0)
         XCTAssertEqual(tier.bytes, 0)
-        XCTAssertTrue(tier.evict(toCount: 1, bytes: 1).isEmpty)
+        XCTAssertTrue(evicted(from: tier, toCount: 1, bytes: 1).isEmpty)
     }
 }
 
@@ -183,7 +189,7 @@ final class EntryKeyTests: XCTestCase {
         let one = Entry(kind: .json, bytes: [0x31], storedAt: 0, ttl: nil)
         for k in ["a", "b", "c"] { tier.put(EntryKey(group: "", key: k), one) }
         XCTAssertNotNil(lookUp(tier, "", "a"))
-        XCTAssertEqual(tier.evict(toCount: 1, bytes: 0).map(\.0.key), ["b", "c"])
+        XCTAssertEqual(evicted(from: tier, toCount: 1, bytes: 0), ["b", "c"])
     }
 
     func testManyKeysSurviveGrowthAndRemoval() {

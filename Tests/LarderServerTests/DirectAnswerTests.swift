@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import LarderCore
 import LarderTestSupport
 import XCTest
 @testable import LarderServer
@@ -13,41 +7,6 @@ import XCTest
 /// takes, the output must be the same, byte for byte: each session here is
 /// served twice, with direct answers on and off, and the outputs compared.
 final class DirectAnswerTests: XCTestCase {
-    /// Serves `input` on a fresh in-memory store with a fixed clock; returns stdout.
-    private func serve(_ input: String, direct: Bool, requireInitialize: Bool = false) throws -> String {
-        let dir = NSTemporaryDirectory() + "larder-direct-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let inPath = dir + "/in", outPath = dir + "/out"
-        try Data(input.utf8).write(to: URL(fileURLWithPath: inPath))
-        let inFD = open(inPath, O_RDONLY), outFD = open(outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        defer { close(inFD); close(outFD) }
-        var options = ServerOptions(storePath: nil)
-        options.directAnswers = direct
-        options.requireInitialize = requireInitialize
-        let store = try Store(directory: nil, clock: Clock(fixedAt: 1_767_225_600_000))
-        _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)
-        return try String(contentsOfFile: outPath, encoding: .utf8)
-    }
-
-    private func assertBothPathsAgree(_ lines: [String], requireInitialize: Bool = false,
-                                      file: StaticString = #filePath, line: UInt = #line) throws {
-        let input = lines.joined(separator: "\n") + "\n"
-        let ordinary = try serve(input, direct: false, requireInitialize: requireInitialize)
-        let direct = try serve(input, direct: true, requireInitialize: requireInitialize)
-        let a = ordinary.split(separator: "\n", omittingEmptySubsequences: false)
-        let b = direct.split(separator: "\n", omittingEmptySubsequences: false)
-        XCTAssertEqual(a.count, b.count, "answer count", file: file, line: line)
-        for (k, (x, y)) in zip(a, b).enumerated() where x != y {
-            XCTFail("answer \(k + 1) differs:\n ordinary: \(x)\n direct:   \(y)", file: file, line: line)
-        }
-        XCTAssertGreaterThan(a.count, lines.count / 2, "the session was answered", file: file, line: line)
-    }
-
-    private func request(_ id: Int, _ method: String, _ params: String) -> String {
-        #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
-    }
-
     func testSetsAndGetsOfEveryShapeAnswerAlike() throws {
         let values = [
             #""text""#, "12", "-0.5e3", "true", "null", #"{"a":[1,{"b":"c"}],"d":""}"#, "[]", "{}",

@@ -70,10 +70,7 @@ extension Cache {
         e.bytes = bytes
         if config.persistent {
             try store.beginWrite()
-            let (id, replaced) = try disk.write(k, e, used: store.nextUse(), known: memory.row(of: k))
-            e.diskID = id
-            if replaced == nil { diskCount += 1 }
-            diskBytes += bytes.count - (replaced ?? 0)
+            try writeToDisk(k, &e)
         }
         memory.remove(k)
         memory.put(k, e)

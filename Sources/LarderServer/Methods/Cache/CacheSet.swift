@@ -9,7 +9,7 @@ enum CacheSet: MethodHandler {
     static func handle(_ r: Request) throws(ResponseError) -> Response {
         let write = try r.params.write()
         let cache = try r.server.cache(r, create: true)!
-        try r.server.core { () throws(StoreError) in try cache.set([write]) }
+        try r.server.core { () throws(StoreError) in try cache.set(write) }
         return .afterCommit(["stored": true, "size": .int(write.bytes.count)])
     }
 }

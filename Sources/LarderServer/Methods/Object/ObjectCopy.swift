@@ -20,7 +20,7 @@ enum ObjectCopy: MethodHandler {
         let copied = try server.core { () throws(StoreError) -> StoredObject? in
             guard let (stored, entry) = try source.storedObject(from) else { return nil }
             let target = try server.store.cache(named: toCacheName, create: true)!
-            try target.set([Cache.Write(key: EntryKey(group: toGroup, key: toKey), kind: .object, bytes: stored.json.encoded, ttl: entry.ttl)])
+            try target.set(Cache.Write(key: EntryKey(group: toGroup, key: toKey), kind: .object, bytes: stored.json.encoded, ttl: entry.ttl))
             return stored
         }
         guard let copied else { throw missing }
