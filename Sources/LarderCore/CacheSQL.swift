@@ -54,6 +54,21 @@ public enum CacheSQL {
         WHERE id = ? AND cache = ? AND grp = ? AND key = ?
         """
 
+    /// The statements run on every cache read or write. The database keeps
+    /// them by number (`Database.statement(_:)`): finding one by its text,
+    /// hashing and comparing it, cost about as much as binding it.
+    enum Hot: Int, CaseIterable {
+        case lookup, insertIfNew, update
+
+        var sql: String {
+            switch self {
+            case .lookup: CacheSQL.lookup
+            case .insertIfNew: CacheSQL.insertIfNew
+            case .update: CacheSQL.update
+            }
+        }
+    }
+
     /// An entry stored or replaced in one statement (the storage floor's overwrite).
     public static let upsert = insert + """
          ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,

@@ -8,11 +8,14 @@ import CSQLite
 public final class Database {
     let handle: OpaquePointer
     private var statements: [SQLText: Statement] = [:]
+    /// `CacheSQL.Hot` statements by number, once prepared (they are in `statements` too).
+    private var hot = [Statement?](repeating: nil, count: CacheSQL.Hot.allCases.count)
     private var dataVersionStatement: Statement?
     public let path: String
 
     /// Opens (creating if needed) the database at `path`; ":memory:" for a private in-memory one.
     public init(path: String) throws(StoreError) {
+        SQLiteLibrary.configure()
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -35,6 +38,7 @@ public final class Database {
         closed = true
         for s in statements.values { s.finalize() }
         statements = [:]
+        hot = hot.map { _ in nil }
         sqlite3_close_v2(handle)
     }
 
@@ -68,6 +72,17 @@ public final class Database {
         guard rc == SQLITE_OK, let raw else { throw .storage(code: rc, message: "\(errorMessage) in: \(sql)") }
         let s = Statement(raw, database: self)
         statements[SQLText(sql)] = s
+        return s
+    }
+
+    /// A hot statement, reset and with bindings cleared.
+    func statement(_ h: CacheSQL.Hot) throws(StoreError) -> Statement {
+        if let s = hot[h.rawValue] {
+            s.reset()
+            return s
+        }
+        let s = try statement(h.sql)
+        hot[h.rawValue] = s
         return s
     }
 

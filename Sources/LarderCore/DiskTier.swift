@@ -13,7 +13,7 @@ struct DiskTier {
     }
 
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
-        let s = try db.statement(CacheSQL.lookup)
+        let s = try db.statement(.lookup)
         s.bind(1, cacheID).bind(k, from: 2)
         defer { s.reset() }
         return try s.step() ? entry(from: s) : nil
@@ -32,7 +32,7 @@ struct DiskTier {
     /// Returns the row id and the size replaced (nil for a new key).
     func write(_ k: EntryKey, _ e: Entry, used: Int64, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
         if let known, try update(id: known.id, k, e, used: used) { return (known.id, known.size) }
-        let s = try db.statement(CacheSQL.insertIfNew)
+        let s = try db.statement(.insertIfNew)
         s.bind(1, cacheID).bind(k, from: 2)
         bind(e, used: used, to: s, from: 4)
         try s.run()
@@ -45,7 +45,7 @@ struct DiskTier {
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
     private func update(id: Int64, _ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Bool {
-        let s = try db.statement(CacheSQL.update)
+        let s = try db.statement(.update)
         bind(e, used: used, to: s, from: 1)
         s.bind(8, id).bind(9, cacheID).bind(k, from: 10)
         try s.run()

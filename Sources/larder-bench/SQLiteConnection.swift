@@ -1,4 +1,5 @@
 import CSQLite
+import LarderCore
 
 /// The few SQLite calls the storage floor needs, with errors fatal.
 final class SQLiteConnection {
@@ -9,6 +10,8 @@ final class SQLiteConnection {
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     init(path: String) {
+        // The library set up as Larder sets it up.
+        SQLiteLibrary.configure()
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
