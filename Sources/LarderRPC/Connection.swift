@@ -270,9 +270,7 @@ public final class Connection {
     /// Answers a request that was answered `.later`, its result given as JSON text.
     public func respond(to id: RequestID, withResultJSON result: UnsafeBufferPointer<UInt8>) {
         emit { w in
-            w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-            w.write(id.json)
-            w.writeASCII(",\"result\":")
+            Self.beginResponse(id: id, member: ",\"result\":", into: &w)
             w.writeRaw(result)
             w.writeASCII("}")
         }
@@ -299,17 +297,22 @@ public final class Connection {
     }
 
     private static func encodeResponse(id: RequestID, result: Result<JSON, ResponseError>, into w: inout JSONWriter) {
-        w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-        w.write(id.json)
         switch result {
         case .success(let value):
-            w.writeASCII(",\"result\":")
+            beginResponse(id: id, member: ",\"result\":", into: &w)
             w.write(value)
         case .failure(let error):
-            w.writeASCII(",\"error\":")
+            beginResponse(id: id, member: ",\"error\":", into: &w)
             w.write(error.json)
         }
         w.writeASCII("}")
+    }
+
+    /// A response up to its result or error member's value.
+    private static func beginResponse(id: RequestID, member: StaticString, into w: inout JSONWriter) {
+        w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+        w.write(id.json)
+        w.writeASCII(member)
     }
 
     /// Sends a notification to the client.
