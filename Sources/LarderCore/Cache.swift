@@ -16,7 +16,7 @@ public final class Cache {
     /// Disk tier totals, kept current so limits never need a COUNT(*).
     var diskCount = 0
     var diskBytes = 0
-    public internal(set) var stats = CacheStats()
+    public internal(set) var stats = CacheUsage()
     /// Another process committed, or a commit failed: totals and settings must
     /// be read again before use (the memory tier was already emptied).
     var isStale = false
@@ -366,7 +366,7 @@ public final class Cache {
 }
 
 /// Counters since the process started.
-public struct CacheStats: Sendable {
+public struct CacheUsage: Sendable {
     public struct Tier: Sendable {
         public var hits = 0
         public var misses = 0

@@ -21,6 +21,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case migrationFailed(key: String, type: String, from: String, to: String, reason: String)
     /// The entry under the key is not an object (it was stored with cache.set).
     case notAnObject(key: String)
+    /// A definition (schema, migration, model) has a member it may not have;
+    /// its path is relative to the definition's params.
+    case unknownMember(UnknownMember)
     /// A parameter is well-typed but its value is not acceptable.
     case invalidArgument(field: String, reason: String)
     /// No model defines an entity of this name.
@@ -33,4 +36,11 @@ public enum StoreError: Error, Equatable, Sendable {
     case deleteDenied(entity: String, id: JSON, relationship: String, related: Int)
     /// A record new to the store lacks required attributes.
     case incompleteRecord(entity: String, id: JSON, missing: [String])
+}
+
+extension JSONObject {
+    /// Refuses a member not among `known` (see `UnknownMember`).
+    func checkMembers(_ known: [String], at path: String) throws(StoreError) {
+        if let unknown = unknownMember(knowing: known, at: path) { throw .unknownMember(unknown) }
+    }
 }

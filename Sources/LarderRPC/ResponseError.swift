@@ -34,11 +34,23 @@ extension ResponseError {
     public static func invalidRequest(_ message: String, data: JSON? = nil) -> ResponseError {
         ResponseError(code: .invalidRequest, message: "Invalid Request: \(message)", data: data)
     }
-    public static func methodNotFound(_ method: String) -> ResponseError {
-        ResponseError(code: .methodNotFound, message: "Method not found: \(method)")
+    /// An unknown method, with the known one it most likely meant.
+    public static func methodNotFound(_ method: String, known: [String] = []) -> ResponseError {
+        guard let meant = NearestName.suggestion(for: method, among: known) else {
+            return ResponseError(code: .methodNotFound, message: "Method not found: \(method)")
+        }
+        return ResponseError(code: .methodNotFound, message: "Method not found: \(method) (did you mean \(meant)?)",
+                             data: ["method": .string(method), "suggestion": .string(meant)])
     }
     public static func invalidParams(_ message: String) -> ResponseError {
         ResponseError(code: .invalidParams, message: "Invalid params: \(message)")
+    }
+    /// A member the params may not have: -32602 naming its path, the members
+    /// that are known there and the nearest of them.
+    public static func unknownMember(_ unknown: UnknownMember) -> ResponseError {
+        var data: JSONObject = ["path": .string(unknown.path), "expected": .array(unknown.expected.map(JSON.string))]
+        if let meant = unknown.suggestion { data.append("suggestion", .string(meant)) }
+        return ResponseError(code: .invalidParams, message: "Invalid params: \(unknown.description)", data: .object(data))
     }
     public static func internalError(_ message: String) -> ResponseError {
         ResponseError(code: .internalError, message: "Internal error: \(message)")

@@ -2,11 +2,25 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// Parameters that many `cache.*` methods share, decoded one way everywhere.
-extension Params {
+/// The rules params of many methods share, each stated once. The direct path
+/// for plain `cache.get`/`cache.set` (DirectAnswers.swift) applies the same
+/// rules to bytes; where a rule fails it declines and this path reports why.
+enum ParamRules {
+    /// The cache a request names when it names none.
+    static let defaultCacheName: StaticString = "default"
+
+    /// Durations travel as seconds (fractional allowed) and are kept as
+    /// milliseconds; nil when negative or too large to keep.
+    static func milliseconds(seconds: Double) -> Int64? {
+        guard seconds >= 0 && seconds < 9e15 else { return nil }
+        return Int64((seconds * 1000).rounded())
+    }
+}
+
+extension ParamsReader {
     /// `cache`: a non-empty name, "default" when absent.
     func cacheName() throws(ResponseError) -> String {
-        let name = try optional("cache", as: String.self) ?? "default"
+        let name = try optional("cache", as: String.self) ?? ParamRules.defaultCacheName.description
         guard !name.isEmpty else { throw .invalidParams("\(path).cache must not be empty") }
         return name
     }
@@ -29,9 +43,10 @@ extension Params {
     /// Seconds (fractional allowed, not negative) as milliseconds.
     func milliseconds(_ name: String) throws(ResponseError) -> Int64? {
         guard let seconds = try optional(name, as: Double.self) else { return nil }
-        guard seconds >= 0 else { throw .invalidParams("\(path).\(name) must not be negative") }
-        guard seconds < 9e15 else { throw .invalidParams("\(path).\(name) is too large") }
-        return Int64((seconds * 1000).rounded())
+        guard let ms = ParamRules.milliseconds(seconds: seconds) else {
+            throw .invalidParams("\(path).\(name) " + (seconds < 0 ? "must not be negative" : "is too large"))
+        }
+        return ms
     }
 
     /// A limit: a non-negative integer, 0 meaning unlimited.
@@ -39,6 +54,13 @@ extension Params {
         guard let n = try optional(name, as: Int.self) else { return nil }
         guard n >= 0 else { throw .invalidParams("\(path).\(name) must not be negative (0 means no limit)") }
         return n
+    }
+
+    /// A page size between 1 and `max`, `default` when absent.
+    func pageLimit(default defaultLimit: Int, max: Int) throws(ResponseError) -> Int {
+        let limit = try optional("limit", as: Int.self) ?? defaultLimit
+        guard limit > 0 && limit <= max else { throw .invalidParams("\(path).limit must be between 1 and \(max)") }
+        return limit
     }
 
     /// `value` (any JSON) or `data` (base64 bytes): exactly one of them.
@@ -52,7 +74,7 @@ extension Params {
         case (.some(let v), nil):
             return (.json, v.encoded)
         case (nil, .some(let d)):
-            guard case .string(let text) = d else { throw Params.mismatch(at: "\(path).data", expected: "base64 string", got: d) }
+            guard case .string(let text) = d else { throw ParamsReader.mismatch(at: "\(path).data", expected: "base64 string", got: d) }
             guard let bytes = Base64.decode(text) else { throw .invalidParams("\(path).data is not valid base64") }
             return (.data, bytes)
         }
@@ -65,65 +87,38 @@ extension Params {
     }
 }
 
-extension Cache.Lookup {
-    /// The protocol's view of a found entry, encoded at once: a get is the
-    /// hottest path, and writing the bytes directly skips building a tree
-    /// only to walk it again.
-    var json: JSON {
-        var w = JSONWriter(capacity: entry.bytes.count + 160)
-        write(into: &w)
-        return .fragment(JSONFragment(validJSON: w.copiedBytes))
-    }
+/// The params of the methods that name one entry: `cache`, `group`, `key`.
+struct EntryParams: ParamsObject {
+    static let members = ["cache", "group", "key"]
+    static let requiredMembers = ["key"]
+    let cache: String
+    let key: EntryKey
 
-    func write(into w: inout JSONWriter) {
-        w.writeASCII("{\"found\":true,")
-        switch entry.kind {
-        case .json:
-            w.writeASCII("\"value\":")
-            w.writeRaw(entry.bytes)
-        case .data:
-            w.writeASCII("\"data\":")
-            w.writeString(Base64.encode(entry.bytes))
-        case .object:
-            // An object read as a plain entry: its value as stored, not migrated.
-            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(StoredObject.init)
-            w.writeASCII("\"value\":")
-            w.write(stored?.plainValue ?? .null)
-            if let stored {
-                w.writeASCII(",\"type\":")
-                w.writeString(stored.type)
-                w.writeASCII(",\"version\":")
-                w.writeString(stored.version.text)
-            }
-        }
-        w.writeASCII(expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")
-        Timestamp.append(milliseconds: entry.storedAt, to: &w)
-        if let expiresAt {
-            w.writeASCII("\",\"expiresAt\":\"")
-            Timestamp.append(milliseconds: expiresAt, to: &w)
-        }
-        w.writeASCII(tier == .memory ? "\",\"tier\":\"memory\"}" : "\",\"tier\":\"disk\"}")
+    init(_ p: ParamsReader) throws(ResponseError) {
+        key = try p.entryKey()
+        cache = try p.cacheName()
     }
-
-    static let notFound: JSON = ["found": false]
 }
 
 extension Server {
-    /// The cache a request names; created with defaults when `create` is true.
-    func cache(_ r: Request, create: Bool) throws(ResponseError) -> Cache? {
-        let name = try r.params.cacheName()
-        return try core { () throws(StoreError) in try store.cache(named: name, create: create) }
+    /// The cache named `name`; created with defaults when `create` is true.
+    func cache(_ name: String, create: Bool) throws(ResponseError) -> Cache? {
+        try core { () throws(StoreError) in try store.cache(named: name, create: create) }
     }
 
     /// A cache that must exist.
-    func existingCache(_ r: Request) throws(ResponseError) -> Cache {
-        let name = try r.params.cacheName()
-        guard let c = try cache(r, create: false) else { throw StoreError.cacheNotFound(name).responseError }
+    func existingCache(_ name: String) throws(ResponseError) -> Cache {
+        guard let c = try cache(name, create: false) else { throw StoreError.cacheNotFound(name).responseError }
         return c
     }
 
     /// Runs a core operation, mapping its errors to the protocol's.
     func core<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
+        try Self.core(body)
+    }
+
+    /// `core` where no server is at hand (while params are decoded).
+    static func core<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
         do { return try body() } catch { throw error.responseError }
     }
 }

@@ -5,14 +5,17 @@ import LarderRPC
 /// The two hottest requests, `cache.get` and `cache.set`, answered straight
 /// from their bytes: no JSON tree, no `Reply`, no method-table lookup, and a
 /// get's result written once, into the output. Only plain requests are taken
-/// (see `RequestView`); whatever this path does not recognise — other
-/// members, escapes in names or keys, `data`, a missing cache for a get — it
-/// declines before changing anything, and the ordinary path answers, with
-/// the same semantics and every error message in one place.
+/// (see `RequestView`); whatever this path does not take — other members,
+/// escapes in names or keys, `data`, an empty name or key, a `ttl` that
+/// `ParamRules` refuses — it declines before changing anything, and the
+/// ordinary path answers (or says what is wrong). Only where the params come
+/// from differs: the defaults and limits (`ParamRules`), the core call and
+/// the result's encoding (`CacheGet.lookup`, `CacheSet.store`) are the
+/// methods' own.
 extension Server {
     func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
-        if request.methodIs("cache.get") { return directGet(request, into: &result) }
-        if request.methodIs("cache.set") { return directSet(request, into: &result) }
+        if request.methodIs(CacheGet.methodName) { return directGet(request, into: &result) }
+        if request.methodIs(CacheSet.methodName) { return directSet(request, into: &result) }
         return .declined
     }
 
@@ -22,9 +25,7 @@ extension Server {
         guard p.count == Self.present(cache, group, key), let name = Self.cacheName(cache),
               let (group, key) = Self.entryKey(group, key), admit(CacheGet.method) else { return .declined }
         do throws(StoreError) {
-            let cache = try store.cache(namedUTF8: name, create: false)
-            let found = try cache?.get(group: group, key: key) { $0.write(into: &result) } ?? false
-            if !found { result.write(Cache.Lookup.notFound) }
+            try CacheGet.lookup(in: store, cache: name, group: group, key: key, into: &result)
         } catch {
             return failed(request, error)
         }
@@ -48,14 +49,10 @@ extension Server {
         guard admit(CacheSet.method) else { return .declined }
         let write = Cache.Write(key: EntryKey(group: group, key: key), kind: .json, bytes: Array(bytes), ttl: ttl)
         do throws(StoreError) {
-            let cache = try store.cache(namedUTF8: name, create: true)!
-            try cache.set(write)
+            try CacheSet.store(write, in: store, cache: name).write(into: &result)
         } catch {
             return failed(request, error)
         }
-        result.writeASCII("{\"stored\":true,\"size\":")
-        result.writeInt(write.bytes.count)
-        result.writeASCII("}")
         return succeeded(request, result: &result, afterCommit: true)
     }
 
@@ -82,7 +79,7 @@ extension Server {
     }
 
     /// How many of the members are present: a request with any other member
-    /// takes the ordinary path (which refuses unknown ones).
+    /// takes the ordinary path, which refuses members a method does not know.
     private static func present(_ a: ParamsView.Value, _ b: ParamsView.Value, _ c: ParamsView.Value,
                                 _ d: ParamsView.Value = .absent, _ e: ParamsView.Value = .absent) -> Int {
         func one(_ v: ParamsView.Value) -> Int { v.isPresent ? 1 : 0 }
@@ -100,22 +97,21 @@ extension Server {
         }
     }
 
-    /// `cache`: a non-empty plain string, "default" when absent; as UTF-8.
+    /// `cache`: a non-empty plain string, the default cache when absent; as UTF-8.
     private static func cacheName(_ cache: ParamsView.Value) -> UnsafeBufferPointer<UInt8>? {
         switch cache {
-        case .absent: return UnsafeBufferPointer(start: Self.defaultCacheName.utf8Start, count: Self.defaultCacheName.utf8CodeUnitCount)
+        case .absent:
+            let name = ParamRules.defaultCacheName
+            return UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
         case .plainString(let name): return name.isEmpty ? nil : name
         case .other: return nil
         }
     }
 
-    private static let defaultCacheName: StaticString = "default"
-
-    /// A `ttl` in seconds that `Params.milliseconds` accepts, as milliseconds.
+    /// A `ttl` that is a number literal (compact JSON starting with a digit
+    /// or a minus sign), as milliseconds by `ParamRules`.
     private static func milliseconds(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard let first = text.first, first &- UInt8(ascii: "0") < 10 else { return nil }
-        let seconds = JSONNumber(validLiteral: String(decoding: text, as: UTF8.self)).double
-        guard seconds < 9e15 else { return nil }
-        return Int64((seconds * 1000).rounded())
+        guard let first = text.first, first &- UInt8(ascii: "0") < 10 || first == UInt8(ascii: "-") else { return nil }
+        return ParamRules.milliseconds(seconds: JSONNumber(validLiteral: String(decoding: text, as: UTF8.self)).double)
     }
 }

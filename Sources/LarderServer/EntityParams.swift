@@ -2,8 +2,8 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// Parameters the `entity.*` methods share, and how their results read.
-extension Params {
+/// Parameters the `entity.*` methods share.
+extension ParamsReader {
     /// `entity`: the name of a defined entity.
     func entityName() throws(ResponseError) -> String {
         try nonEmptyKey(try require("entity", as: String.self), at: "\(path).entity")
@@ -29,8 +29,26 @@ extension Params {
     }
 }
 
-extension ApplyResult {
+/// What `entity.apply` and `entity.upsert` answer.
+struct ApplyResultJSON: MethodResult {
+    let counts: ApplyResult
     var json: JSON {
-        ["inserted": .int(inserted), "updated": .int(updated), "linked": .int(linked), "unresolved": .int(unresolved)]
+        ["inserted": .int(counts.inserted), "updated": .int(counts.updated), "linked": .int(counts.linked),
+         "unresolved": .int(counts.unresolved)]
+    }
+}
+
+/// The params of the methods that name one record: `entity`, `id`, `include`.
+struct RecordParams: ParamsObject {
+    static let members = ["entity", "id", "include"]
+    static let requiredMembers = ["entity", "id"]
+    let entity: String
+    let id: JSON
+    let include: [String]
+
+    init(_ p: ParamsReader) throws(ResponseError) {
+        entity = try p.entityName()
+        id = try p.require("id", as: JSON.self)
+        include = try p.includePaths()
     }
 }

@@ -1,9 +1,10 @@
+import LarderJSON
 import LarderRPC
 
 /// Every method the server answers, alphabetized. Adding a method means adding
 /// its type here (and to SPEC.md, openrpc.json, a transcript and the clients).
 enum MethodTable {
-    static let all: [any MethodHandler.Type] = [
+    static let all: [any MethodDefinition.Type] = [
         CacheClear.self,
         CacheDrop.self,
         CacheGet.self,
@@ -16,7 +17,7 @@ enum MethodTable {
         CacheRemove.self,
         CacheSet.self,
         CacheSetMany.self,
-        CacheStatsMethod.self,
+        CacheStats.self,
         CacheSubscribe.self,
         CacheTouch.self,
         DebugAdvanceClock.self,
@@ -29,7 +30,7 @@ enum MethodTable {
         EntityGet.self,
         EntityGetMany.self,
         EntityModels.self,
-        EntityQueryMethod.self,
+        EntityQuery.self,
         EntityStage.self,
         EntityUpsert.self,
         Initialize.self,
@@ -49,16 +50,37 @@ enum MethodTable {
         Shutdown.self,
     ]
 
+    /// What the server needs of a method, its types erased.
     struct Entry: Sendable {
         let isTestOnly: Bool
-        let handle: @Sendable (Request) throws(ResponseError) -> Response
+        let handle: @Sendable (JSON?, Request) throws(ResponseError) -> Outcome
+    }
+
+    /// A handler's `Response`, its result encoded.
+    enum Outcome {
+        case result(JSON)
+        case afterCommit(JSON)
+        case deferred
     }
 
     static let byName: [String: Entry] = {
         var table: [String: Entry] = [:]
-        for m in all {
-            table[m.method] = Entry(isTestOnly: m.isTestOnly, handle: { (r) throws(ResponseError) in try m.handle(r) })
-        }
+        for m in all { table[m.method] = entry(for: m) }
         return table
     }()
+
+    private static func entry<M: MethodDefinition>(for m: M.Type) -> Entry {
+        Entry(isTestOnly: m.isTestOnly, handle: { (params, r) throws(ResponseError) in
+            switch try M.handle(try M.Params.decode(ParamsReader(params)), r) {
+            case .result(let result): return .result(result.json)
+            case .afterCommit(let result): return .afterCommit(result.json)
+            case .deferred: return .deferred
+            }
+        })
+    }
+
+    /// The names a client may call, for suggestions when a name is misspelt.
+    static func names(includingTestOnly: Bool) -> [String] {
+        all.filter { includingTestOnly || !$0.isTestOnly }.map { $0.method }
+    }
 }

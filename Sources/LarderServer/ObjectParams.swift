@@ -7,24 +7,41 @@ enum ObjectOperand {
     case stored(cache: String, key: EntryKey)
     case inline(type: String, value: JSON)
 
-    /// `params.key` (with its `cache` and `group`), or `params.type` with `params.value`.
-    static func from(_ p: Params) throws(ResponseError) -> ObjectOperand {
-        if p.contains("key") { return .stored(cache: try p.cacheName(), key: try p.entryKey()) }
-        guard p.contains("type") else {
-            throw .invalidParams("\(p.path) needs key, or type and value")
+    /// `key` (with its `cache` and `group`), or `type` with `value`: the
+    /// params of `object.describe` and `object.hash`, and the object form of
+    /// `object.equals`' `a` and `b`.
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "key", "type", "value"]
+        let operand: ObjectOperand
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            if p.contains("key") {
+                guard !p.contains("type") && p.object["value"] == nil else {
+                    throw .invalidParams("\(p.path) names an object by key or gives type and value, not both")
+                }
+                operand = .stored(cache: try p.cacheName(), key: try p.entryKey())
+                return
+            }
+            guard p.contains("type") else {
+                throw .invalidParams("\(p.path) needs key, or type and value")
+            }
+            guard p.object["cache"] == nil && p.object["group"] == nil else {
+                throw .invalidParams("\(p.path) gives type and value inline: cache and group belong with key")
+            }
+            let type = try p.require("type", as: String.self)
+            guard let value = p.object["value"] else { throw .invalidParams("missing required parameter \(p.path).value (any JSON value)") }
+            operand = .inline(type: type, value: value)
         }
-        let type = try p.require("type", as: String.self)
-        guard let value = p.object["value"] else { throw .invalidParams("missing required parameter \(p.path).value (any JSON value)") }
-        return .inline(type: type, value: value)
     }
 
-    /// A member that is a key string or a `{type, value}` object (object.equals' `a` and `b`).
-    static func member(_ name: String, of p: Params) throws(ResponseError) -> ObjectOperand {
+    /// A member that is a key string (in the request's cache and group) or an
+    /// object as `Params` reads it (`object.equals`' `a` and `b`).
+    static func member(_ name: String, of p: ParamsReader) throws(ResponseError) -> ObjectOperand {
         guard let v = p[name] else { throw .invalidParams("missing required parameter \(p.path).\(name) (a key or {type, value})") }
         if case .string(let key) = v {
             return .stored(cache: try p.cacheName(), key: EntryKey(group: try p.group(), key: try p.nonEmptyKey(key, at: "\(p.path).\(name)")))
         }
-        return try from(try Params.decode(v, at: "\(p.path).\(name)"))
+        return try Params.decode(v, at: "\(p.path).\(name)").operand
     }
 }
 
@@ -63,10 +80,11 @@ extension Server {
     }
 
     /// Resolves one operand and answers with `body`'s result.
-    func answer(_ r: Request, about operand: ObjectOperand, _ body: @escaping (StoredObject) throws(ResponseError) -> JSON) -> Response {
+    func answer<R: MethodResult>(_ r: Request, about operand: ObjectOperand,
+                                 _ body: @escaping (StoredObject) throws(ResponseError) -> R) -> Response<R> {
         let reply = r.reply
         resolve(operand) { [unowned self] resolved in
-            finishAfterCommit(reply, resolved.flatMap { s in Result { () throws(ResponseError) in try body(s) } })
+            finishAfterCommit(reply, resolved.flatMap { s in Swift.Result { () throws(ResponseError) in try body(s).json } })
         }
         return .deferred
     }

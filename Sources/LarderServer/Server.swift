@@ -53,7 +53,7 @@ final class Server: MessageHandler {
 
     init(options: ServerOptions, store: Store, connection: Connection) {
         self.options = options
-        directMethods = options.directAnswers ? ["cache.get", "cache.set"] : []
+        directMethods = options.directAnswers ? [CacheGet.methodName, CacheSet.methodName] : []
         self.store = store
         self.connection = connection
         watchEvents()
@@ -87,13 +87,12 @@ final class Server: MessageHandler {
             return
         }
         guard let entry = MethodTable.byName[method], !entry.isTestOnly || options.enableTestMethods else {
-            answer(reply, .failure(.methodNotFound(method)))
+            answer(reply, .failure(.methodNotFound(method, known: MethodTable.names(includingTestOnly: options.enableTestMethods))))
             return
         }
         begin(method)
-        let request = Request(params: Params(params), reply: reply, server: self)
         do {
-            switch try entry.handle(request) {
+            switch try entry.handle(params, Request(reply: reply, server: self)) {
             case .result(let json): answer(reply, .success(json))
             case .afterCommit(let json):
                 hold(reply, .success(json))
@@ -139,9 +138,15 @@ final class Server: MessageHandler {
             break
         default:
             // A method called as a notification runs; only its answer is dropped.
-            // Unknown notifications are ignored: they are never answered, not even with an error.
+            // Unknown notifications are never answered, not even with an error:
+            // `$/` ones are optional by LSP's rules and ignored quietly; any other
+            // is most likely a mistake, which only stderr can tell about.
             guard MethodTable.byName[method] != nil else {
-                Log.debug("ignored notification \(method)")
+                if method.hasPrefix("$/") {
+                    Log.debug("ignored notification \(method)")
+                } else {
+                    Log.warn("ignored a notification for an unknown method: \(ResponseError.methodNotFound(method, known: MethodTable.names(includingTestOnly: options.enableTestMethods)).message)")
+                }
                 return
             }
             handle(request: method, params: params, reply: .discarded(method: method))

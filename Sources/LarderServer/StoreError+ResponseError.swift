@@ -58,6 +58,8 @@ extension StoreError {
             return ResponseError(code: .migrationFailed, message: "migrating \(type) \"\(key)\" from \(from) to \(to) failed: \(reason)",
                                  data: ["key": .string(key), "type": .string(type), "fromVersion": .string(from),
                                         "toVersion": .string(to), "reason": .string(reason)])
+        case .unknownMember(let unknown):
+            return .unknownMember(unknown.located(under: "params"))
         case .invalidArgument(let field, let reason):
             return .invalidParams("\(field): \(reason)")
         case .entityNotFound(let entity):

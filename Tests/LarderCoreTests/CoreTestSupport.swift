@@ -114,3 +114,17 @@ func assertInvalidArgument(field: String, file: StaticString = #filePath, line: 
         XCTFail("expected invalidArgument(\(field)), got \(error)", file: file, line: line)
     }
 }
+
+/// Asserts that `body` refuses a member it does not know, at `path`, suggesting `suggestion`.
+func assertUnknownMember(_ path: String, suggestion: String?, file: StaticString = #filePath, line: UInt = #line,
+                         _ body: () throws -> Void) {
+    do {
+        try body()
+        XCTFail("expected unknownMember(\(path)), nothing was thrown", file: file, line: line)
+    } catch let StoreError.unknownMember(unknown) {
+        XCTAssertEqual(unknown.path, path, file: file, line: line)
+        XCTAssertEqual(unknown.suggestion, suggestion, file: file, line: line)
+    } catch {
+        XCTFail("expected unknownMember(\(path)), got \(error)", file: file, line: line)
+    }
+}

@@ -62,8 +62,11 @@ final class EntityModelTests: StoreTestCase {
         assertInvalid("casing", "expected \"camelCase\" or \"snake_case\"") {
             try store.define(#"{"model": "M", "casing": "kebab-case", "entities": [{"name": "A", "attributes": {"id": "string"}}]}"#)
         }
-        assertInvalid("datefmt", "unknown member") {
+        assertUnknownMember("datefmt", suggestion: nil) {
             try store.define(#"{"model": "M", "datefmt": "iso8601", "entities": [{"name": "A", "attributes": {"id": "string"}}]}"#)
+        }
+        assertUnknownMember("entities[0].atributes", suggestion: "attributes") {
+            try store.define(#"{"model": "M", "entities": [{"name": "A", "atributes": {"id": "string"}}]}"#)
         }
         XCTAssertEqual(try store.entityModels().count, 0, "nothing was defined")
     }

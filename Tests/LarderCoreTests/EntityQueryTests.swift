@@ -79,7 +79,7 @@ final class EntityQueryTests: StoreTestCase {
 
     func testRecordsComeWithIncludes() throws {
         let store = try albumsStore()
-        let q = EntityQuery(conditions: json(#"{"name": "Vienna"}"#))
+        let q = RecordQuery(conditions: json(#"{"name": "Vienna"}"#))
         let records = try store.query("Album", q, include: ["band"])
         XCTAssertEqual(records.first?["band"]?["name"], "Ultravox")
         XCTAssertEqual(records.first?["band"]?["albums"], ["Vienna"])
@@ -87,9 +87,10 @@ final class EntityQueryTests: StoreTestCase {
 
     func testBadConditionsAreRefused() throws {
         let store = try albumsStore()
-        assertInvalid("where.released.gtt", "unknown operator \"gtt\" (eq, ne, gt, gte, lt, lte, in, like, isNull)") {
+        assertUnknownMember("where.released.gtt", suggestion: "gt") {
             _ = try store.ids("Album", where: #"{"released": {"gtt": "1980-01-01T00:00:00Z"}}"#)
         }
+        assertInvalid("where.nmae", "Album has no attribute or relationship \"nmae\" (did you mean name?)") { _ = try store.ids("Album", where: #"{"nmae": "Vienna"}"#) }
         assertInvalid("where.colour", "Album has no attribute or relationship \"colour\"") { _ = try store.ids("Album", where: #"{"colour": "red"}"#) }
         assertInvalid("where.albums", "albums is a to-many relationship; query Album by band instead") {
             _ = try store.ids("Band", where: #"{"albums": "Tin Drum"}"#)

@@ -59,7 +59,7 @@ extension Store {
 
     /// Identifiers of the records a query selects.
     func ids(_ entity: String, where conditions: String? = nil, orderBy: [String] = [], limit: Int? = nil, offset: Int = 0) throws -> [String] {
-        let q = EntityQuery(conditions: conditions.map { json($0) }, orderBy: orderBy, limit: limit, offset: offset)
+        let q = RecordQuery(conditions: conditions.map { json($0) }, orderBy: orderBy, limit: limit, offset: offset)
         let key = try entityModels().flatMap(\.entities).first { $0.name == entity }.map { $0.keys.key(forName: $0.identifier) } ?? "id"
         return try query(entity, q).map { $0[key]?.stringValue ?? $0[key]?.description ?? "?" }
     }

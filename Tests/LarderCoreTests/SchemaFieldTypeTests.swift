@@ -80,7 +80,8 @@ final class SchemaFieldTypeTests: XCTestCase {
     func testMalformedTypesAreRefused() {
         assertInvalidArgument(field: "fields.f.ref") { _ = try self.parse(#"{"ref":""}"#) }
         assertInvalidArgument(field: "fields.f.ref") { _ = try self.parse(#"{"ref":1}"#) }
-        assertInvalidArgument(field: "fields.f") { _ = try self.parse(#"{"tuple":"string"}"#) }
+        assertUnknownMember("fields.f.tuple", suggestion: nil) { _ = try self.parse(#"{"tuple":"string"}"#) }
+        assertUnknownMember("fields.f.aray", suggestion: "array") { _ = try self.parse(#"{"aray":"string"}"#) }
         assertInvalidArgument(field: "fields.f") { _ = try self.parse(#"{"array":"string","map":"string"}"#) }
         assertInvalidArgument(field: "fields.f") { _ = try self.parse(#"{}"#) }
         assertInvalidArgument(field: "fields.f") { _ = try self.parse("1") }
@@ -102,7 +103,8 @@ final class SchemaFieldTypeTests: XCTestCase {
     }
 
     func testFieldDefinitionErrors() {
-        assertInvalidArgument(field: "fields.a") { _ = try FieldDefinition.list(from: json(#"{"a":{"type":"bool","dflt":1}}"#), at: "fields") }
+        assertUnknownMember("fields.a.dflt", suggestion: nil) { _ = try FieldDefinition.list(from: json(#"{"a":{"type":"bool","dflt":1}}"#), at: "fields") }
+        assertUnknownMember("fields.a.defualt", suggestion: "default") { _ = try FieldDefinition.list(from: json(#"{"a":{"type":"bool","defualt":1}}"#), at: "fields") }
         assertInvalidArgument(field: "fields.a.type") { _ = try FieldDefinition.list(from: json(#"{"a":{"type":"boolean"}}"#), at: "fields") }
         assertInvalidArgument(field: "fields") { _ = try FieldDefinition.list(from: json(#"{"a.b":"string"}"#), at: "fields") }
         assertInvalidArgument(field: "fields") { _ = try FieldDefinition.list(from: json(#"{"":"string"}"#), at: "fields") }

@@ -25,7 +25,7 @@ final class FakeHandler: MessageHandler {
 
     func handle(request method: String, params: JSON?, reply: Reply) {
         requests.append(method)
-        let p = Params(params)
+        let p = ParamsReader(params)
         switch method {
         case "echo":
             reply.succeed(params ?? .null)

@@ -149,15 +149,15 @@ final class MessageDecodeTests: XCTestCase {
     }
 
     func testNullParamsAreAccepted() {
-        // (Whether they come out as nil or as JSON null, `Params` reads both as an empty object.)
+        // (Whether they come out as nil or as JSON null, `ParamsReader` reads both as an empty object.)
         guard case .success(.request(_, _, let params))? = decode(#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#) else {
             return XCTFail()
         }
-        XCTAssertTrue(Params(params).object.isEmpty)
+        XCTAssertTrue(ParamsReader(params).object.isEmpty)
         guard case .success(.notification(_, let p))? = decode(#"{"jsonrpc":"2.0","method":"n","params":null}"#) else {
             return XCTFail()
         }
-        XCTAssertTrue(Params(p).object.isEmpty)
+        XCTAssertTrue(ParamsReader(p).object.isEmpty)
     }
 
     func testParamsScalarIsInvalidRequest() {

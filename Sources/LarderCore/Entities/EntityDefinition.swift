@@ -31,10 +31,7 @@ public struct EntityDefinition: Sendable {
         guard case .object(let o) = json else {
             throw .invalidArgument(field: path, reason: "an entity is an object {name, attributes, identifier?, relationships?}")
         }
-        let known: Set<String> = ["name", "attributes", "identifier", "relationships"]
-        if let unknown = o.keys.first(where: { !known.contains($0) }) {
-            throw .invalidArgument(field: "\(path).\(unknown)", reason: "unknown member (name, attributes, identifier, relationships)")
-        }
+        try o.checkMembers(["name", "attributes", "identifier", "relationships"], at: path)
         guard case .string(let name) = o["name"] ?? .null, !name.isEmpty, !name.contains(".") else {
             throw .invalidArgument(field: "\(path).name", reason: "an entity needs a non-empty name without dots")
         }

@@ -9,16 +9,16 @@ public struct EntityModel: Equatable, Sendable {
     public var reservedWords: [String]
     public var entities: [EntityDefinition]
 
+    /// The members of a definition, as `entity.define` takes them.
+    public static let members = ["model", "entities", "casing", "dateFormat", "reservedWords"]
+
     /// JSONCache's only reserved word.
     public static let defaultReservedWords = ["description"]
 
     /// Reads `entity.define`'s parameters: `{model, entities, casing?, dateFormat?, reservedWords?}`.
     public init(definition json: JSON) throws(StoreError) {
         guard case .object(let o) = json else { throw .invalidArgument(field: "model", reason: "a model definition is an object") }
-        let known: Set<String> = ["model", "entities", "casing", "dateFormat", "reservedWords"]
-        if let unknown = o.keys.first(where: { !known.contains($0) }) {
-            throw .invalidArgument(field: unknown, reason: "unknown member (model, entities, casing, dateFormat, reservedWords)")
-        }
+        try o.checkMembers(Self.members, at: "")
         guard case .string(let name) = o["model"] ?? .null, !name.isEmpty else {
             throw .invalidArgument(field: "model", reason: "a model needs a non-empty name")
         }

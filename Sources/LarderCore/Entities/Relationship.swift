@@ -35,10 +35,7 @@ public struct Relationship: Equatable, Sendable {
         guard case .object(let o) = json else {
             throw .invalidArgument(field: path, reason: "a relationship is an object {name, destination, toMany?, inverse?, deleteRule?}")
         }
-        let known: Set<String> = ["name", "destination", "toMany", "inverse", "deleteRule"]
-        if let unknown = o.keys.first(where: { !known.contains($0) }) {
-            throw .invalidArgument(field: "\(path).\(unknown)", reason: "unknown member (name, destination, toMany, inverse, deleteRule)")
-        }
+        try o.checkMembers(["name", "destination", "toMany", "inverse", "deleteRule"], at: path)
         guard case .string(let name) = o["name"] ?? .null, !name.isEmpty, !name.contains(".") else {
             throw .invalidArgument(field: "\(path).name", reason: "a relationship needs a non-empty name without dots (dots separate include paths)")
         }

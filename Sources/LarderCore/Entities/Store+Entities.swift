@@ -112,7 +112,7 @@ extension Store {
     }
 
     /// The records a query selects, as JSON.
-    public func query(_ entity: String, _ query: EntityQuery, include: [String] = []) throws(StoreError) -> [JSON] {
+    public func query(_ entity: String, _ query: RecordQuery, include: [String] = []) throws(StoreError) -> [JSON] {
         let (model, definition) = try self.entity(entity)
         let inclusion = try Inclusion(paths: include, from: definition, in: model)
         let filter = try EntityFilter(query.conditions, entity: definition, dates: model.dateFormat)

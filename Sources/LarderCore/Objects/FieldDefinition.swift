@@ -9,12 +9,10 @@ public struct FieldDefinition: Equatable, Sendable {
     /// Reads a type (see `FieldType`) or `{"type": T, "default": value}`.
     init(name: String, json: JSON, at path: String) throws(StoreError) {
         self.name = name
-        if case .object(let o) = json, let t = o["type"], o.count <= 2 {
+        if case .object(let o) = json, let t = o["type"] {
+            try o.checkMembers(["type", "default"], at: path)
             type = try FieldType(json: t, at: path + ".type")
             defaultValue = o["default"]
-            if o.count == 2 && defaultValue == nil {
-                throw .invalidArgument(field: path, reason: "a field object has \"type\" and an optional \"default\"")
-            }
         } else {
             type = try FieldType(json: json, at: path)
         }

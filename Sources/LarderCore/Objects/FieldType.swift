@@ -37,7 +37,7 @@ public indirect enum FieldType: Equatable, Sendable {
                 }
                 self = .ref(type)
             default:
-                throw .invalidArgument(field: path, reason: "unknown type constructor \"\(kind)\"")
+                throw .unknownMember(UnknownMember(path: "\(path).\(kind)", name: kind, expected: ["array", "map", "ref", "optional"]))
             }
         default:
             throw .invalidArgument(field: path, reason: "a type is a name such as \"string\" or an object such as {\"array\": \"integer\"}")

@@ -22,6 +22,15 @@ public enum MigrationStep: Equatable, Sendable {
 
     static let maxPathDepth = 64
 
+    static let ops = ["rename", "remove", "set", "default", "convert", "move", "callback"]
+
+    /// The members each op takes.
+    static let members: [String: [String]] = [
+        "rename": ["op", "from", "to"], "remove": ["op", "field"], "set": ["op", "field", "value"],
+        "default": ["op", "field", "value"], "convert": ["op", "field", "to", "from"], "move": ["op", "from", "to"],
+        "callback": ["op"],
+    ]
+
     init(json: JSON, at path: String) throws(StoreError) {
         guard case .object(let o) = json, case .string(let op)? = o["op"] else {
             throw .invalidArgument(field: path, reason: "a step is an object with an \"op\"")
@@ -47,6 +56,7 @@ public enum MigrationStep: Equatable, Sendable {
             }
             return c
         }
+        if let known = Self.members[op] { try o.checkMembers(known, at: path) }
         switch op {
         case "rename": self = .rename(from: try text("from"), to: try text("to"))
         case "remove": self = .remove(field: try text("field"))
@@ -58,7 +68,8 @@ public enum MigrationStep: Equatable, Sendable {
         case "move": self = .move(from: try text("from"), to: try text("to"))
         case "callback": self = .callback
         default:
-            throw .invalidArgument(field: "\(path).op", reason: "unknown op \"\(op)\" (rename, remove, set, default, convert, move, callback)")
+            let meant = NearestName.suggestion(for: op, among: Self.ops).map { " (did you mean \($0)?)" } ?? ""
+            throw .invalidArgument(field: "\(path).op", reason: "unknown op \"\(op)\"\(meant); ops are \(Self.ops.joined(separator: ", "))")
         }
     }
 
@@ -85,6 +96,7 @@ public struct Migration: Equatable, Sendable {
 
     init(json: JSON, at path: String) throws(StoreError) {
         guard case .object(let o) = json else { throw .invalidArgument(field: path, reason: "a migration is {from, steps}") }
+        try o.checkMembers(["from", "steps"], at: path)
         switch o["from"] {
         case .string(let v)?:
             guard let version = SchemaVersion(v) else { throw .invalidArgument(field: path + ".from", reason: "not a version: \(v)") }

@@ -4,43 +4,124 @@ import LarderRPC
 
 /// `initialize`: optional; when sent, the first request. Names the client,
 /// may choose the store, and learns the server's capabilities.
-enum Initialize: MethodHandler {
+///
+/// Stock LSP clients send it with LSP's `InitializeParams`: every member of
+/// those is accepted (and those Larder has no use for are ignored), and the
+/// members of `capabilities` that Larder does not know are ignored too — a
+/// client announces there what it can do, which is a negotiation, not a
+/// request. Every other member is refused as in any method.
+enum Initialize: MethodDefinition {
     static let method = "initialize"
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
+    struct Params: ParamsObject {
+        /// Larder's own, then LSP's `InitializeParams`.
+        static let members = [
+            "clientInfo", "appVersion", "store", "capabilities",
+            "processId", "locale", "rootPath", "rootUri", "initializationOptions", "trace", "workspaceFolders", "workDoneToken",
+        ]
+        let clientInfo: ClientInfo?
+        let store: StoreChoice?
+        let capabilities: Capabilities
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            clientInfo = try p.optional("clientInfo", as: ClientInfo.self)
+            store = try p.optional("store", as: StoreChoice.self)
+            _ = try p.optional("appVersion", as: String.self)
+            capabilities = try p.optional("capabilities", as: Capabilities.self) ?? Capabilities()
+        }
+    }
+
+    /// `clientInfo`, as LSP defines it.
+    struct ClientInfo: ParamsObject {
+        static let members = ["name", "version"]
+        static let requiredMembers = ["name"]
+        let name: String
+        let version: String?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            name = try p.require("name", as: String.self)
+            version = try p.optional("version", as: String.self)
+        }
+
+        var json: JSON {
+            var o: JSONObject = ["name": .string(name)]
+            if let version { o.append("version", .string(version)) }
+            return .object(o)
+        }
+    }
+
+    /// `store`: the store directory to use instead of the one from the command line.
+    struct StoreChoice: ParamsObject {
+        static let members = ["path"]
+        let path: String?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            path = try p.optional("path", as: String.self)
+            if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
+        }
+    }
+
+    /// What the client can do. Members Larder does not know are ignored
+    /// (this type alone is not a `ParamsObject`): an LSP client lists its
+    /// editor features here, and a newer client may list newer ones.
+    struct Capabilities: ParamDecodable {
+        static let expectation = "object"
+        /// Subscribe to events of every cache.
+        var events = false
+        /// The client answers `migrate.object`.
+        var migrationCallbacks = false
+
+        init() {}
+
+        static func decode(_ json: JSON, at path: String) throws(ResponseError) -> Capabilities {
+            let p = try ParamsReader.decode(json, at: path)
+            var c = Capabilities()
+            c.events = try p.optional("events", as: Bool.self) ?? false
+            c.migrationCallbacks = try p.optional("migrationCallbacks", as: Bool.self) ?? false
+            return c
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
-        server.clientInfo = try r.params.optional("clientInfo", as: Params.self).map { .object($0.object) }
-        if let store = try r.params.optional("store", as: Params.self),
-           let path = try store.optional("path", as: String.self), path != server.store.directory {
-            guard !path.isEmpty else { throw .invalidParams("params.store.path must not be empty") }
+        server.clientInfo = p.clientInfo?.json
+        if let path = p.store?.path, path != server.store.directory {
             do {
                 server.replaceStore(with: try Store(directory: path, clock: server.store.clock))
             } catch {
                 throw error.responseError
             }
         }
-        _ = try r.params.optional("appVersion", as: String.self)
-        if let capabilities = try r.params.optional("capabilities", as: Params.self) {
-            if try capabilities.optional("events", as: Bool.self) == true { server.events.subscribeAll() }
-            server.migrationCallbacks = try capabilities.optional("migrationCallbacks", as: Bool.self) ?? false
-        }
+        if p.capabilities.events { server.events.subscribeAll() }
+        server.migrationCallbacks = p.capabilities.migrationCallbacks
         server.lifecycle = .running
-        return .result([
-            "serverInfo": ["name": "larder", "version": .string(Version.larder)],
-            "protocolVersion": .string(Version.protocolVersion),
-            "capabilities": [
-                "methods": .array(MethodTable.all.filter { !$0.isTestOnly || server.options.enableTestMethods }
-                    .map { .string($0.method) }),
-                "framing": .array([.string(Framing.lines.rawValue), .string(Framing.contentLength.rawValue)]),
-                "limits": [
-                    "maxMessageBytes": .int(server.options.maxMessageBytes),
-                    "maxDepth": .int(LarderJSON.JSONParser.defaultMaxDepth),
+        return .result(Result(
+            methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
+            maxMessageBytes: server.options.maxMessageBytes,
+            storePath: server.store.directory, persistent: server.store.isPersistent))
+    }
+
+    struct Result: MethodResult {
+        /// Every method this server answers: a client checks here for what it needs.
+        let methods: [String]
+        let maxMessageBytes: Int
+        let storePath: String?
+        let persistent: Bool
+
+        var json: JSON {
+            [
+                "serverInfo": ["name": "larder", "version": .string(Version.larder)],
+                "protocolVersion": .string(Version.protocolVersion),
+                "capabilities": [
+                    "methods": .array(methods.map(JSON.string)),
+                    "framing": .array([.string(Framing.lines.rawValue), .string(Framing.contentLength.rawValue)]),
+                    "limits": [
+                        "maxMessageBytes": .int(maxMessageBytes),
+                        "maxDepth": .int(LarderJSON.JSONParser.defaultMaxDepth),
+                    ],
                 ],
-            ],
-            "store": [
-                "path": server.store.directory.map(JSON.string) ?? .null,
-                "persistent": .bool(server.store.isPersistent),
-            ],
-        ])
+                "store": ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)],
+            ]
+        }
     }
 }

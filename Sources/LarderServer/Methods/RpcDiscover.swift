@@ -2,11 +2,13 @@ import LarderJSON
 import LarderRPC
 
 /// `rpc.discover`: the OpenRPC document describing every method (protocol/openrpc.json, compiled in).
-enum RpcDiscover: MethodHandler {
+enum RpcDiscover: MethodDefinition {
     static let method = "rpc.discover"
+    typealias Params = NoParams
+    typealias Result = PlainResult
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        .result(try OpenRPCDocument.json())
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        .result(PlainResult(json: try OpenRPCDocument.json()))
     }
 }
 

@@ -1,12 +1,15 @@
+import LarderJSON
 import LarderRPC
 
 /// `shutdown`: commits everything and answers null; afterwards only the
 /// `exit` notification is accepted.
-enum Shutdown: MethodHandler {
+enum Shutdown: MethodDefinition {
     static let method = "shutdown"
+    typealias Params = NoParams
+    typealias Result = PlainResult
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         r.server.lifecycle = .shutDown
-        return .afterCommit(.null)
+        return .afterCommit(PlainResult(json: .null))
     }
 }

@@ -289,7 +289,7 @@ def test_queries_with_operators(db):
     [member] = db.entity.query("BandMember", where={"musician": "Mick Karn"}, include=["musician"])["records"]
     assert member["musician"]["died"] == 2011
 
-    with pytest.raises(larder.InvalidParams, match='unknown operator "after"'):
+    with pytest.raises(larder.InvalidParams, match='unknown member params.where.released.after'):
         db.entity.query("Album", where={"released": {"after": "1980-01-01T00:00:00Z"}})
     with pytest.raises(larder.InvalidParams, match="like compares strings"):
         db.entity.count("Band", where={"formed": {"like": "19%"}})

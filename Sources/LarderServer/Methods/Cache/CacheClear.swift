@@ -1,18 +1,38 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.clear`: empties a tier (memory, disk, or all) of a cache or one of its groups.
-enum CacheClear: MethodHandler {
+enum CacheClear: MethodDefinition {
     static let method = "cache.clear"
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let tierName = try r.params.optional("tier", as: String.self) ?? "all"
-        guard let tier = CacheEvent.Tier(rawValue: tierName) else {
-            throw .invalidParams("\(r.params.path).tier must be \"memory\", \"disk\" or \"all\", not \"\(tierName)\"")
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "tier"]
+        let cache: String
+        /// Nil: every group.
+        let group: String?
+        let tier: CacheEvent.Tier
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            let tierName = try p.optional("tier", as: String.self) ?? "all"
+            guard let tier = CacheEvent.Tier(rawValue: tierName) else {
+                throw .invalidParams("\(p.path).tier must be \"memory\", \"disk\" or \"all\", not \"\(tierName)\"")
+            }
+            self.tier = tier
+            group = try p.optional("group", as: String.self)
+            cache = try p.cacheName()
         }
-        let group = try r.params.optional("group", as: String.self)
-        let cache = try r.server.existingCache(r)
-        let removed = try r.server.core { () throws(StoreError) in try cache.clear(group: group, tier: tier) }
-        return .afterCommit(["removed": .int(removed)])
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let cache = try r.server.existingCache(p.cache)
+        let removed = try r.server.core { () throws(StoreError) in try cache.clear(group: p.group, tier: p.tier) }
+        return .afterCommit(Result(removed: removed))
+    }
+
+    struct Result: MethodResult {
+        /// How many entries were removed.
+        let removed: Int
+        var json: JSON { ["removed": .int(removed)] }
     }
 }

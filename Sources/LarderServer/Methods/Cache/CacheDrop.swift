@@ -1,15 +1,29 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.drop`: deletes a cache, its settings and all its entries.
-enum CacheDrop: MethodHandler {
+enum CacheDrop: MethodDefinition {
     static let method = "cache.drop"
-    static let requiredParams = ["cache"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        guard r.params.contains("cache") else { throw .invalidParams("missing required parameter params.cache (string)") }
-        let name = try r.params.cacheName()
-        try r.server.core { () throws(StoreError) in try r.server.store.drop(name) }
-        return .afterCommit(["dropped": true])
+    struct Params: ParamsObject {
+        static let members = ["cache"]
+        static let requiredMembers = ["cache"]
+        let cache: String
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            // No default here: dropping "default" by omission would be a nasty surprise.
+            guard p.contains("cache") else { throw .invalidParams("missing required parameter \(p.path).cache (string)") }
+            cache = try p.cacheName()
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        try r.server.core { () throws(StoreError) in try r.server.store.drop(p.cache) }
+        return .afterCommit(Result())
+    }
+
+    struct Result: MethodResult {
+        var json: JSON { ["dropped": true] }
     }
 }

@@ -1,15 +1,72 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.get`: the value under a key, from memory or disk.
-enum CacheGet: MethodHandler {
-    static let method = "cache.get"
-    static let requiredParams = ["key"]
+///
+/// Plain requests are answered from their bytes (DirectAnswers.swift); both
+/// paths end in `lookup`, which alone calls the core and encodes the result.
+enum CacheGet: MethodDefinition {
+    static let methodName: StaticString = "cache.get"
+    static let method = methodName.description
+    typealias Params = EntryParams
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let key = try r.params.entryKey()
-        guard let cache = try r.server.cache(r, create: false) else { return .result(Cache.Lookup.notFound) }
-        let found = try r.server.core { () throws(StoreError) in try cache.get(key) }
-        return .result(found?.json ?? Cache.Lookup.notFound)
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        var w = JSONWriter(capacity: 256)
+        let store = r.server.store
+        try r.server.core { () throws(StoreError) in
+            try UTF8Text.with(p.cache, p.key.group, p.key.key) { (cache, group, key) throws(StoreError) in
+                try lookup(in: store, cache: cache, group: group, key: key, into: &w)
+            }
+        }
+        return .result(Result(json: .fragment(JSONFragment(validJSON: w.copiedBytes))))
+    }
+
+    /// Looks the key up and writes the result: the entry, or `{"found":false}`
+    /// when it or its cache does not exist.
+    @inline(__always)
+    static func lookup(in store: Store, cache: UnsafeBufferPointer<UInt8>, group: UnsafeBufferPointer<UInt8>,
+                       key: UnsafeBufferPointer<UInt8>, into w: inout JSONWriter) throws(StoreError) {
+        let found = try store.cache(namedUTF8: cache, create: false)?.get(group: group, key: key) { write($0, into: &w) } ?? false
+        if !found { w.writeASCII("{\"found\":false}") }
+    }
+
+    /// The result: `{"found":false}`, or the entry with its metadata.
+    struct Result: MethodResult {
+        let json: JSON
+    }
+
+    /// A found entry as the protocol shows it, written straight into the
+    /// output: a get is the hottest path, and building a tree only to walk it
+    /// again would cost more than the lookup.
+    static func write(_ found: Cache.Lookup, into w: inout JSONWriter) {
+        let entry = found.entry
+        w.writeASCII("{\"found\":true,")
+        switch entry.kind {
+        case .json:
+            w.writeASCII("\"value\":")
+            w.writeRaw(entry.bytes)
+        case .data:
+            w.writeASCII("\"data\":")
+            w.writeString(Base64.encode(entry.bytes))
+        case .object:
+            // An object read as a plain entry: its value as stored, not migrated.
+            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(StoredObject.init)
+            w.writeASCII("\"value\":")
+            w.write(stored?.plainValue ?? .null)
+            if let stored {
+                w.writeASCII(",\"type\":")
+                w.writeString(stored.type)
+                w.writeASCII(",\"version\":")
+                w.writeString(stored.version.text)
+            }
+        }
+        w.writeASCII(found.expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")
+        Timestamp.append(milliseconds: entry.storedAt, to: &w)
+        if let expiresAt = found.expiresAt {
+            w.writeASCII("\",\"expiresAt\":\"")
+            Timestamp.append(milliseconds: expiresAt, to: &w)
+        }
+        w.writeASCII(found.tier == .memory ? "\",\"tier\":\"memory\"}" : "\",\"tier\":\"disk\"}")
     }
 }

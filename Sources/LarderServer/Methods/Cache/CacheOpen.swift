@@ -3,27 +3,56 @@ import LarderJSON
 import LarderRPC
 
 /// `cache.open`: creates a cache or changes its settings (evicting down to new limits).
-enum CacheOpen: MethodHandler {
+enum CacheOpen: MethodDefinition {
     static let method = "cache.open"
-    static let requiredParams = ["cache"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let p = r.params
-        guard p.contains("cache") else { throw .invalidParams("missing required parameter params.cache (string)") }
-        let name = try p.cacheName()
-        var change = CacheConfigChange()
-        change.persistent = try p.optional("persistent", as: Bool.self)
-        if let m = try p.optional("memory", as: Params.self) {
-            change.memoryMaxCount = try m.limit("maxCount")
-            change.memoryMaxBytes = try m.limit("maxBytes")
+    struct Params: ParamsObject {
+        static let members = ["cache", "persistent", "memory", "disk", "lifespan", "returnsExpired"]
+        static let requiredMembers = ["cache"]
+        let cache: String
+        let change: CacheConfigChange
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            guard p.contains("cache") else { throw .invalidParams("missing required parameter \(p.path).cache (string)") }
+            cache = try p.cacheName()
+            var change = CacheConfigChange()
+            change.persistent = try p.optional("persistent", as: Bool.self)
+            if let m = try p.optional("memory", as: Limits.self) {
+                change.memoryMaxCount = m.maxCount
+                change.memoryMaxBytes = m.maxBytes
+            }
+            if let d = try p.optional("disk", as: Limits.self) {
+                change.diskMaxCount = d.maxCount
+                change.diskMaxBytes = d.maxBytes
+            }
+            change.lifespan = try p.milliseconds("lifespan")
+            change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
+            self.change = change
         }
-        if let d = try p.optional("disk", as: Params.self) {
-            change.diskMaxCount = try d.limit("maxCount")
-            change.diskMaxBytes = try d.limit("maxBytes")
+    }
+
+    /// `memory` or `disk`: the limits to change; an absent one stays as it is.
+    struct Limits: ParamsObject {
+        static let members = ["maxCount", "maxBytes"]
+        let maxCount: Int?
+        let maxBytes: Int?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            maxCount = try p.limit("maxCount")
+            maxBytes = try p.limit("maxBytes")
         }
-        change.lifespan = try p.milliseconds("lifespan")
-        change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
-        let (cache, created) = try r.server.core { () throws(StoreError) in try r.server.store.open(name, change: change) }
-        return .afterCommit(["cache": .string(name), "created": .bool(created), "config": cache.config.json])
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let (cache, created) = try r.server.core { () throws(StoreError) in try r.server.store.open(p.cache, change: p.change) }
+        return .afterCommit(Result(cache: p.cache, created: created, config: cache.config))
+    }
+
+    struct Result: MethodResult {
+        let cache: String
+        let created: Bool
+        /// The settings now in force.
+        let config: CacheConfig
+        var json: JSON { ["cache": .string(cache), "created": .bool(created), "config": config.json] }
     }
 }

@@ -1,14 +1,28 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.purgeExpired`: deletes the expired entries of a cache (or one group).
-enum CachePurgeExpired: MethodHandler {
+enum CachePurgeExpired: MethodDefinition {
     static let method = "cache.purgeExpired"
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let group = try r.params.optional("group", as: String.self)
-        guard let cache = try r.server.cache(r, create: false) else { return .result(["removed": 0]) }
-        let removed = try r.server.core { () throws(StoreError) in try cache.purgeExpired(group: group) }
-        return .afterCommit(["removed": .int(removed)])
+    struct Params: ParamsObject {
+        static let members = ["cache", "group"]
+        let cache: String
+        /// Nil: every group.
+        let group: String?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            group = try p.optional("group", as: String.self)
+            cache = try p.cacheName()
+        }
     }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(removed: 0)) }
+        let removed = try r.server.core { () throws(StoreError) in try cache.purgeExpired(group: p.group) }
+        return .afterCommit(Result(removed: removed))
+    }
+
+    typealias Result = CacheClear.Result
 }

@@ -1,15 +1,21 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.remove`: deletes a key from every tier.
-enum CacheRemove: MethodHandler {
+enum CacheRemove: MethodDefinition {
     static let method = "cache.remove"
-    static let requiredParams = ["key"]
+    typealias Params = EntryParams
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let key = try r.params.entryKey()
-        guard let cache = try r.server.cache(r, create: false) else { return .result(["removed": false]) }
-        let removed = try r.server.core { () throws(StoreError) in try cache.remove(key) }
-        return .afterCommit(["removed": .bool(removed)])
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(removed: false)) }
+        let removed = try r.server.core { () throws(StoreError) in try cache.remove(p.key) }
+        return .afterCommit(Result(removed: removed))
+    }
+
+    struct Result: MethodResult {
+        /// Whether there was an entry to remove.
+        let removed: Bool
+        var json: JSON { ["removed": .bool(removed)] }
     }
 }

@@ -1,15 +1,56 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.set`: stores a value; answered once it is committed.
-enum CacheSet: MethodHandler {
-    static let method = "cache.set"
-    static let requiredParams = ["key"]
+///
+/// Plain requests are answered from their bytes (DirectAnswers.swift); both
+/// paths end in `store`, which alone calls the core and encodes the result.
+enum CacheSet: MethodDefinition {
+    static let methodName: StaticString = "cache.set"
+    static let method = methodName.description
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let write = try r.params.write()
-        let cache = try r.server.cache(r, create: true)!
-        try r.server.core { () throws(StoreError) in try cache.set(write) }
-        return .afterCommit(["stored": true, "size": .int(write.bytes.count)])
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "key", "value", "data", "ttl"]
+        static let requiredMembers = ["key"]
+        let cache: String
+        let write: Cache.Write
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            write = try p.write()
+            cache = try p.cacheName()
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let store = r.server.store
+        let result = try r.server.core { () throws(StoreError) in
+            try UTF8Text.with(p.cache) { (name) throws(StoreError) in try Self.store(p.write, in: store, cache: name) }
+        }
+        return .afterCommit(result)
+    }
+
+    /// Writes the entry into the cache (created with defaults if need be).
+    @inline(__always)
+    static func store(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
+        try store.cache(namedUTF8: cache, create: true)!.set(write)
+        return Result(size: write.bytes.count)
+    }
+
+    /// `{"stored":true,"size":N}`: N is the stored value's size in bytes.
+    struct Result: MethodResult {
+        let size: Int
+
+        func write(into w: inout JSONWriter) {
+            w.writeASCII("{\"stored\":true,\"size\":")
+            w.writeInt(size)
+            w.writeASCII("}")
+        }
+
+        var json: JSON {
+            var w = JSONWriter(capacity: 40)
+            write(into: &w)
+            return .fragment(JSONFragment(validJSON: w.copiedBytes))
+        }
     }
 }

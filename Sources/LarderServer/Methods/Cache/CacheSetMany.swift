@@ -3,23 +3,51 @@ import LarderJSON
 import LarderRPC
 
 /// `cache.setMany`: stores several entries, all or none.
-enum CacheSetMany: MethodHandler {
+enum CacheSetMany: MethodDefinition {
     static let method = "cache.setMany"
-    static let requiredParams = ["entries"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let items = try r.params.require("entries", as: [Params].self)
-        let group = try r.params.group()
-        var writes: [Cache.Write] = []
-        writes.reserveCapacity(items.count)
-        for item in items {
-            var w = try item.write()
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "entries"]
+        static let requiredMembers = ["entries"]
+        let cache: String
+        let writes: [Cache.Write]
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            let entries = try p.require("entries", as: [EntryWrite].self)
+            let group = try p.group()
             // An entry may name its own group; otherwise the request's applies.
-            if !item.contains("group") { w.key = EntryKey(group: group, key: w.key.key) }
-            writes.append(w)
+            writes = entries.map { e in
+                var w = e.write
+                if !e.namesGroup { w.key = EntryKey(group: group, key: w.key.key) }
+                return w
+            }
+            cache = try p.cacheName()
         }
-        let cache = try r.server.cache(r, create: true)!
-        try r.server.core { () throws(StoreError) in try cache.set(writes) }
-        return .afterCommit(["stored": .int(writes.count), "size": .int(writes.reduce(0) { $0 + $1.bytes.count })])
+    }
+
+    /// One of `entries`: what `cache.set` takes, less the cache.
+    struct EntryWrite: ParamsObject {
+        static let members = ["group", "key", "value", "data", "ttl"]
+        static let requiredMembers = ["key"]
+        let write: Cache.Write
+        let namesGroup: Bool
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            write = try p.write()
+            namesGroup = p.contains("group")
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let cache = try r.server.cache(p.cache, create: true)!
+        try r.server.core { () throws(StoreError) in try cache.set(p.writes) }
+        return .afterCommit(Result(stored: p.writes.count, size: p.writes.reduce(0) { $0 + $1.bytes.count }))
+    }
+
+    struct Result: MethodResult {
+        let stored: Int
+        /// The stored values' sizes in bytes, added up.
+        let size: Int
+        var json: JSON { ["stored": .int(stored), "size": .int(size)] }
     }
 }

@@ -3,23 +3,40 @@ import LarderJSON
 import LarderRPC
 
 /// `cache.stats`: per tier, what a cache holds and how it has been used since the process started.
-enum CacheStatsMethod: MethodHandler {
+enum CacheStats: MethodDefinition {
     static let method = "cache.stats"
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let cache = try r.server.existingCache(r)
-        let s = cache.stats
+    struct Params: ParamsObject {
+        static let members = ["cache"]
+        let cache: String
+        init(_ p: ParamsReader) throws(ResponseError) { cache = try p.cacheName() }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let cache = try r.server.existingCache(p.cache)
         let disk = cache.diskTotals
-        return .result([
-            "cache": .string(cache.name),
-            "memory": [
-                "count": .int(cache.memoryCount), "bytes": .int(cache.memoryBytes),
-                "hits": .int(s.memory.hits), "misses": .int(s.memory.misses), "evictions": .int(s.memory.evictions),
-            ],
-            "disk": [
-                "count": .int(disk.count), "bytes": .int(disk.bytes),
-                "hits": .int(s.disk.hits), "misses": .int(s.disk.misses), "evictions": .int(s.disk.evictions),
-            ],
-        ])
+        return .result(Result(
+            cache: cache.name,
+            memory: Tier(count: cache.memoryCount, bytes: cache.memoryBytes, usage: cache.stats.memory),
+            disk: Tier(count: disk.count, bytes: disk.bytes, usage: cache.stats.disk)))
+    }
+
+    struct Result: MethodResult {
+        let cache: String
+        let memory: Tier
+        let disk: Tier
+        var json: JSON { ["cache": .string(cache), "memory": memory.json, "disk": disk.json] }
+    }
+
+    /// What one tier holds now, and its use since the process started.
+    struct Tier {
+        let count: Int
+        let bytes: Int
+        let usage: CacheUsage.Tier
+
+        var json: JSON {
+            ["count": .int(count), "bytes": .int(bytes),
+             "hits": .int(usage.hits), "misses": .int(usage.misses), "evictions": .int(usage.evictions)]
+        }
     }
 }

@@ -1,15 +1,20 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `cache.touch`: restarts an entry's lifetime from now (Cashier's refreshValidation).
-enum CacheTouch: MethodHandler {
+enum CacheTouch: MethodDefinition {
     static let method = "cache.touch"
-    static let requiredParams = ["key"]
+    typealias Params = EntryParams
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let key = try r.params.entryKey()
-        guard let cache = try r.server.cache(r, create: false) else { return .result(["found": false]) }
-        let found = try r.server.core { () throws(StoreError) in try cache.touch(key) }
-        return .afterCommit(["found": .bool(found)])
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(found: false)) }
+        let found = try r.server.core { () throws(StoreError) in try cache.touch(p.key) }
+        return .afterCommit(Result(found: found))
+    }
+
+    struct Result: MethodResult {
+        let found: Bool
+        var json: JSON { ["found": .bool(found)] }
     }
 }

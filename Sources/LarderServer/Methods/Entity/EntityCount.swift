@@ -3,15 +3,29 @@ import LarderJSON
 import LarderRPC
 
 /// `entity.count`: how many records match `where` (all when absent).
-enum EntityCount: MethodHandler {
+enum EntityCount: MethodDefinition {
     static let method = "entity.count"
-    static let requiredParams = ["entity"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let entity = try r.params.entityName()
-        let conditions = r.params["where"]
+    struct Params: ParamsObject {
+        static let members = ["entity", "where"]
+        static let requiredMembers = ["entity"]
+        let entity: String
+        /// Checked against the entity's attributes by the core.
+        let conditions: JSON?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            entity = try p.entityName()
+            conditions = p["where"]
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let n = try r.server.core { () throws(StoreError) in try store.count(entity, where: conditions) }
-        return .result(["count": .int(n)])
+        return .result(Result(count: try r.server.core { () throws(StoreError) in try store.count(p.entity, where: p.conditions) }))
+    }
+
+    struct Result: MethodResult {
+        let count: Int
+        var json: JSON { ["count": .int(count)] }
     }
 }

@@ -4,15 +4,32 @@ import LarderRPC
 
 /// `entity.delete`: deletes a record, applying each relationship's delete
 /// rule (nullify, cascade, or deny: -31043), all or nothing.
-enum EntityDelete: MethodHandler {
+enum EntityDelete: MethodDefinition {
     static let method = "entity.delete"
-    static let requiredParams = ["entity", "id"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let entity = try r.params.entityName()
-        let id = try r.params.require("id", as: JSON.self)
+    struct Params: ParamsObject {
+        static let members = ["entity", "id"]
+        static let requiredMembers = ["entity", "id"]
+        let entity: String
+        let id: JSON
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            entity = try p.entityName()
+            id = try p.require("id", as: JSON.self)
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let result = try r.server.core { () throws(StoreError) in try store.deleteRecord(entity, id: id) }
-        return .afterCommit(["deleted": .int(result.deleted), "nullified": .int(result.nullified)])
+        let result = try r.server.core { () throws(StoreError) in try store.deleteRecord(p.entity, id: p.id) }
+        return .afterCommit(Result(deleted: result.deleted, nullified: result.nullified))
+    }
+
+    struct Result: MethodResult {
+        /// Records deleted: this one and those its cascade rules reached.
+        let deleted: Int
+        /// References set to null by nullify rules.
+        let nullified: Int
+        var json: JSON { ["deleted": .int(deleted), "nullified": .int(nullified)] }
     }
 }

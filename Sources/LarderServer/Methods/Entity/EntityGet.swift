@@ -4,17 +4,21 @@ import LarderRPC
 
 /// `entity.get`: one record in its model's casing and date format, with the
 /// relationships named by `include` nested.
-enum EntityGet: MethodHandler {
+enum EntityGet: MethodDefinition {
     static let method = "entity.get"
-    static let requiredParams = ["entity", "id"]
+    typealias Params = RecordParams
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let entity = try r.params.entityName()
-        let id = try r.params.require("id", as: JSON.self)
-        let include = try r.params.includePaths()
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let record = try r.server.core { () throws(StoreError) in try store.record(entity, id: id, include: include) }
-        guard let record else { return .result(["found": false]) }
-        return .result(["found": true, "record": record])
+        return .result(Result(record: try r.server.core { () throws(StoreError) in try store.record(p.entity, id: p.id, include: p.include) }))
+    }
+
+    struct Result: MethodResult {
+        /// Nil: no such record.
+        let record: JSON?
+        var json: JSON {
+            guard let record else { return ["found": false] }
+            return ["found": true, "record": record]
+        }
     }
 }

@@ -3,12 +3,17 @@ import LarderJSON
 import LarderRPC
 
 /// `entity.models`: every defined model with its entities, as defined (defaults filled in).
-enum EntityModels: MethodHandler {
+enum EntityModels: MethodDefinition {
     static let method = "entity.models"
+    typealias Params = NoParams
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let models = try r.server.core { () throws(StoreError) in try store.entityModels() }
-        return .result(["models": .array(models.map(\.json))])
+        return .result(Result(models: try r.server.core { () throws(StoreError) in try store.entityModels() }))
+    }
+
+    struct Result: MethodResult {
+        let models: [EntityModel]
+        var json: JSON { ["models": .array(models.map(\.json))] }
     }
 }

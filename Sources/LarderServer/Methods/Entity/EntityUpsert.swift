@@ -4,16 +4,28 @@ import LarderRPC
 
 /// `entity.upsert`: stages records in a batch of their own and applies it at
 /// once; the process's staged batch is left alone.
-enum EntityUpsert: MethodHandler {
+enum EntityUpsert: MethodDefinition {
     static let method = "entity.upsert"
-    static let requiredParams = ["entity", "records"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let entity = try r.params.entityName()
-        let records = try r.params.entityRecords()
-        let policy = try r.params.missingReferencePolicy()
-        let store = r.server.store
-        let result = try r.server.core { () throws(StoreError) in try store.upsert(records, entity: entity, onMissing: policy) }
-        return .afterCommit(result.json)
+    struct Params: ParamsObject {
+        static let members = ["entity", "records", "onMissing"]
+        static let requiredMembers = ["entity", "records"]
+        let entity: String
+        let records: [JSON]
+        let onMissing: MissingReferencePolicy
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            entity = try p.entityName()
+            records = try p.entityRecords()
+            onMissing = try p.missingReferencePolicy()
+        }
     }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let store = r.server.store
+        let counts = try r.server.core { () throws(StoreError) in try store.upsert(p.records, entity: p.entity, onMissing: p.onMissing) }
+        return .afterCommit(Result(counts: counts))
+    }
+
+    typealias Result = ApplyResultJSON
 }

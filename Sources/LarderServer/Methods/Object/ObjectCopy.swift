@@ -3,27 +3,45 @@ import LarderJSON
 import LarderRPC
 
 /// `object.copy`: copies a stored object, as stored, to another key (and cache or group).
-enum ObjectCopy: MethodHandler {
+enum ObjectCopy: MethodDefinition {
     static let method = "object.copy"
-    static let requiredParams = ["key", "toKey"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let from = try r.params.entryKey()
-        let toKey = try r.params.nonEmptyKey(try r.params.require("toKey", as: String.self), at: "params.toKey")
-        let toGroup = try r.params.optional("toGroup", as: String.self) ?? from.group
-        let sourceCacheName = try r.params.cacheName()
-        let toCacheName = try r.params.optional("toCache", as: String.self) ?? sourceCacheName
-        guard !toCacheName.isEmpty else { throw .invalidParams("params.toCache must not be empty") }
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "key", "toKey", "toCache", "toGroup"]
+        static let requiredMembers = ["key", "toKey"]
+        let cache: String
+        let from: EntryKey
+        let toCache: String
+        let to: EntryKey
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            from = try p.entryKey()
+            let toKey = try p.nonEmptyKey(try p.require("toKey", as: String.self), at: "\(p.path).toKey")
+            to = EntryKey(group: try p.optional("toGroup", as: String.self) ?? from.group, key: toKey)
+            cache = try p.cacheName()
+            toCache = try p.optional("toCache", as: String.self) ?? cache
+            guard !toCache.isEmpty else { throw .invalidParams("\(p.path).toCache must not be empty") }
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
-        let missing = ResponseError.requestFailed("no object under key \"\(from.key)\"", data: ["key": .string(from.key)])
-        guard let source = try server.cache(r, create: false) else { throw missing }
+        let missing = ResponseError.requestFailed("no object under key \"\(p.from.key)\"", data: ["key": .string(p.from.key)])
+        guard let source = try server.cache(p.cache, create: false) else { throw missing }
         let copied = try server.core { () throws(StoreError) -> StoredObject? in
-            guard let (stored, entry) = try source.storedObject(from) else { return nil }
-            let target = try server.store.cache(named: toCacheName, create: true)!
-            try target.set(Cache.Write(key: EntryKey(group: toGroup, key: toKey), kind: .object, bytes: stored.json.encoded, ttl: entry.ttl))
+            guard let (stored, entry) = try source.storedObject(p.from) else { return nil }
+            let target = try server.store.cache(named: p.toCache, create: true)!
+            try target.set(Cache.Write(key: p.to, kind: .object, bytes: stored.json.encoded, ttl: entry.ttl))
             return stored
         }
         guard let copied else { throw missing }
-        return .afterCommit(["copied": true, "type": .string(copied.type), "version": .string(copied.version.text)])
+        return .afterCommit(Result(type: copied.type, version: copied.version.text))
+    }
+
+    struct Result: MethodResult {
+        /// The copy's type and version: the original's, as stored.
+        let type: String
+        let version: String
+        var json: JSON { ["copied": true, "type": .string(type), "version": .string(version)] }
     }
 }

@@ -3,13 +3,19 @@ import LarderJSON
 import LarderRPC
 
 /// `object.describe`: HMCache's JSON description of a stored object (`{key}`) or of a value (`{type, value}`).
-enum ObjectDescribe: MethodHandler {
+enum ObjectDescribe: MethodDefinition {
     static let method = "object.describe"
+    typealias Params = ObjectOperand.Params
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
-        return server.answer(r, about: try ObjectOperand.from(r.params)) { (stored) throws(ResponseError) in
-            ["description": try server.core { () throws(StoreError) in try ObjectDescription(store: server.store).describe(stored) }]
+        return server.answer(r, about: p.operand) { (stored) throws(ResponseError) in
+            Result(description: try server.core { () throws(StoreError) in try ObjectDescription(store: server.store).describe(stored) })
         }
+    }
+
+    struct Result: MethodResult {
+        let description: JSON
+        var json: JSON { ["description": description] }
     }
 }

@@ -3,24 +3,37 @@ import LarderJSON
 import LarderRPC
 
 /// `object.equals {a, b}`: whether two objects (keys or `{type, value}`) have the same type and value.
-enum ObjectEquals: MethodHandler {
+enum ObjectEquals: MethodDefinition {
     static let method = "object.equals"
-    static let requiredParams = ["a", "b"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let a = try ObjectOperand.member("a", of: r.params)
-        let b = try ObjectOperand.member("b", of: r.params)
+    struct Params: ParamsObject {
+        static let members = ["a", "b", "cache", "group"]
+        static let requiredMembers = ["a", "b"]
+        let a: ObjectOperand
+        let b: ObjectOperand
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            a = try ObjectOperand.member("a", of: p)
+            b = try ObjectOperand.member("b", of: p)
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
         let reply = r.reply
         // Either side may need the client's migrations first: resolve a, then b.
-        server.resolve(a) { first in
-            server.resolve(b) { second in
+        server.resolve(p.a) { first in
+            server.resolve(p.b) { second in
                 server.finishAfterCommit(reply, first.flatMap { x in second.map { y in
-                    let equal = x.type == y.type && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)
-                    return ["equal": .bool(equal)]
+                    Result(equal: x.type == y.type && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)).json
                 } })
             }
         }
         return .deferred
+    }
+
+    struct Result: MethodResult {
+        let equal: Bool
+        var json: JSON { ["equal": .bool(equal)] }
     }
 }

@@ -4,39 +4,67 @@ import LarderRPC
 
 /// `object.get`: the object at the newest version of its type, migrated (and
 /// written back) if it was stored under an older one.
-enum ObjectGet: MethodHandler {
+enum ObjectGet: MethodDefinition {
     static let method = "object.get"
-    static let requiredParams = ["key"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let key = try r.params.entryKey()
-        let expected = try r.params.optional("type", as: String.self)
-        guard let cache = try r.server.cache(r, create: false) else { return .result(["found": false]) }
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "key", "type"]
+        static let requiredMembers = ["key"]
+        let cache: String
+        let key: EntryKey
+        /// The type the caller expects; another is an error rather than a surprise.
+        let type: String?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            key = try p.entryKey()
+            type = try p.optional("type", as: String.self)
+            cache = try p.cacheName()
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(.notFound) }
         let reply = r.reply, server = r.server
-        ObjectFetch.read(key, in: cache, server: server) { outcome in
-            server.finishAfterCommit(reply, outcome.flatMap { read in answer(read, expected: expected, key: key.key) })
+        ObjectFetch.read(p.key, in: cache, server: server) { outcome in
+            server.finishAfterCommit(reply, outcome.flatMap { read in
+                Swift.Result { () throws(ResponseError) in try Result(read, expected: p.type, key: p.key.key).json }
+            })
         }
         return .deferred
     }
 
-    static func answer(_ read: ObjectRead, expected: String?, key: String) -> Result<JSON, ResponseError> {
-        func found(_ type: String, _ version: String, _ value: JSON, from: String? = nil) -> Result<JSON, ResponseError> {
-            if let expected, expected != type {
-                return .failure(.requestFailed("the object under \"\(key)\" is a \(type), not a \(expected)",
-                                               data: ["key": .string(key), "type": .string(type)]))
+    enum Result: MethodResult {
+        case notFound
+        /// The object's type has no version left that it could be migrated to (a migration dropped it).
+        case dropped(type: String, from: String)
+        case found(type: String, version: String, value: JSON, migratedFrom: String?)
+
+        init(_ read: ObjectRead, expected: String?, key: String) throws(ResponseError) {
+            switch read {
+            case .notFound: self = .notFound
+            case .dropped(let type, let from): self = .dropped(type: type, from: from.text)
+            case .current(let s): self = .found(type: s.type, version: s.version.text, value: s.plainValue, migratedFrom: nil)
+            case .migrated(let s, let from):
+                self = .found(type: s.type, version: s.version.text, value: s.plainValue, migratedFrom: from.text)
+            case .untyped(let type, let version, let value): self = .found(type: type, version: version, value: value, migratedFrom: nil)
+            case .needsCallback: throw .internalError("a migration callback was left unanswered")
             }
-            var o: JSONObject = ["found": true, "type": .string(type), "version": .string(version), "value": value]
-            if let from { o["migratedFrom"] = .string(from) }
-            return .success(.object(o))
+            if case .found(let type, _, _, _) = self, let expected, expected != type {
+                throw .requestFailed("the object under \"\(key)\" is a \(type), not a \(expected)",
+                                     data: ["key": .string(key), "type": .string(type)])
+            }
         }
-        switch read {
-        case .notFound: return .success(["found": false])
-        case .dropped(let type, let from):
-            return .success(["found": false, "dropped": true, "type": .string(type), "migratedFrom": .string(from.text)])
-        case .current(let s): return found(s.type, s.version.text, s.plainValue)
-        case .migrated(let s, let from): return found(s.type, s.version.text, s.plainValue, from: from.text)
-        case .untyped(let type, let version, let value): return found(type, version, value)
-        case .needsCallback: return .failure(.internalError("a migration callback was left unanswered"))
+
+        var json: JSON {
+            switch self {
+            case .notFound: return ["found": false]
+            case .dropped(let type, let from):
+                return ["found": false, "dropped": true, "type": .string(type), "migratedFrom": .string(from)]
+            case .found(let type, let version, let value, let from):
+                var o: JSONObject = ["found": true, "type": .string(type), "version": .string(version), "value": value]
+                if let from { o["migratedFrom"] = .string(from) }
+                return .object(o)
+            }
         }
     }
 }

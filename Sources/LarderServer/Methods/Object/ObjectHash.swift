@@ -3,12 +3,18 @@ import LarderJSON
 import LarderRPC
 
 /// `object.hash`: a stable hash of an object's type and value (see CanonicalJSON), equal for equal objects.
-enum ObjectHash: MethodHandler {
+enum ObjectHash: MethodDefinition {
     static let method = "object.hash"
+    typealias Params = ObjectOperand.Params
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        r.server.answer(r, about: try ObjectOperand.from(r.params)) { stored in
-            ["hash": .string(CanonicalJSON.hash(type: stored.type, value: stored.plainValue)), "algorithm": "fnv1a64-canonical-json"]
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        r.server.answer(r, about: p.operand) { stored in
+            Result(hash: CanonicalJSON.hash(type: stored.type, value: stored.plainValue))
         }
+    }
+
+    struct Result: MethodResult {
+        let hash: String
+        var json: JSON { ["hash": .string(hash), "algorithm": "fnv1a64-canonical-json"] }
     }
 }

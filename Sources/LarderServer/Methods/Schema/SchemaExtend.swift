@@ -1,21 +1,37 @@
 import LarderCore
+import LarderJSON
 import LarderRPC
 
 /// `schema.extend`: adds a category's fields (HMCache's category properties) to
 /// the newest version of a type, without a version bump. Extension fields are optional.
-enum SchemaExtend: MethodHandler {
+enum SchemaExtend: MethodDefinition {
     static let method = "schema.extend"
-    static let requiredParams = ["type", "category", "fields"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let type = try r.params.require("type", as: String.self)
-        let category = try r.params.require("category", as: String.self)
-        guard !category.isEmpty else { throw .invalidParams("\(r.params.path).category must not be empty") }
-        let fields = try r.params.require("fields", as: Params.self)
-        let store = r.server.store
-        let schema = try r.server.core { () throws(StoreError) in
-            try store.extend(type: type, category: category, fields: try FieldDefinition.list(from: .object(fields.object), at: "fields"))
+    struct Params: ParamsObject {
+        static let members = ["type", "category", "fields"]
+        static let requiredMembers = ["type", "category", "fields"]
+        let type: String
+        let category: String
+        let fields: [FieldDefinition]
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            type = try p.require("type", as: String.self)
+            category = try p.require("category", as: String.self)
+            guard !category.isEmpty else { throw .invalidParams("\(p.path).category must not be empty") }
+            let fields = try p.require("fields", as: ParamsReader.self)
+            self.fields = try Server.core { () throws(StoreError) in try FieldDefinition.list(from: .object(fields.object), at: "fields") }
         }
-        return .afterCommit(["schema": schema.json])
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let store = r.server.store
+        let schema = try r.server.core { () throws(StoreError) in try store.extend(type: p.type, category: p.category, fields: p.fields) }
+        return .afterCommit(Result(schema: schema))
+    }
+
+    struct Result: MethodResult {
+        /// The newest version's definition, with the category added.
+        let schema: TypeSchema
+        var json: JSON { ["schema": schema.json] }
     }
 }

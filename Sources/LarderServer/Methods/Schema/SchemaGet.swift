@@ -3,23 +3,40 @@ import LarderJSON
 import LarderRPC
 
 /// `schema.get`: one version's definition (the newest by default), and the list of registered versions.
-enum SchemaGet: MethodHandler {
+enum SchemaGet: MethodDefinition {
     static let method = "schema.get"
-    static let requiredParams = ["type"]
 
-    static func handle(_ r: Request) throws(ResponseError) -> Response {
-        let type = try r.params.require("type", as: String.self)
-        let wanted = try r.params.optional("version", as: String.self)
+    struct Params: ParamsObject {
+        static let members = ["type", "version"]
+        static let requiredMembers = ["type"]
+        let type: String
+        /// Nil: the newest.
+        let version: String?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            type = try p.require("type", as: String.self)
+            version = try p.optional("version", as: String.self)
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let versions = try r.server.core { () throws(StoreError) in try store.versions(of: type) }
-        guard let newest = versions.last else { throw StoreError.schemaNotFound(type).responseError }
+        let versions = try r.server.core { () throws(StoreError) in try store.versions(of: p.type) }
+        guard let newest = versions.last else { throw StoreError.schemaNotFound(p.type).responseError }
         var schema = newest
-        if let wanted {
+        if let wanted = p.version {
             guard let v = SchemaVersion(wanted), let match = versions.first(where: { $0.version == v }) else {
-                throw .requestFailed("\(type) has no version \(wanted)", data: ["type": .string(type), "version": .string(wanted)])
+                throw .requestFailed("\(p.type) has no version \(wanted)", data: ["type": .string(p.type), "version": .string(wanted)])
             }
             schema = match
         }
-        return .result(["schema": schema.json, "versions": .array(versions.map { .string($0.version.text) })])
+        return .result(Result(schema: schema, versions: versions.map(\.version.text)))
+    }
+
+    struct Result: MethodResult {
+        let schema: TypeSchema
+        /// Every registered version, oldest first.
+        let versions: [String]
+        var json: JSON { ["schema": schema.json, "versions": .array(versions.map(JSON.string))] }
     }
 }

@@ -5,14 +5,8 @@ import LarderRPC
 /// `migrate.run` at work: every stored object that is behind is migrated, a
 /// batch per transaction, one batch per turn of the event loop so that other
 /// requests (and `$/cancelRequest`) are served in between.
-final class MigrationRun {
-    struct Options {
-        var type: String?
-        var dryRun = false
-        var batchSize = 500
-        var dropFailures = false
-        var token: JSON?
-    }
+final class MigrationJob {
+    typealias Options = MigrateRun.Params
 
     private unowned let server: Server
     private let reply: Reply
@@ -23,8 +17,7 @@ final class MigrationRun {
     private var total = 0
     /// Objects looked at, of any type; `examined` counts those of the requested type.
     private var visited = 0
-    private var examined = 0, migrated = 0, upToDate = 0, failed = 0, dropped = 0
-    private var failures: [JSON] = []
+    private var counts = MigrateRun.Result()
     private var cancelled = false
 
     init(server: Server, reply: Reply, caches: [Cache], options: Options) {
@@ -40,11 +33,6 @@ final class MigrationRun {
         progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
                   "message": .string("stored objects: \(total)")])
         server.connection.schedule { [self] in nextBatch() }
-    }
-
-    private var counts: JSON {
-        ["examined": .int(examined), "migrated": .int(migrated), "upToDate": .int(upToDate), "failed": .int(failed),
-         "dropped": .int(dropped), "failures": .array(failures)]
     }
 
     private func progress(_ value: JSONObject) {
@@ -80,25 +68,25 @@ final class MigrationRun {
         endBatch()
     }
 
-    private func record(_ outcome: Result<ObjectRead, ResponseError>, key: EntryKey, cache: Cache) {
+    private func record(_ outcome: Swift.Result<ObjectRead, ResponseError>, key: EntryKey, cache: Cache) {
         switch outcome {
         case .success(.notFound): return
-        case .success(.current), .success(.untyped): upToDate += 1
-        case .success(.migrated): migrated += 1
-        case .success(.dropped): dropped += 1
-        case .success(.needsCallback): failed += 1
+        case .success(.current), .success(.untyped): counts.upToDate += 1
+        case .success(.migrated): counts.migrated += 1
+        case .success(.dropped): counts.dropped += 1
+        case .success(.needsCallback): counts.failed += 1
         case .failure(let error):
-            failed += 1
+            counts.failed += 1
             var f: JSONObject = ["key": .string(key.key)]
             if key.group != "" { f["group"] = .string(key.group) }
             if cache.name != "default" { f["cache"] = .string(cache.name) }
             if let type = error.data?["type"] { f["type"] = type }
             if let from = error.data?["fromVersion"] { f["fromVersion"] = from }
             f["error"] = error.json
-            if failures.count < 1000 { failures.append(.object(f)) }
-            if options.dropFailures && !options.dryRun, (try? cache.remove(key)) == true { dropped += 1 }
+            if counts.failures.count < 1000 { counts.failures.append(.object(f)) }
+            if options.dropFailures && !options.dryRun, (try? cache.remove(key)) == true { counts.dropped += 1 }
         }
-        examined += 1
+        counts.examined += 1
     }
 
     /// Loads the next keys to look at; false when every cache is done.
@@ -124,11 +112,11 @@ final class MigrationRun {
         if !options.dryRun { server.commit() }
         let percentage = total == 0 ? 100 : min(100, visited * 100 / total)
         progress(["kind": "report", "percentage": .int(percentage),
-                  "message": .string("\(visited) of \(total) stored objects looked at, \(migrated) migrated")])
+                  "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
         // Cancelled, or the client shut the server down: stop here; finished batches stay.
         if cancelled || server.lifecycle == .shutDown {
             progress(["kind": "end", "message": "cancelled"])
-            reply.fail(.requestCancelled(data: counts))
+            reply.fail(.requestCancelled(data: counts.json))
             return
         }
         server.connection.schedule { [self] in nextBatch() }
@@ -137,8 +125,8 @@ final class MigrationRun {
     private func finish() {
         guard !reply.isDone else { return }
         if !options.dryRun { server.commit() }
-        progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(migrated) migrated")])
-        progress(["kind": "end", "message": .string("\(migrated) migrated, \(failed) failed")])
-        server.finishAfterCommit(reply, .success(counts))
+        progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
+        progress(["kind": "end", "message": .string("\(counts.migrated) migrated, \(counts.failed) failed")])
+        server.finishAfterCommit(reply, .success(counts.json))
     }
 }

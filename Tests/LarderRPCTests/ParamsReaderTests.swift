@@ -2,7 +2,7 @@ import XCTest
 import LarderJSON
 import LarderRPC
 
-final class ParamsTests: XCTestCase {
+final class ParamsReaderTests: XCTestCase {
     private func expectError<T>(_ body: () throws(ResponseError) -> T, file: StaticString = #filePath, line: UInt = #line) -> ResponseError? {
         do {
             let value = try body()
@@ -15,7 +15,7 @@ final class ParamsTests: XCTestCase {
     }
 
     func testRequireAndOptionalReadValues() throws {
-        let p = Params(["name": "n", "count": 3, "ratio": 0.5, "on": true, "tags": ["a", "b"], "any": [1, nil]])
+        let p = ParamsReader(["name": "n", "count": 3, "ratio": 0.5, "on": true, "tags": ["a", "b"], "any": [1, nil]])
         XCTAssertEqual(try p.require("name", as: String.self), "n")
         XCTAssertEqual(try p.require("count", as: Int.self), 3)
         XCTAssertEqual(try p.require("ratio", as: Double.self), 0.5)
@@ -29,7 +29,7 @@ final class ParamsTests: XCTestCase {
     }
 
     func testNullCountsAsAbsent() throws {
-        let p = Params(["gone": nil])
+        let p = ParamsReader(["gone": nil])
         XCTAssertNil(try p.optional("gone", as: String.self))
         XCTAssertFalse(p.contains("gone"))
         let e = expectError { () throws(ResponseError) in try p.require("gone", as: String.self) }
@@ -37,14 +37,14 @@ final class ParamsTests: XCTestCase {
     }
 
     func testMissingRequiredNamesThePath() {
-        let p = Params(["other": 1])
+        let p = ParamsReader(["other": 1])
         let e = expectError { () throws(ResponseError) in try p.require("key", as: String.self) }
         XCTAssertTrue(e?.message.contains("params.key") ?? false, e?.message ?? "")
         XCTAssertTrue(e?.message.contains("string") ?? false, e?.message ?? "")
     }
 
     func testNilParamsBehaveAsAnEmptyObject() {
-        let p = Params(nil)
+        let p = ParamsReader(nil)
         XCTAssertEqual(p.path, "params")
         XCTAssertTrue(p.object.isEmpty)
         let e = expectError { () throws(ResponseError) in try p.require("key", as: Int.self) }
@@ -52,7 +52,7 @@ final class ParamsTests: XCTestCase {
     }
 
     func testTypeMismatch() {
-        let p = Params(["count": "ten"])
+        let p = ParamsReader(["count": "ten"])
         let e = expectError { () throws(ResponseError) in try p.require("count", as: Int.self) }
         XCTAssertEqual(e?.message, "Invalid params: type mismatch at params.count: expected integer, got string")
         let o = expectError { () throws(ResponseError) in try p.optional("count", as: Bool.self) }
@@ -60,37 +60,37 @@ final class ParamsTests: XCTestCase {
     }
 
     func testNestedTypeMismatchNamesTheFullPath() {
-        let p = Params(["disk": ["maxCount": "many"]])
+        let p = ParamsReader(["disk": ["maxCount": "many"]])
         let e = expectError { () throws(ResponseError) in
-            try p.require("disk", as: Params.self).require("maxCount", as: Int.self)
+            try p.require("disk", as: ParamsReader.self).require("maxCount", as: Int.self)
         }
         XCTAssertTrue(e?.message.contains("type mismatch at params.disk.maxCount: expected integer, got string") ?? false,
                       e?.message ?? "")
     }
 
     func testNestedMissingNamesTheFullPath() {
-        let p = Params(["disk": [:]])
+        let p = ParamsReader(["disk": [:]])
         let e = expectError { () throws(ResponseError) in
-            try p.require("disk", as: Params.self).require("maxCount", as: Int.self)
+            try p.require("disk", as: ParamsReader.self).require("maxCount", as: Int.self)
         }
         XCTAssertTrue(e?.message.contains("params.disk.maxCount") ?? false, e?.message ?? "")
     }
 
     func testNestedObjectOfWrongType() {
-        let p = Params(["disk": 5])
-        let e = expectError { () throws(ResponseError) in try p.require("disk", as: Params.self) }
+        let p = ParamsReader(["disk": 5])
+        let e = expectError { () throws(ResponseError) in try p.require("disk", as: ParamsReader.self) }
         XCTAssertTrue(e?.message.contains("type mismatch at params.disk: expected object, got integer") ?? false,
                       e?.message ?? "")
     }
 
     func testArrayElementMismatchNamesTheIndex() {
-        let p = Params(["tags": ["a", 2]])
+        let p = ParamsReader(["tags": ["a", 2]])
         let e = expectError { () throws(ResponseError) in try p.require("tags", as: [String].self) }
         XCTAssertTrue(e?.message.contains("params.tags[1]: expected string, got integer") ?? false, e?.message ?? "")
     }
 
     func testIntegerRejectsFractions() {
-        let p = Params(["n": 1.5])
+        let p = ParamsReader(["n": 1.5])
         let e = expectError { () throws(ResponseError) in try p.require("n", as: Int.self) }
         XCTAssertTrue(e?.message.contains("expected integer, got number") ?? false, e?.message ?? "")
     }

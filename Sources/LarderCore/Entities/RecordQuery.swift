@@ -4,7 +4,7 @@ import LarderJSON
 /// order, and a page. Conditions and order keys are JSON keys (attributes or
 /// to-one relationships); values are written as in records (dates in the
 /// model's format, relationships as the destination's identifier).
-public struct EntityQuery: Sendable {
+public struct RecordQuery: Sendable {
     /// `{key: value}` for equality, or `{key: {operator: operand, ...}}`.
     public var conditions: JSON?
     /// Keys to order by, `-key` for descending; the identifier breaks ties.
@@ -71,7 +71,7 @@ struct EntityFilter {
                 continue
             }
             guard !ops.isEmpty else {
-                throw .invalidArgument(field: path, reason: "an operator object needs at least one of \(EntityQuery.operators.joined(separator: ", "))")
+                throw .invalidArgument(field: path, reason: "an operator object needs at least one of \(RecordQuery.operators.joined(separator: ", "))")
             }
             for op in ops.members { try add(op.key, op.value, operand, at: "\(path).\(op.key)") }
         }
@@ -88,7 +88,8 @@ struct EntityFilter {
             }
             return Operand(column: EntityTable.quote(entity.relationships[r].name), key: key, attribute: nil, linkKind: kind, dates: dates)
         case nil:
-            throw .invalidArgument(field: path, reason: "\(entity.name) has no attribute or relationship \"\(key)\"")
+            let meant = NearestName.suggestion(for: key, among: entity.attributeKeys + entity.relationshipKeys).map { " (did you mean \($0)?)" } ?? ""
+            throw .invalidArgument(field: path, reason: "\(entity.name) has no attribute or relationship \"\(key)\"\(meant)")
         }
     }
 
@@ -142,7 +143,7 @@ struct EntityFilter {
             guard case .bool(let b) = value else { throw .invalidArgument(field: path, reason: "isNull needs true or false, got \(value.typeName)") }
             clauses.append("\(column) \(b ? "IS NULL" : "IS NOT NULL")")
         default:
-            throw .invalidArgument(field: path, reason: "unknown operator \"\(op)\" (\(EntityQuery.operators.joined(separator: ", ")))")
+            throw .unknownMember(UnknownMember(path: path, name: op, expected: RecordQuery.operators))
         }
     }
 
