@@ -23,9 +23,21 @@ public enum Log {
     public static func info(_ message: @autoclosure () -> String) { write(.info, message()) }
     public static func debug(_ message: @autoclosure () -> String) { write(.debug, message()) }
 
+    /// The line a person at a terminal sees first. It reports nothing wrong,
+    /// so it carries no level label; like everything but errors, it is left
+    /// out at `--log-level error`.
+    public static func banner(_ message: @autoclosure () -> String) {
+        guard level > .error else { return }
+        writeLine(message())
+    }
+
     private static func write(_ l: Level, _ message: @autoclosure () -> String) {
         guard l <= level else { return }
-        var line = Array("larder: \(l): \(message())\n".utf8)
+        writeLine("larder: \(l): \(message())")
+    }
+
+    private static func writeLine(_ text: String) {
+        var line = Array("\(text)\n".utf8)
         line.withUnsafeMutableBytes { _ = Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

@@ -49,11 +49,11 @@ enum Main {
         }
         if isatty(0) == 1 {
             let location = serverOptions.storePath ?? "memory"
-            Log.error("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
+            Log.banner("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
         }
         var recorder: Recorder?
         if let path = options.recordPath {
-            do { recorder = try Recorder(path: path, arguments: options.replayArguments) } catch { fail(error.message, code: 2) }
+            do { recorder = try Recorder(path: path, arguments: options.replayArguments, clockIsFixed: options.clock != nil) } catch { fail(error.message, code: 2) }
         }
         let output = ProtocolOutput.claim()
         PipeBuffers.enlarge(0, output)

@@ -62,4 +62,31 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(larder.request("initialize")?["result"]?["store"]?["path"], .string(dir))
         assertCleanExit(larder)
     }
+
+    func testTheBannerAtATerminalIsNotLabelledAnError() throws {
+        let larder = try LarderProcess(["--memory"], terminalInput: true)
+        XCTAssertNotNil(larder.request("cache.list"))
+        endTerminalInput(larder)
+        XCTAssertEqual(larder.waitForExit(), 0)
+        let err = larder.stderrAtEnd()
+        let lines = err.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, err)
+        XCTAssertTrue(err.hasPrefix("larder "), err)
+        XCTAssertFalse(err.hasPrefix("larder: "), "a banner has no level label: \(err)")
+        XCTAssertTrue(err.contains("serving JSON-RPC on stdin/stdout, store: memory"), err)
+        XCTAssertEqual(larder.readToEnd(), [], "the banner stays off stdout")
+    }
+
+    func testTheBannerIsLeftOutWhenOnlyErrorsAreLogged() throws {
+        let larder = try LarderProcess(["--memory", "--log-level", "error"], terminalInput: true)
+        XCTAssertNotNil(larder.request("cache.list"))
+        endTerminalInput(larder)
+        XCTAssertEqual(larder.waitForExit(), 0)
+        XCTAssertEqual(larder.stderrAtEnd(), "")
+    }
+
+    /// Ctrl-D on an empty line: the terminal's end of input.
+    private func endTerminalInput(_ larder: LarderProcess) {
+        larder.send(bytes: [0x04])
+    }
 }

@@ -51,7 +51,8 @@ final class LarderProcess {
     // MARK: - Starting
 
     /// Starts `larder` with `arguments`; `environment` entries are added to (or replace) the test's own.
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// With `terminalInput` its stdin is a pseudo-terminal, as for a person typing, instead of a pipe.
+    init(_ arguments: [String], environment: [String: String] = [:], terminalInput: Bool = false) throws {
         // A write to a server that died must fail with EPIPE, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
         self.arguments = arguments
@@ -59,8 +60,8 @@ final class LarderProcess {
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
         // Close-on-exec, so that no other server started meanwhile inherits our ends of the pipes.
         // (Tests spawn from one thread, so setting the flag after pipe(2) leaves no window.)
-        guard pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
-            throw SpawnError(description: "pipe: \(String(cString: strerror(errno)))")
+        guard terminalInput ? Self.openTerminal(&input) : pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
+            throw SpawnError(description: "cannot connect the server's stdin, stdout and stderr: \(String(cString: strerror(errno)))")
         }
         for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
 
@@ -105,6 +106,14 @@ final class LarderProcess {
         stdinFD = input[1]
         stdoutFD = output[0]
         stderr = StreamCollector(fd: errors[0])
+    }
+
+    /// A pseudo-terminal as `[the child's end, ours]`, in the order pipe(2) gives `[read end, write end]`.
+    private static func openTerminal(_ ends: inout [Int32]) -> Bool {
+        var ours: Int32 = -1, child: Int32 = -1
+        guard openpty(&ours, &child, nil, nil, nil) == 0 else { return false }
+        ends = [child, ours]
+        return true
     }
 
     deinit {

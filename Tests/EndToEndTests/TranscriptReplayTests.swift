@@ -1,4 +1,5 @@
 import Foundation
+import LarderJSON
 import XCTest
 
 /// `larder replay` plays every transcript in protocol/transcripts, and reports a changed expectation readably.
@@ -39,18 +40,56 @@ final class TranscriptReplayTests: XCTestCase {
         XCTAssertTrue(output.contains("expected: ") && output.contains("actual: "), output)
     }
 
-    func testARecordedSessionReplays() throws {
+    func testARecordingOnAFixedClockKeepsExactTimes() throws {
         let recording = NSTemporaryDirectory() + "recorded-\(UUID().uuidString).transcript"
         defer { try? FileManager.default.removeItem(atPath: recording) }
-        let larder = try LarderProcess(["--memory", "--clock", "2026-01-01T00:00:00Z", "--record", recording])
-        _ = larder.request("cache.set", params: ["key": "a", "value": ["x": 1]])
+        let larder = try LarderProcess(["--memory", "--clock", "2026-01-01T00:00:00Z", "--enable-test-methods", "--record", recording])
+        _ = larder.request("cache.set", params: ["key": "a", "value": ["x": 1], "ttl": 60])
         _ = larder.request("cache.get", params: ["key": "a"], id: 2)
-        _ = larder.request("nope", id: 3)
+        _ = larder.request("debug.advanceClock", params: ["seconds": 30], id: 3)
+        _ = larder.request("cache.getMany", params: ["keys": ["a"]], id: 4)
+        _ = larder.request("nope", id: 5)
         larder.closeStdin()
         XCTAssertEqual(larder.waitForExit(), 0)
         let text = try String(contentsOfFile: recording, encoding: .utf8)
-        XCTAssertTrue(text.contains("// args: --memory --clock 2026-01-01T00:00:00Z"), text)
-        XCTAssertEqual(text.components(separatedBy: "\n--> ").count - 1, 3, text)
+        XCTAssertTrue(text.contains("// args: --memory --clock 2026-01-01T00:00:00Z --enable-test-methods"), text)
+        XCTAssertEqual(text.components(separatedBy: "\n--> ").count - 1, 5, text)
+        // A replay is given the same clock, so the times are checked exactly.
+        XCTAssertEqual(text.components(separatedBy: #""storedAt":"2026-01-01T00:00:00.000Z""#).count - 1, 2, text)
+        XCTAssertEqual(text.components(separatedBy: #""expiresAt":"2026-01-01T00:01:00.000Z""#).count - 1, 2, text)
+        XCTAssertTrue(text.contains(#""now":"2026-01-01T00:00:30.000Z""#), text)
+        XCTAssertFalse(text.contains("[..]"), text)
+        let (status, output) = try replay([recording])
+        XCTAssertEqual(status, 0, output)
+    }
+
+    func testARecordingOnTheSystemClockReplaysLater() throws {
+        let recording = NSTemporaryDirectory() + "recorded-\(UUID().uuidString).transcript"
+        defer { try? FileManager.default.removeItem(atPath: recording) }
+        let larder = try LarderProcess(["--memory", "--record", recording])
+        _ = larder.request("initialize", params: [:])
+        // The client's own times, even under the server's member names, are kept as sent.
+        let value: JSON = ["storedAt": "2020-01-01T00:00:00Z", "expiresAt": "2020-01-02T00:00:00Z"]
+        _ = larder.request("cache.set", params: ["key": "a", "value": value, "ttl": 3600], id: 2)
+        _ = larder.request("cache.set", params: ["key": "b", "value": "forever"], id: 3)
+        let found = larder.request("cache.get", params: ["key": "a"], id: 4)
+        _ = larder.request("cache.getMany", params: ["keys": ["a", "b", "c"]], id: 5)
+        larder.send(#"[{"jsonrpc":"2.0","id":6,"method":"cache.get","params":{"key":"b"}},{"jsonrpc":"2.0","id":7,"method":"cache.has","params":{"key":"a"}}]"#)
+        XCTAssertNotNil(larder.readMessage()?.arrayValue)
+        larder.closeStdin()
+        XCTAssertEqual(larder.waitForExit(), 0)
+        let text = try String(contentsOfFile: recording, encoding: .utf8)
+        XCTAssertFalse(text.contains("--clock"), text)
+        guard let storedAt = found?["result"]?["storedAt"]?.stringValue else { return XCTFail("no storedAt in \(found.map(\.description) ?? "nothing")") }
+        XCTAssertFalse(text.contains(storedAt), "the time the server stamped is a pattern: \(text)")
+        // a: get, getMany; b: getMany, batch.
+        XCTAssertEqual(text.components(separatedBy: #""storedAt":"20[..]Z""#).count - 1, 4, text)
+        XCTAssertEqual(text.components(separatedBy: #""expiresAt":"20[..]Z""#).count - 1, 2, text)
+        // In the request that stores the value and the two answers that return it.
+        XCTAssertEqual(text.components(separatedBy: value.description).count - 1, 3, text)
+
+        // Replayed once the clock has moved on from every time the session saw.
+        usleep(10_000)
         let (status, output) = try replay([recording])
         XCTAssertEqual(status, 0, output)
     }
