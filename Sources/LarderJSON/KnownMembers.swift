@@ -47,17 +47,26 @@ public enum NearestName {
     /// The candidate closest to `name`: the same once case and `_`/`-` are
     /// ignored (`max_count` for `maxCount`), or within a small edit distance
     /// where swapping two neighbours counts as one edit (`tll` for `ttl`,
-    /// `cahce` for `cache`). Nil when nothing is close: a wrong guess would
-    /// mislead more than no guess.
+    /// `cahce` for `cache`). Dotted names (`cache.get`) are compared part by
+    /// part, each within its own allowance, so `cache.nope` suggests nothing
+    /// rather than `cache.open`. Nil when nothing is close: a wrong guess
+    /// would mislead more than no guess.
     public static func suggestion(for name: String, among candidates: [String]) -> String? {
         let wanted = folded(name)
         if let same = candidates.first(where: { folded($0) == wanted }) { return same }
-        // About one edit in three characters, at least one and at most three.
-        let limit = min(3, max(1, wanted.count / 3))
+        let wantedParts = wanted.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         var best: (name: String, distance: Int)?
         for c in candidates {
-            let d = distance(wanted, folded(c))
-            if d <= limit && d < (best?.distance ?? .max) { best = (c, d) }
+            let parts = folded(c).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+            guard parts.count == wantedParts.count else { continue }
+            var total = 0
+            for (a, b) in zip(wantedParts, parts) {
+                let d = distance(Array(a), Array(b))
+                // About one edit in three characters, at least one and at most three.
+                guard d <= min(3, max(1, a.count / 3)) else { total = .max; break }
+                total += d
+            }
+            if total < (best?.distance ?? .max) { best = (c, total) }
         }
         return best?.name
     }

@@ -64,6 +64,8 @@ public final class Connection {
     private var nextOutgoingID = 0
     /// Work that continues between messages (long operations run in slices).
     private var scheduled: [() -> Void] = []
+    /// A message being gathered line by line (see `SplitMessage`).
+    private var split: SplitMessage?
 
     deinit { requests.deallocate() }
 
@@ -99,6 +101,7 @@ public final class Connection {
             }
             if n == 0 {
                 if let last = decoder.endOfInput() { handle(last) }
+                if let unfinished = split { answer(unfinished) }
                 break
             }
             lastReadDrained = n < FrameDecoder.chunk
@@ -185,6 +188,7 @@ public final class Connection {
     }
 
     private func handle(body: UnsafeBufferPointer<UInt8>) {
+        if split != nil && gather(body) { return }
         if let handler, let request = requests.read(body) {
             direct.reset()
             switch handler.answer(directly: request, into: &direct) {
@@ -203,6 +207,11 @@ public final class Connection {
         do {
             json = try JSONParser.parse(body, maxDepth: maxDepth)
         } catch {
+            if framing == .lines && error.reason == .unexpectedEnd, let start = SplitMessage(startingWith: body) {
+                split = start
+                splitError = error
+                return
+            }
             reject(.parseError(error.description), id: .null, batch: nil)
             return
         }
@@ -237,6 +246,40 @@ public final class Connection {
             }
             noAnswer(in: batch)
         }
+    }
+
+    /// The parse error of a split message's first line, answered as it is if
+    /// no other line follows.
+    private var splitError: JSONParseError?
+
+    /// Adds a line to the split message; false when the line is a whole
+    /// message of its own, which the split message is then answered before.
+    private func gather(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard var gathering = split else { return false }
+        if SplitMessage.isWholeMessage(line) {
+            answer(gathering)
+            return false
+        }
+        let complete = gathering.append(line)
+        if gathering.text.count > decoder.maxMessageBytes {
+            split = nil
+            reject(.invalidRequest("a message spread over lines exceeds the limit of \(decoder.maxMessageBytes) bytes"), id: .null, batch: nil)
+            return true
+        }
+        if complete { answer(gathering) } else { split = gathering }
+        return true
+    }
+
+    /// Answers a split message, and forgets it.
+    private func answer(_ gathered: SplitMessage) {
+        split = nil
+        if gathered.lines == 1, let first = splitError {
+            // Nothing followed: a line cut short, not a message spread over lines.
+            reject(.parseError(first.description), id: .null, batch: nil)
+            return
+        }
+        let (error, id) = gathered.error
+        reject(error, id: id, batch: nil)
     }
 
     /// Answers a message that cannot be handled, through the handler so that
