@@ -82,8 +82,9 @@ extension ParamsReader {
 
     /// One entry to write, from `key`, `value`/`data` and `ttl`.
     func write() throws(ResponseError) -> Cache.Write {
+        let key = try entryKey()
         let (kind, bytes) = try storedValue()
-        return Cache.Write(key: try entryKey(), kind: kind, bytes: bytes, ttl: try milliseconds("ttl"))
+        return Cache.Write(key: key, kind: kind, bytes: bytes, ttl: try milliseconds("ttl"))
     }
 }
 

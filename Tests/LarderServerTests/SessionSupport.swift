@@ -11,7 +11,7 @@ import XCTest
 /// Serves `input` (request lines) on a fresh in-memory store with a fixed
 /// clock, as `larder` would over its pipes, and returns what it wrote.
 /// `prepare` may set the store up before the first request is read.
-func serveSession(_ input: String, direct: Bool = true, requireInitialize: Bool = false,
+func serveSession(_ input: String, direct: Bool = true, requireInitialize: Bool = false, enableTestMethods: Bool = false,
                   prepare: (Store) -> Void = { _ in }) throws -> String {
     let dir = NSTemporaryDirectory() + "larder-session-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -23,6 +23,7 @@ func serveSession(_ input: String, direct: Bool = true, requireInitialize: Bool 
     var options = ServerOptions(storePath: nil)
     options.directAnswers = direct
     options.requireInitialize = requireInitialize
+    options.enableTestMethods = enableTestMethods
     let store = try Store(directory: nil, clock: Clock(fixedAt: 1_767_225_600_000))
     prepare(store)
     _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)

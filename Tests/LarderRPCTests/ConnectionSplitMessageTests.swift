@@ -1,0 +1,71 @@
+import XCTest
+import LarderJSON
+import LarderRPC
+
+/// Pretty-printed JSON sent with line framing: one clear error per message,
+/// to its id, and the lines after it served as usual.
+final class ConnectionSplitMessageTests: XCTestCase {
+    private let pretty = [
+        "{",
+        #"  "jsonrpc": "2.0","#,
+        #"  "id": 7,"#,
+        #"  "method": "echo","#,
+        #"  "params": {"text": "a { and a } in a string", "list": [1, 2]}"#,
+        "}",
+    ]
+
+    func testAPrettyPrintedMessageGetsOneErrorToItsId() {
+        let run = runConnection(lines: pretty + [#"{"jsonrpc":"2.0","id":8,"method":"echo"}"#])
+        let lines = run.lines()
+        XCTAssertEqual(lines.count, 2, run.text)
+        XCTAssertEqual(lines.first?["id"], 7)
+        XCTAssertEqual(lines.first?.errorCode, -32700)
+        let message = lines.first?["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.contains("each message must be one line"), message)
+        XCTAssertTrue(message.contains("Content-Length"), message)
+        XCTAssertTrue(message.contains("6 lines"), message)
+        XCTAssertEqual(lines.last?["id"], 8)
+        XCTAssertEqual(lines.last?.errorCode, nil)
+    }
+
+    func testAnUnterminatedObjectFollowedByMoreLinesIsOneError() {
+        let run = runConnection(lines: [#"{"jsonrpc":"2.0","id":"a","#, #""method":"echo"}"#, #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#])
+        let lines = run.lines()
+        XCTAssertEqual(lines.map(\.errorCode), [-32700, nil], run.text)
+        XCTAssertEqual(lines.first?["id"], "a")
+        XCTAssertEqual(lines.last?["id"], 2)
+    }
+
+    func testAWholeMessageEndsAnUnfinishedOne() {
+        // The brackets never close: the next complete request must not be swallowed.
+        let run = runConnection(lines: ["{", #"  "jsonrpc": "2.0","#, #"{"jsonrpc":"2.0","id":3,"method":"echo"}"#])
+        let lines = run.lines()
+        XCTAssertEqual(lines.map(\.errorCode), [-32700, nil], run.text)
+        XCTAssertEqual(lines.first?["id"], .null)
+        XCTAssertEqual(lines.last?["id"], 3)
+    }
+
+    func testAnUnfinishedMessageAtTheEndOfInputIsAnswered() {
+        let run = runConnection(lines: ["{", #"  "jsonrpc": "2.0", "id": 4,"#])
+        let lines = run.lines()
+        XCTAssertEqual(lines.map(\.errorCode), [-32700], run.text)
+        XCTAssertTrue((lines.first?["error"]?["message"]?.stringValue ?? "").contains("one line"), run.text)
+    }
+
+    func testALineCutShortIsAnOrdinaryParseError() {
+        let run = runConnection(lines: [#"{"jsonrpc":"2.0","id":1,"method":"echo""#])
+        let lines = run.lines()
+        XCTAssertEqual(lines.map(\.errorCode), [-32700], run.text)
+        let message = lines.first?["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.contains("unexpected end of input"), message)
+    }
+
+    func testASplitMessageLargerThanTheLimitIsRefusedAndForgotten() {
+        let lines = ["{"] + Array(repeating: #"  "padding": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","#, count: 40)
+            + ["}", #"{"jsonrpc":"2.0","id":5,"method":"echo"}"#]
+        let run = runConnection(lines: lines, maxMessageBytes: 1000)
+        let answers = run.lines()
+        XCTAssertEqual(answers.first?.errorCode, -32600, run.text)
+        XCTAssertEqual(answers.last?["id"], 5, run.text)
+    }
+}
