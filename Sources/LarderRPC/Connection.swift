@@ -24,7 +24,7 @@ public final class Connection {
     /// Not weak: a weakly referenced object keeps its reference counts in a
     /// side table, and every retain of the handler, several per request,
     /// then takes the runtime's slow path.
-    public var handler: MessageHandler? {
+    package var handler: MessageHandler? {
         didSet {
             requests.deallocate()
             requests = RequestReader.allocate(methods: handler?.directMethods ?? [])

@@ -5,7 +5,7 @@ import LarderJSON
 /// Everything runs on the connection's one thread, in arrival order, so a
 /// handler needs no locks; work that must wait (for the client, for a commit)
 /// keeps its `Reply` and answers later while other messages are served.
-public protocol MessageHandler: AnyObject {
+package protocol MessageHandler: AnyObject {
     /// A request. Call `reply` exactly once, now or later.
     func handle(request method: String, params: JSON?, reply: Reply)
     /// Methods whose plain requests are offered to `answer(directly:into:)`;
@@ -32,7 +32,7 @@ public protocol MessageHandler: AnyObject {
 }
 
 /// What became of a request offered to `answer(directly:into:)`.
-public enum DirectAnswer {
+package enum DirectAnswer {
     /// Not handled here: parse it and handle it the ordinary way.
     case declined
     /// Answered: the result's JSON text is in the writer.
@@ -43,14 +43,14 @@ public enum DirectAnswer {
 }
 
 extension MessageHandler {
-    public var batchesWork: Bool { false }
-    public var directMethods: [StaticString] { [] }
+    package var batchesWork: Bool { false }
+    package var directMethods: [StaticString] { [] }
 
-    public func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+    package func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         .declined
     }
 
-    public func handle(invalidMessage error: ResponseError, reply: Reply) {
+    package func handle(invalidMessage error: ResponseError, reply: Reply) {
         reply.fail(error)
     }
 }

@@ -14,23 +14,23 @@ import LarderJSON
 /// `ParamsView.capacity` distinct members whose values are compact JSON
 /// (`CompactJSON`). Anything else yields nil and takes the ordinary path,
 /// which also gives malformed input its proper error.
-public struct RequestView {
-    public let body: UnsafeBufferPointer<UInt8>
+package struct RequestView {
+    package let body: UnsafeBufferPointer<UInt8>
     /// The id as written: a number literal, or a string with its quotes.
-    public let idText: UnsafeBufferPointer<UInt8>
+    package let idText: UnsafeBufferPointer<UInt8>
     /// The method name, between its quotes.
-    public let method: UnsafeBufferPointer<UInt8>
-    public let params: ParamsView
+    package let method: UnsafeBufferPointer<UInt8>
+    package let params: ParamsView
 
     /// The id, decoded (answers that leave later need it beyond the body's life).
-    public var id: RequestID {
+    package var id: RequestID {
         if idText.first == UInt8(ascii: "\"") {
             return .string(String(decoding: UnsafeBufferPointer(rebasing: idText.dropFirst().dropLast()), as: UTF8.self))
         }
         return .number(JSONNumber(validLiteral: String(decoding: idText, as: UTF8.self)))
     }
 
-    public func methodIs(_ name: StaticString) -> Bool {
+    package func methodIs(_ name: StaticString) -> Bool {
         ByteText.equal(method, name)
     }
 
@@ -109,10 +109,10 @@ public struct RequestView {
 }
 
 /// The members of a request's `params` object, located in place.
-public struct ParamsView {
+package struct ParamsView {
     /// More members than this and the request takes the ordinary path (the
     /// methods answered directly take at most five).
-    public static let capacity = 6
+    package static let capacity = 6
 
     /// Where one member is in the body.
     struct Member {
@@ -125,7 +125,7 @@ public struct ParamsView {
 
     private let body: UnsafeBufferPointer<UInt8>
     private let members: UnsafeMutablePointer<Member>
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     private init(body: UnsafeBufferPointer<UInt8>, table: RequestReader) {
         self.body = body
@@ -133,20 +133,20 @@ public struct ParamsView {
     }
 
     /// One member's value.
-    public enum Value {
+    package enum Value {
         case absent
         /// A string without escapes: its bytes, between the quotes, are its value.
         case plainString(UnsafeBufferPointer<UInt8>)
         /// Any other value, as compact JSON text.
         case other(UnsafeBufferPointer<UInt8>)
 
-        public var isPresent: Bool {
+        package var isPresent: Bool {
             if case .absent = self { return false }
             return true
         }
     }
 
-    public subscript(name: StaticString) -> Value {
+    package subscript(name: StaticString) -> Value {
         guard let m = member(name) else { return .absent }
         let base = body.baseAddress!
         if m.isPlainString {
@@ -156,7 +156,7 @@ public struct ParamsView {
     }
 
     /// A member's value as compact JSON text.
-    public func text(_ name: StaticString) -> UnsafeBufferPointer<UInt8>? {
+    package func text(_ name: StaticString) -> UnsafeBufferPointer<UInt8>? {
         guard let m = member(name) else { return nil }
         return UnsafeBufferPointer(start: body.baseAddress! + Int(m.valueStart), count: Int(m.valueEnd - m.valueStart))
     }
@@ -206,11 +206,11 @@ public struct ParamsView {
 /// from request to request, in memory of its own: reading a request then
 /// allocates nothing and counts no references. A view it returns is valid
 /// while its body is and until the next read. Its owner deallocates it.
-public struct RequestReader {
+package struct RequestReader {
     private let methods: UnsafeMutableBufferPointer<StaticString>
     let members: UnsafeMutablePointer<ParamsView.Member>
 
-    public static func allocate(methods: [StaticString]) -> RequestReader {
+    package static func allocate(methods: [StaticString]) -> RequestReader {
         let members = UnsafeMutablePointer<ParamsView.Member>.allocate(capacity: ParamsView.capacity)
         members.initialize(repeating: ParamsView.Member(), count: ParamsView.capacity)
         let names = UnsafeMutableBufferPointer<StaticString>.allocate(capacity: methods.count)
@@ -218,13 +218,13 @@ public struct RequestReader {
         return RequestReader(methods: names, members: members)
     }
 
-    public func deallocate() {
+    package func deallocate() {
         members.deallocate()
         methods.deallocate()
     }
 
     /// `body` as a plain request for one of the methods, or nil.
-    public func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
+    package func read(_ body: UnsafeBufferPointer<UInt8>) -> RequestView? {
         RequestView.read(body, methods: UnsafeBufferPointer(methods), into: self)
     }
 }
