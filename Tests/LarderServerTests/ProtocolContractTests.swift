@@ -4,13 +4,16 @@ import XCTest
 @testable import LarderServer
 
 /// The server's method table, protocol/openrpc.json, protocol/SPEC.md and the
-/// transcripts must describe the same methods.
+/// transcripts must describe the same methods; every example in openrpc.json
+/// must answer its documented result (`+Examples`), and every result, of an
+/// example or of a transcript, must match its method's result schema
+/// (`+ResultSchemas`).
 final class ProtocolContractTests: XCTestCase {
     static let protocolDirectory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("protocol")
 
-    private func openRPC() throws -> JSON {
+    func openRPC() throws -> JSON {
         let data = try Data(contentsOf: Self.protocolDirectory.appendingPathComponent("openrpc.json"))
         return try JSONParser.parse(Array(data))
     }
