@@ -48,7 +48,7 @@ public final class Cache {
             isStale = false
             return
         }
-        config = CacheConfig(stored: (try? JSONParser.parse(s.string(0))) ?? .null)
+        config = try CacheConfig(stored: s.string(0), cache: name)
         s.reset()
         try loadTotals()
         isStale = false
