@@ -321,6 +321,8 @@ public final class Cache {
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count
         if config.persistent && tier != .memory {
+            // In the write transaction, so that a failed commit takes the clear back too.
+            try store.beginWrite()
             // Recency noted for rows about to go must not land on rows that reuse their ids.
             try store.writeRecency()
             let gone = try disk.clear(group: group)

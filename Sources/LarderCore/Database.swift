@@ -31,11 +31,11 @@ public final class Database {
 
     deinit { close() }
 
-    private var closed = false
+    private(set) var isClosed = false
 
     public func close() {
-        guard !closed else { return }
-        closed = true
+        guard !isClosed else { return }
+        isClosed = true
         for s in statements.values { s.finalize() }
         statements = [:]
         hot = hot.map { _ in nil }

@@ -86,6 +86,8 @@ extension Store {
     /// Deletes a cache, its settings and all its entries.
     public func drop(_ name: String) throws(StoreError) {
         guard let c = try cache(named: name, create: false) else { throw .cacheNotFound(name) }
+        // In the write transaction, so that a failed commit takes the drop back too.
+        try beginWrite()
         try writeRecency()
         _ = try c.disk.clear(group: nil)
         let s = try database.statement("DELETE FROM caches WHERE id = ?")

@@ -104,7 +104,7 @@ extension Store {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard json["type"]?.stringValue == type, json["version"]?.stringValue == version else {
-            throw corrupt("it names \(json["type"] ?? .null) \(json["version"] ?? .null)")
+            throw corrupt("it describes type \(json["type"] ?? .null), version \(json["version"] ?? .null)")
         }
         do throws(StoreError) {
             return try TypeSchema(type: type, version: version, definition: json)
