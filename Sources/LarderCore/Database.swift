@@ -71,7 +71,8 @@ public final class Database {
     /// transaction can no longer be committed, only rolled back.
     private(set) var transactionFailure: StoreError?
 
-    /// An error SQLite reported, remembered if it dooms the write transaction.
+    /// An error SQLite reported; while the write transaction is open, the
+    /// first one is kept, and dooms it.
     func failure(_ code: Int32, _ message: String) -> StoreError {
         let error = StoreError.storage(code: code, message: message)
         if writing && transactionFailure == nil { transactionFailure = error }
