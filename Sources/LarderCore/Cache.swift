@@ -48,7 +48,7 @@ public final class Cache {
             isStale = false
             return
         }
-        config = CacheConfig(stored: (try? JSONParser.parse(s.string(0))) ?? .null)
+        config = try CacheConfig(stored: s.string(0), cache: name)
         s.reset()
         try loadTotals()
         isStale = false
@@ -321,6 +321,8 @@ public final class Cache {
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count
         if config.persistent && tier != .memory {
+            // In the write transaction, so that a failed commit takes the clear back too.
+            try store.beginWrite()
             // Recency noted for rows about to go must not land on rows that reuse their ids.
             try store.writeRecency()
             let gone = try disk.clear(group: group)

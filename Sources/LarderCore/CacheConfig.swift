@@ -33,15 +33,51 @@ public struct CacheConfig: Equatable, Sendable {
         ]
     }
 
-    /// Reads what `json` wrote; missing members keep their defaults.
-    init(stored json: JSON) {
-        if let p = json["persistent"]?.boolValue { persistent = p }
-        if let c = json["memory"]?["maxCount"]?.numberValue?.int { memory.maxCount = c }
-        if let b = json["memory"]?["maxBytes"]?.numberValue?.int { memory.maxBytes = b }
-        if let c = json["disk"]?["maxCount"]?.numberValue?.int { disk.maxCount = c }
-        if let b = json["disk"]?["maxBytes"]?.numberValue?.int { disk.maxBytes = b }
-        if let l = json["lifespan"]?.numberValue?.double { lifespan = Int64((l * 1000).rounded()) }
-        if let r = json["returnsExpired"]?.boolValue { returnsExpired = r }
+    /// Reads what `json` wrote for the cache `name`, every member of it and
+    /// nothing else: settings guessed at would keep or evict entries against
+    /// the client's wishes, so anything else is `.corrupt`.
+    init(stored text: String, cache name: String) throws(StoreError) {
+        func corrupt(_ reason: String) -> StoreError { .corrupt(.cacheSettings(cache: name), reason: reason) }
+        let json: JSON
+        do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
+        guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
+        let members: Set<String> = ["persistent", "memory", "disk", "lifespan", "returnsExpired"]
+        if let unknown = o.keys.first(where: { !members.contains($0) }) { throw corrupt("unknown setting \"\(unknown)\"") }
+
+        func member(_ key: String, in o: JSONObject, at path: String) throws(StoreError) -> JSON {
+            guard let v = o[key] else { throw corrupt("\(path) is missing") }
+            return v
+        }
+        func bool(_ key: String) throws(StoreError) -> Bool {
+            let v = try member(key, in: o, at: key)
+            guard case .bool(let b) = v else { throw corrupt("\(key): expected boolean, got \(v.typeName)") }
+            return b
+        }
+        func limits(_ key: String) throws(StoreError) -> Limits {
+            let v = try member(key, in: o, at: key)
+            guard case .object(let l) = v else { throw corrupt("\(key): expected an object, got \(v.typeName)") }
+            if let unknown = l.keys.first(where: { $0 != "maxCount" && $0 != "maxBytes" }) {
+                throw corrupt("unknown setting \"\(key).\(unknown)\"")
+            }
+            func count(_ limit: String) throws(StoreError) -> Int {
+                let n = try member(limit, in: l, at: "\(key).\(limit)")
+                guard let i = n.numberValue?.int, i >= 0 else {
+                    throw corrupt("\(key).\(limit): expected a non-negative integer, got \(n)")
+                }
+                return i
+            }
+            return Limits(maxCount: try count("maxCount"), maxBytes: try count("maxBytes"))
+        }
+
+        persistent = try bool("persistent")
+        memory = try limits("memory")
+        disk = try limits("disk")
+        let seconds = try member("lifespan", in: o, at: "lifespan")
+        guard let l = seconds.numberValue?.double, l >= 0, l < 9e15 else {
+            throw corrupt("lifespan: expected a non-negative number of seconds, got \(seconds)")
+        }
+        lifespan = Int64((l * 1000).rounded())
+        returnsExpired = try bool("returnsExpired")
     }
 }
 

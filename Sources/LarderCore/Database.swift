@@ -31,11 +31,11 @@ public final class Database {
 
     deinit { close() }
 
-    private var closed = false
+    private(set) var isClosed = false
 
     public func close() {
-        guard !closed else { return }
-        closed = true
+        guard !isClosed else { return }
+        isClosed = true
         for s in statements.values { s.finalize() }
         statements = [:]
         hot = hot.map { _ in nil }
@@ -44,21 +44,62 @@ public final class Database {
 
     var errorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    func check(_ rc: Int32) throws(StoreError) {
-        guard rc == SQLITE_OK || rc == SQLITE_DONE || rc == SQLITE_ROW else {
-            throw .storage(code: rc, message: errorMessage)
-        }
-    }
-
     /// Runs SQL text that returns no rows (may hold several statements).
     public func execute(_ sql: String) throws(StoreError) {
+        #if DEBUG
+        if let code = takeFault(sql) { throw failure(code, String(cString: sqlite3_errstr(code))) }
+        #endif
         var error: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &error)
         if rc != SQLITE_OK {
             let message = error.map { String(cString: $0) } ?? errorMessage
             sqlite3_free(error)
-            throw .storage(code: rc, message: message)
+            throw failure(rc, message)
         }
+    }
+
+    // MARK: - The write transaction
+
+    /// Whether the write transaction `begin` opened is still to be committed
+    /// or rolled back, even if SQLite already rolled it back by itself after
+    /// an error (then `isInTransaction` says no).
+    private var writing = false
+    /// The first error SQLite reported while the write transaction was open.
+    /// After some errors (a full disk, an I/O error) SQLite undoes only the
+    /// failed statement, after others the whole transaction, and the caller
+    /// cannot tell which: writes answered as made may be gone, so the
+    /// transaction can no longer be committed, only rolled back.
+    private(set) var transactionFailure: StoreError?
+
+    /// An error SQLite reported; while the write transaction is open, the
+    /// first one is kept, and dooms it.
+    func failure(_ code: Int32, _ message: String) -> StoreError {
+        let error = StoreError.storage(code: code, message: message)
+        if writing && transactionFailure == nil { transactionFailure = error }
+        return error
+    }
+
+    /// Opens the write transaction, taking the write lock at once (waiting
+    /// for another process's up to the busy timeout).
+    func begin() throws(StoreError) {
+        try execute("BEGIN IMMEDIATE")
+        writing = true
+    }
+
+    /// Commits the write transaction; a doomed one fails with its first error, untried.
+    func commit() throws(StoreError) {
+        if let transactionFailure { throw transactionFailure }
+        try execute("COMMIT")
+        writing = false
+    }
+
+    /// Ends the write transaction, undoing whatever SQLite has not undone already.
+    func rollback() {
+        if isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+        // Should even that fail, the transaction stays doomed, and the next commit rolls back again.
+        guard !isInTransaction else { return }
+        writing = false
+        transactionFailure = nil
     }
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
@@ -103,6 +144,42 @@ public final class Database {
             sqlite3_commit_hook(handle, nil, nil)
         }
     }
+
+    #if DEBUG
+    /// A failure a test arranged with `injectFault`.
+    private struct Fault {
+        var remaining: Int
+        let code: Int32
+        let sqlPrefix: String
+        let rollsBack: Bool
+    }
+    private var fault: Fault?
+
+    /// Makes the `nth` step or execute from now whose SQL starts with
+    /// `sqlPrefix` fail with `code` (say SQLITE_IOERR or SQLITE_FULL) instead
+    /// of running, as when the disk fails or fills; with `rollsBack`, SQLite
+    /// is also made to roll the whole transaction back, as it may after such
+    /// errors. Debug builds only: release builds have no hook at all. The
+    /// fault fires once; tests that may not reach it call `removeFault`.
+    func injectFault(_ code: Int32, nth: Int = 1, sqlPrefix: String = "", rollsBack: Bool = false) {
+        fault = Fault(remaining: nth, code: code, sqlPrefix: sqlPrefix, rollsBack: rollsBack)
+    }
+
+    func removeFault() { fault = nil }
+
+    /// The code to fail with if the arranged fault falls on this call.
+    func takeFault(_ sql: @autoclosure () -> String) -> Int32? {
+        guard var f = fault, sql().hasPrefix(f.sqlPrefix) else { return nil }
+        f.remaining -= 1
+        guard f.remaining == 0 else {
+            fault = f
+            return nil
+        }
+        fault = nil
+        if f.rollsBack && isInTransaction { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+        return f.code
+    }
+    #endif
 
     /// Changes whenever another connection commits to the database, and not
     /// for this connection's own commits (SQLITE_FCNTL_DATA_VERSION counts

@@ -38,7 +38,9 @@ struct DiskTier {
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
         guard let old = try existing(k), try update(id: old.id, k, e, used: used) else {
-            throw .storage(code: 0, message: "an entry could be neither inserted nor updated")
+            // The insert found the key taken, yet no row holds it: within one
+            // transaction that cannot be, unless Larder's own bookkeeping is wrong.
+            throw .internalFailure("an entry could be neither inserted nor updated")
         }
         return (old.id, old.size)
     }

@@ -80,12 +80,18 @@ public final class Statement {
 
     /// Advances: true when a row is available, false when done.
     public func step() throws(StoreError) -> Bool {
+        #if DEBUG
+        if let code = database.takeFault(String(cString: sqlite3_sql(raw))) {
+            sqlite3_reset(raw)
+            throw database.failure(code, String(cString: sqlite3_errstr(code)))
+        }
+        #endif
         let rc = sqlite3_step(raw)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
         let message = database.errorMessage
         sqlite3_reset(raw)
-        throw .storage(code: rc, message: message)
+        throw database.failure(rc, message)
     }
 
     /// Runs to completion, ignoring rows; resets for the next use.

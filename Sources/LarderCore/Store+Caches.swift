@@ -45,7 +45,7 @@ extension Store {
         let s = try database.statement("INSERT INTO caches (name, config) VALUES (?, ?) RETURNING id")
         s.bind(1, name).bind(2, config.json.description)
         defer { s.reset() }
-        guard try s.step() else { throw .storage(code: 0, message: "insert returned no row") }
+        guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
         caches[ExactString(name)] = c
         return (c, true)
@@ -58,7 +58,7 @@ extension Store {
         let id = s.int64(0)
         let configText = s.string(1)
         s.reset()
-        let config = CacheConfig(stored: (try? JSONParser.parse(configText)) ?? .null)
+        let config = try CacheConfig(stored: configText, cache: name)
         let c = Cache(name: name, id: id, config: config, store: self)
         try c.loadTotals()
         caches[ExactString(name)] = c
@@ -86,6 +86,8 @@ extension Store {
     /// Deletes a cache, its settings and all its entries.
     public func drop(_ name: String) throws(StoreError) {
         guard let c = try cache(named: name, create: false) else { throw .cacheNotFound(name) }
+        // In the write transaction, so that a failed commit takes the drop back too.
+        try beginWrite()
         try writeRecency()
         _ = try c.disk.clear(group: nil)
         let s = try database.statement("DELETE FROM caches WHERE id = ?")
@@ -102,7 +104,7 @@ extension Store {
     /// (group commit: one fsync-free WAL append for a whole burst).
     public func beginWrite() throws(StoreError) {
         guard !database.isInTransaction else { return }
-        try database.execute("BEGIN IMMEDIATE")
+        try database.begin()
     }
 
     /// Runs `body` so that its writes happen entirely or not at all.
@@ -119,23 +121,31 @@ extension Store {
         }
     }
 
-    /// True when writes wait for `commit`.
-    public var hasPendingWrites: Bool { database.isInTransaction }
+    /// True when writes wait for `commit`, or a failure waits to be reported by it.
+    public var hasPendingWrites: Bool { database.isInTransaction || transactionFailed }
 
-    /// Makes every write so far durable. If the commit fails, everything since
-    /// the last commit is rolled back and memory tiers are rebuilt from disk,
-    /// so nothing unacknowledged is served later.
+    /// True when SQLite reported an error since the last commit: the writes
+    /// made since can only be rolled back, and `commit` will say so.
+    public var transactionFailed: Bool { database.transactionFailure != nil }
+
+    /// Makes every write so far durable. If anything fails — saving recency,
+    /// a statement since the last commit, the commit itself — everything since
+    /// the last commit is rolled back, memory tiers are rebuilt from disk so
+    /// nothing unacknowledged is served later, and the error is thrown; the
+    /// next write starts a fresh transaction.
     public func commit() throws(StoreError) {
-        if !pendingUses.isEmpty && database.isInTransaction { try writeRecency() }
-        guard database.isInTransaction else {
+        guard hasPendingWrites else {
             appliedAwaitingCommit = []
             return
         }
         do {
-            try database.execute("COMMIT")
+            // Recency noted by reads goes with the writes; a doomed transaction
+            // fails with its own error, not with one from adding to it.
+            if !transactionFailed { try writeRecency() }
+            try database.commit()
             appliedAwaitingCommit = []
         } catch {
-            try? database.execute("ROLLBACK")
+            database.rollback()
             restageRolledBackBatches()
             resynchronize()
             throw error
@@ -154,9 +164,11 @@ extension Store {
 
     /// Forgets what memory tiers and totals of persistent caches know, after a
     /// rollback or another process's commit; they reload from disk on demand.
+    /// Every cache reloads its settings too: a memory-only cache's settings
+    /// (even its existence) are rows, and may have been rolled back.
     func resynchronize() {
-        for c in caches.values where c.config.persistent {
-            c.memory.removeAll()
+        for c in caches.values {
+            if c.config.persistent { c.memory.removeAll() }
             c.isStale = true
         }
         pendingUses = [:]

@@ -102,6 +102,8 @@ public final class Store {
 
     /// Commits anything pending and closes the database.
     public func close() {
+        // The handle is gone after the first close: asking it anything again would touch freed memory.
+        guard !database.isClosed else { return }
         // Recency noted by reads is saved lazily; closing is the last chance.
         try? writeRecency()
         try? commit()

@@ -7,6 +7,13 @@ public enum StoreError: Error, Equatable, Sendable {
     case unavailable(path: String, reason: String)
     /// SQLite reported an error (I/O, disk full, corruption, a read-only file).
     case storage(code: Int32, message: String)
+    /// A row Larder wrote cannot be read back as what it wrote (changed
+    /// outside Larder, or damaged): which, and what is wrong with it. Nothing
+    /// is guessed in its place.
+    case corrupt(Corrupted, reason: String)
+    /// Larder broke one of its own rules: a fault of the server itself, not
+    /// of the request or of the disk.
+    case internalFailure(String)
     /// A cache that must exist does not.
     case cacheNotFound(String)
     /// A different definition is already registered under this type and version.
@@ -42,5 +49,17 @@ extension JSONObject {
     /// Refuses a member not among `known` (see `UnknownMember`).
     func checkMembers(_ known: [String], at path: String) throws(StoreError) {
         if let unknown = unknownMember(knowing: known, at: path) { throw .unknownMember(unknown) }
+    }
+}
+
+extension StoreError {
+    /// What a corrupt row held.
+    public enum Corrupted: Equatable, Sendable {
+        /// A cache's settings (a `caches` row).
+        case cacheSettings(cache: String)
+        /// A registered version of an object type (a `schemas` row).
+        case schema(type: String, version: String)
+        /// An entity model's definition (an `entity_models` row).
+        case entityModel(String)
     }
 }

@@ -73,6 +73,7 @@ extension Server {
 
     /// Sends the error now, or holds it when earlier answers are waiting for the commit.
     private func failed(_ request: RequestView, _ error: StoreError) -> DirectAnswer {
+        settleFailedTransaction()
         guard answersAreWaiting else { return .failed(error.responseError) }
         holdDirect(request.id, error: error.responseError)
         return .later

@@ -19,6 +19,9 @@ final class MigrationJob {
     private var visited = 0
     private var counts = MigrateRun.Result()
     private var cancelled = false
+    /// The server's failed commits when the batch began: one more, and the
+    /// batch's writes were rolled back.
+    private var failedCommitsBefore = 0
 
     init(server: Server, reply: Reply, caches: [Cache], options: Options) {
         self.server = server
@@ -45,6 +48,7 @@ final class MigrationJob {
     /// Migrates up to a batch of objects, then commits and yields.
     private func nextBatch() {
         batchRemaining = options.batchSize
+        failedCommitsBefore = server.failedCommits
         step()
     }
 
@@ -109,7 +113,7 @@ final class MigrationJob {
     }
 
     private func endBatch() {
-        if !options.dryRun { server.commit() }
+        if commitBatch() { return }
         let percentage = total == 0 ? 100 : min(100, visited * 100 / total)
         progress(["kind": "report", "percentage": .int(percentage),
                   "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
@@ -122,9 +126,21 @@ final class MigrationJob {
         server.connection.schedule { [self] in nextBatch() }
     }
 
+    /// Commits the batch; if its writes were rolled back instead (the commit
+    /// or a statement failed, here or in a request served meanwhile), the run
+    /// ends with that error and returns true. Batches committed before stay.
+    private func commitBatch() -> Bool {
+        guard !options.dryRun else { return false }
+        server.commit()
+        guard server.failedCommits != failedCommitsBefore, let failure = server.lastCommitFailure else { return false }
+        progress(["kind": "end", "message": "failed: a batch could not be committed"])
+        reply.fail(failure.responseError)
+        return true
+    }
+
     private func finish() {
         guard !reply.isDone else { return }
-        if !options.dryRun { server.commit() }
+        if commitBatch() { return }
         progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
         progress(["kind": "end", "message": .string("\(counts.migrated) migrated, \(counts.failed) failed")])
         server.finishAfterCommit(reply, .success(counts.json))

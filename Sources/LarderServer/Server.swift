@@ -38,6 +38,11 @@ final class Server: MessageHandler {
     static let maxGroupCommit = 4096
     /// Commits releasing this many answers ask for memory to be given back.
     static let largeCommit = 256
+    /// Commits that failed so far, and the last one's error: work spanning
+    /// several transactions (`migrate.run`) compares the count before and
+    /// after its own writes to learn whether they were rolled back.
+    private(set) var failedCommits = 0
+    private(set) var lastCommitFailure: StoreError?
 
     enum Lifecycle: Equatable {
         /// No request yet: `initialize` may still come (and must come first).
@@ -99,8 +104,17 @@ final class Server: MessageHandler {
             case .deferred: break
             }
         } catch {
+            settleFailedTransaction()
             answer(reply, .failure(error))
         }
+    }
+
+    /// After an error that doomed the open transaction (see
+    /// `Store.transactionFailed`), the answers waiting for it get the error at
+    /// once, and requests after this one start a fresh transaction rather than
+    /// join one that can only be rolled back.
+    func settleFailedTransaction() {
+        if store.transactionFailed { commit() }
     }
 
     /// What every request admitted goes through, on either path.
@@ -241,6 +255,8 @@ final class Server: MessageHandler {
         } catch {
             // Everything since the last commit may rest on what was rolled back.
             Log.error("commit failed: \(error)")
+            failedCommits += 1
+            lastCommitFailure = error
             for held in waiting {
                 switch held {
                 case .answer(let reply, _): reply.fail(error.responseError)

@@ -35,6 +35,10 @@ extension StoreError {
         case .storage(let code, let message):
             return ResponseError(code: .storageFailure, message: "storage failure: \(message)",
                                  data: ["sqliteCode": .int(Int(code))])
+        case .corrupt(let item, let reason):
+            return Self.corrupt(item, reason: reason)
+        case .internalFailure(let message):
+            return .internalError(message)
         case .cacheNotFound(let name):
             return ResponseError(code: .cacheNotFound, message: "no cache named \"\(name)\"", data: ["cache": .string(name)])
         case .schemaConflict(let type, let version):
@@ -79,6 +83,24 @@ extension StoreError {
             return ResponseError(code: .incompleteRecord,
                                  message: "\(entity) \(id) is new and lacks required attributes: \(missing.joined(separator: ", ")); nothing was written",
                                  data: ["entity": .string(entity), "id": id, "missing": .array(missing.map(JSON.string))])
+        }
+    }
+
+    /// A storage failure naming the corrupt row. -31001 always carries a
+    /// SQLite code; SQLITE_CORRUPT is SQLite's own word for a store whose
+    /// content is not what was written.
+    private static func corrupt(_ item: Corrupted, reason: String) -> ResponseError {
+        let sqliteCorrupt: JSON = .int(11)
+        switch item {
+        case .cacheSettings(let cache):
+            return ResponseError(code: .storageFailure, message: "storage failure: the settings of cache \"\(cache)\" are corrupt: \(reason)",
+                                 data: ["sqliteCode": sqliteCorrupt, "cache": .string(cache), "reason": .string(reason)])
+        case .schema(let type, let version):
+            return ResponseError(code: .storageFailure, message: "storage failure: the stored definition of \(type) \(version) is corrupt: \(reason)",
+                                 data: ["sqliteCode": sqliteCorrupt, "type": .string(type), "version": .string(version), "reason": .string(reason)])
+        case .entityModel(let model):
+            return ResponseError(code: .storageFailure, message: "storage failure: the stored definition of entity model \(model) is corrupt: \(reason)",
+                                 data: ["sqliteCode": sqliteCorrupt, "model": .string(model), "reason": .string(reason)])
         }
     }
 

@@ -19,15 +19,27 @@ extension Store {
         while try s.step() { rows.append((s.string(0), s.string(1))) }
         s.reset()
         var models: [EntityModel] = []
-        for (name, text) in rows {
-            guard let json = try? JSONParser.parse(text) else {
-                throw .storage(code: 0, message: "the stored definition of entity model \(name) is not JSON")
-            }
-            models.append(try EntityModel(definition: json))
-        }
+        for (name, text) in rows { models.append(try storedModel(name, definition: text)) }
         let catalog = EntityCatalog(models: models)
         entityCatalog = catalog
         return catalog
+    }
+
+    /// A model as `define` stored it. Anything else is `.corrupt`: records
+    /// read or written by a guessed definition would be wrong.
+    private func storedModel(_ name: String, definition text: String) throws(StoreError) -> EntityModel {
+        func corrupt(_ reason: String) -> StoreError { .corrupt(.entityModel(name), reason: reason) }
+        let json: JSON
+        do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
+        let model: EntityModel
+        do throws(StoreError) {
+            model = try EntityModel(definition: json)
+        } catch {
+            guard case .invalidArgument(let field, let reason) = error else { throw error }
+            throw corrupt("\(field): \(reason)")
+        }
+        guard model.name == name else { throw corrupt("it defines model \(model.name)") }
+        return model
     }
 
     /// An entity and its model; `.entityNotFound` when no model defines it.

@@ -90,12 +90,28 @@ extension Store {
         s.reset()
         var result: [TypeSchema] = []
         for (version, definition) in rows {
-            let json = (try? JSONParser.parse(definition)) ?? .null
-            result.append(try TypeSchema(type: type, version: version, definition: json))
+            result.append(try storedSchema(type: type, version: version, definition: definition))
         }
         result.sort { $0.version < $1.version }
         schemaCache[ExactString(type)] = result
         return result
+    }
+
+    /// A version as `save` stored it. Anything else is `.corrupt`: objects
+    /// validated or migrated by a guessed definition would be changed for good.
+    private func storedSchema(type: String, version: String, definition text: String) throws(StoreError) -> TypeSchema {
+        func corrupt(_ reason: String) -> StoreError { .corrupt(.schema(type: type, version: version), reason: reason) }
+        let json: JSON
+        do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
+        guard json["type"]?.stringValue == type, json["version"]?.stringValue == version else {
+            throw corrupt("it describes type \(json["type"] ?? .null), version \(json["version"] ?? .null)")
+        }
+        do throws(StoreError) {
+            return try TypeSchema(type: type, version: version, definition: json)
+        } catch {
+            guard case .invalidArgument(let field, let reason) = error else { throw error }
+            throw corrupt("\(field): \(reason)")
+        }
     }
 
     public func newestSchema(of type: String) throws(StoreError) -> TypeSchema? {
