@@ -77,7 +77,19 @@ function codeClass(name, code) {
 
 export const ParseError = codeClass('ParseError', ErrorCode.parseError);
 export const InvalidRequest = codeClass('InvalidRequest', ErrorCode.invalidRequest);
+/**
+ * No such method (`debug.*` need `--enable-test-methods`). When a known
+ * method is close the message ends `(did you mean cache.get?)` and
+ * `data: {method, suggestion}`; otherwise there is no data.
+ */
 export const MethodNotFound = codeClass('MethodNotFound', ErrorCode.methodNotFound);
+/**
+ * Missing, mistyped, out-of-range or unknown parameters; nothing was done.
+ * For a member the method does not know, at any depth (`params.tll`,
+ * `params.memory.maxCont`, `params.entries[3].tll`), `data: {path, expected,
+ * suggestion?}`: where it is, every member allowed there, and the one most
+ * likely meant.
+ */
 export const InvalidParams = codeClass('InvalidParams', ErrorCode.invalidParams);
 export const InternalError = codeClass('InternalError', ErrorCode.internalError);
 export const ServerNotInitialized = codeClass('ServerNotInitialized', ErrorCode.serverNotInitialized);

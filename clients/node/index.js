@@ -6,6 +6,7 @@ import { accessSync, constants as fsConstants, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { frame, MessageReader } from './framing.js';
 import { CacheNotFound, ErrorCode, LarderError, SidecarExited } from './errors.js';
+import { checkOptions } from './options.js';
 
 export * from './errors.js';
 
@@ -137,9 +138,12 @@ export class Larder {
    * declared exactly when a handler is registered by then); `clientInfo`;
    * `env`; `cwd`; `framing` ('lines' or 'content-length'); `stderr:
    * 'inherit'` to copy the sidecar's stderr to ours; `onError(err)` for
-   * errors thrown by event handlers or unmatched messages.
+   * errors thrown by event handlers or unmatched messages. Any other option
+   * rejects with a TypeError naming the one most likely meant, before the
+   * process is started.
    */
   static async spawn(options = {}) {
+    checkOptions('Larder.spawn', options, SPAWN_OPTIONS);
     if (options.store !== undefined && options.memory) throw new TypeError('give store or memory, not both');
     const binary = findBinary(options.binary);
     const args = [];
@@ -151,13 +155,13 @@ export class Larder {
       env: options.env ?? process.env,
       cwd: options.cwd,
     });
-    const db = new Larder(child, options);
+    const db = new Larder(child, pick({}, options, CONSTRUCTOR_OPTIONS));
     if (options.initialize === false) {
       await db.#started();
       return db;
     }
     try {
-      await db.initialize(options);
+      await db.initialize(pick({}, options, INITIALIZE_OPTIONS));
     } catch (err) {
       db.kill();
       await db.#goneForGood;
@@ -166,8 +170,12 @@ export class Larder {
     return db;
   }
 
-  /** Use `Larder.spawn`; this wraps an already started child process. */
+  /**
+   * Use `Larder.spawn`; this wraps an already started child process. Options:
+   * `framing`, `stderr`, `onError`, `onMigrate` (as for `spawn`).
+   */
   constructor(child, options = {}) {
+    checkOptions('Larder', options, CONSTRUCTOR_OPTIONS);
     this.#child = child;
     this.#framing = options.framing ?? 'lines';
     this.#onError = options.onError ?? ((err) => process.emitWarning(err));
@@ -239,9 +247,12 @@ export class Larder {
    * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
    * to this store directory), `events`, `migrationCallbacks` (declare that
    * this client answers `migrate.object`; default: whether `onMigrate` has a
-   * handler now). Must be the first request, and is accepted once.
+   * handler now). Must be the first request, and is accepted once. Any other
+   * option rejects with a TypeError before anything is sent.
    */
-  async initialize({ clientInfo, appVersion, store, events, migrationCallbacks } = {}) {
+  async initialize(options) {
+    let { clientInfo, appVersion, store, events, migrationCallbacks } =
+      checkOptions('initialize', options, INITIALIZE_OPTIONS);
     const params = { clientInfo: clientInfo ?? { name: 'larder-node', version: packageVersion } };
     if (appVersion !== undefined) params.appVersion = appVersion;
     if (store !== undefined) params.store = { path: String(store) };
@@ -278,9 +289,13 @@ export class Larder {
    * Options: `signal` (an AbortSignal: sends `$/cancelRequest`, the server then
    * answers with RequestCancelled); `onProgress(value)`: adds a
    * `workDoneToken` to params (unless they have one) and calls back with
-   * each `$/progress` for it, before the call resolves.
+   * each `$/progress` for it, before the call resolves. Other options throw
+   * a TypeError. `params` are sent as given: the server refuses an unknown
+   * method with MethodNotFound and an unknown member with InvalidParams,
+   * both naming the name most likely meant in `data.suggestion`.
    */
-  call(method, params, { signal, onProgress } = {}) {
+  call(method, params, options) {
+    const { signal, onProgress } = checkOptions('call', options, ['signal', 'onProgress']);
     if (this.#gone) return Promise.reject(this.#exitedError());
     const id = this.#nextId++;
     let token;
@@ -351,7 +366,8 @@ export class Larder {
   }
 
   /** A view of one cache (and group) with Map-like get/set/delete/has; `ttl` applies to its sets. */
-  cacheView(name = 'default', { group = '', ttl } = {}) {
+  cacheView(name = 'default', options) {
+    const { group = '', ttl } = checkOptions('cacheView', options, ['group', 'ttl']);
     return new CacheView(this, name, group, ttl);
   }
 
@@ -547,7 +563,8 @@ export class Larder {
    * closes stdin and waits; kills the process only if it does not end within
    * `timeout` ms. Resolves with `{exitCode, signal}`.
    */
-  close({ timeout = 5000 } = {}) {
+  close(options) {
+    const { timeout = 5000 } = checkOptions('close', options, ['timeout']);
     this.#closing ??= (async () => {
       if (!this.#gone) {
         const shutdown = this.call('shutdown').catch(() => {});
@@ -576,9 +593,19 @@ function delay(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+const SPAWN_OPTIONS = [
+  'store', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks', 'clientInfo',
+  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError',
+];
+const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
+const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks'];
 const TARGET = ['cache', 'group'];
 
-/** `db.cache.*`: one method per `cache.*` request; results as the server sends them, `data` as Buffers. */
+/**
+ * `db.cache.*`: one method per `cache.*` request; results as the server sends
+ * them, `data` as Buffers. An option a method does not take throws a
+ * TypeError naming the one most likely meant, before anything is sent.
+ */
 class CacheMethods {
   #db;
   constructor(db) {
@@ -589,39 +616,55 @@ class CacheMethods {
     return this.#db.call(method, params, options);
   }
 
-  /** `cache.open`: creates a cache or changes its settings. */
-  open(name = 'default', { persistent, memory, disk, lifespan, returnsExpired } = {}) {
-    return this.#call('cache.open', pick({ cache: name }, { persistent, memory, disk, lifespan, returnsExpired }, [
-      'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired',
-    ]));
+  /**
+   * `cache.open`: creates a cache or changes its settings. `memory` and
+   * `disk` (`{maxCount?, maxBytes?}`) are sent as given: the server refuses a
+   * misspelt limit with InvalidParams (`data: {path: 'params.memory.maxCont',
+   * expected, suggestion: 'maxCount'}`) and changes nothing.
+   */
+  open(name = 'default', options) {
+    const known = ['persistent', 'memory', 'disk', 'lifespan', 'returnsExpired'];
+    return this.#call('cache.open', pick({ cache: name }, checkOptions('cache.open', options, known), known));
   }
 
   /** `cache.set`: `value` (JSON; a Buffer becomes data) or `data` (bytes), `ttl` in seconds. */
-  set(key, { value, data, ttl, cache, group } = {}) {
+  set(key, options) {
+    const { value, data, ttl, cache, group } = checkOptions('cache.set', options, ['value', 'data', 'ttl', ...TARGET]);
     const params = putStored({ key }, value, data);
     return this.#call('cache.set', pick(params, { ttl, cache, group }, ['ttl', ...TARGET]));
   }
 
   /** `cache.get`: `{found: false}` or `{found: true, value | data, expired, storedAt, expiresAt?, tier}`. */
-  async get(key, { cache, group } = {}) {
-    return decodeLookup(await this.#call('cache.get', pick({ key }, { cache, group }, TARGET)));
+  async get(key, options) {
+    const target = pick({}, checkOptions('cache.get', options, TARGET), TARGET);
+    return decodeLookup(await this.#call('cache.get', { key, ...target }));
   }
 
   /** `cache.getMany`: `{entries: {key: what get answers}}`. */
-  async getMany(keys, { cache, group } = {}) {
-    const r = await this.#call('cache.getMany', pick({ keys: [...keys] }, { cache, group }, TARGET));
+  async getMany(keys, options) {
+    const target = pick({}, checkOptions('cache.getMany', options, TARGET), TARGET);
+    const r = await this.#call('cache.getMany', { keys: [...keys], ...target });
     for (const k of Object.keys(r?.entries ?? {})) decodeLookup(r.entries[k]);
     return r;
   }
 
   /**
    * `cache.setMany`, all or none. `entries`: an array of `{key, value | data,
-   * ttl?, group?}`, or a Map / plain object from key to value.
+   * ttl?, group?}`, or a Map / plain object from key to value. `ttl` applies
+   * to every entry that does not give its own. An array's entries are sent as
+   * given (Buffers as base64 `data`), so the server refuses one with a
+   * misspelt member (InvalidParams, `data.path` such as
+   * `params.entries[1].tll`) and nothing is stored.
    */
-  setMany(entries, { cache, group, ttl } = {}) {
+  setMany(entries, options) {
+    const { cache, group, ttl } = checkOptions('cache.setMany', options, ['ttl', ...TARGET]);
     let list;
     if (Array.isArray(entries)) {
-      list = entries.map((e) => pick(putStored({ key: e.key }, e.value, e.data), e, ['ttl', 'group']));
+      list = entries.map(({ value, data, ...rest }) => {
+        const entry = putStored(rest, value, data);
+        if (ttl !== undefined && entry.ttl === undefined) entry.ttl = ttl;
+        return entry;
+      });
     } else {
       const pairs = entries instanceof Map ? [...entries] : Object.entries(entries);
       list = pairs.map(([key, value]) => pick(putStored({ key }, value, undefined), { ttl }, ['ttl']));
@@ -630,27 +673,30 @@ class CacheMethods {
   }
 
   /** `cache.has`: `{found, valid}`. */
-  has(key, { cache, group } = {}) {
-    return this.#call('cache.has', pick({ key }, { cache, group }, TARGET));
+  has(key, options) {
+    return this.#call('cache.has', pick({ key }, checkOptions('cache.has', options, TARGET), TARGET));
   }
 
   /** `cache.remove`: `{removed}`. */
-  remove(key, { cache, group } = {}) {
-    return this.#call('cache.remove', pick({ key }, { cache, group }, TARGET));
+  remove(key, options) {
+    return this.#call('cache.remove', pick({ key }, checkOptions('cache.remove', options, TARGET), TARGET));
   }
 
   /** `cache.touch`: restarts the entry's lifetime; `{found}`. */
-  touch(key, { cache, group } = {}) {
-    return this.#call('cache.touch', pick({ key }, { cache, group }, TARGET));
+  touch(key, options) {
+    return this.#call('cache.touch', pick({ key }, checkOptions('cache.touch', options, TARGET), TARGET));
   }
 
   /** `cache.keys`: one page, `{keys, cursor?}`. */
-  keys({ prefix, limit, cursor, cache, group } = {}) {
-    return this.#call('cache.keys', pick({}, { prefix, limit, cursor, cache, group }, ['prefix', 'limit', 'cursor', ...TARGET]));
+  keys(options) {
+    const known = ['prefix', 'limit', 'cursor', ...TARGET];
+    return this.#call('cache.keys', pick({}, checkOptions('cache.keys', options, known), known));
   }
 
   /** Every key (following cursors), as an async iterator. */
-  async *iterKeys({ prefix, pageSize, cache, group } = {}) {
+  async *iterKeys(options) {
+    const { prefix, pageSize, cache, group } =
+      checkOptions('cache.iterKeys', options, ['prefix', 'pageSize', ...TARGET]);
     let cursor;
     do {
       const page = await this.keys({ prefix, limit: pageSize, cursor, cache, group });
@@ -660,18 +706,19 @@ class CacheMethods {
   }
 
   /** `cache.clear`: `tier` 'memory', 'disk' or 'all' (default); without `group`, every group. `{removed}`. */
-  clear({ tier, cache, group } = {}) {
-    return this.#call('cache.clear', pick({}, { tier, cache, group }, ['tier', ...TARGET]));
+  clear(options) {
+    const known = ['tier', ...TARGET];
+    return this.#call('cache.clear', pick({}, checkOptions('cache.clear', options, known), known));
   }
 
   /** `cache.purgeExpired`: without `group`, every group. `{removed}`. */
-  purgeExpired({ cache, group } = {}) {
-    return this.#call('cache.purgeExpired', pick({}, { cache, group }, TARGET));
+  purgeExpired(options) {
+    return this.#call('cache.purgeExpired', pick({}, checkOptions('cache.purgeExpired', options, TARGET), TARGET));
   }
 
   /** `cache.stats`: counts, bytes, hits, misses and evictions per tier. */
-  stats({ cache } = {}) {
-    return this.#call('cache.stats', pick({}, { cache }, ['cache']));
+  stats(options) {
+    return this.#call('cache.stats', pick({}, checkOptions('cache.stats', options, ['cache']), ['cache']));
   }
 
   /** `cache.list`: `{caches: [{name, config, count, bytes}]}`. */
@@ -686,13 +733,13 @@ class CacheMethods {
 
   /** `cache.subscribe`: events for one cache (`'name'` or `{cache}`), or (none given) for all. */
   subscribe(name) {
-    if (name !== null && typeof name === 'object') name = name.cache;
+    if (name !== null && typeof name === 'object') name = checkOptions('cache.subscribe', name, ['cache']).cache;
     return this.#call('cache.subscribe', name === undefined ? {} : { cache: name });
   }
 }
 
 /** Params naming one object: a key string, or `{type, value}` / `{key, cache?, group?}`. */
-function subject(what, { cache, group } = {}) {
+function subject(what, target) {
   let params;
   if (typeof what === 'string') params = { key: what };
   else if (what !== null && typeof what === 'object' && !Array.isArray(what)) params = { ...what };
@@ -700,7 +747,7 @@ function subject(what, { cache, group } = {}) {
   if (!('key' in params) && !('type' in params && 'value' in params)) {
     throw new TypeError('name an object by its key (a string) or as {type, value}');
   }
-  return pick(params, { cache, group }, TARGET);
+  return pick(params, target, TARGET);
 }
 
 /** An `object.equals` side: a key string, or `{type, value}` / `{key, cache?, group?}`, sent as given. */
@@ -714,7 +761,9 @@ function operand(what, name) {
  * `db.schema.*`: versioned object types. `fields` map names to types:
  * 'string', 'integer', 'number', 'bool', 'date', 'data', 'json', 'T?' (may be
  * absent), `{array: T}`, `{map: T}`, `{ref: 'OtherType'}`, `{optional: T}`,
- * or `{type: T, default: value}`. Definitions are sent as given.
+ * or `{type: T, default: value}`. Definitions are sent as given (the server
+ * refuses a misspelt member in them with InvalidParams); an unknown option
+ * throws a TypeError, as for `db.cache`.
  */
 class SchemaMethods {
   #db;
@@ -734,15 +783,15 @@ class SchemaMethods {
    * `onMigrate`). Resolves `{type, version, created}`; SchemaConflict when
    * the version is registered with another definition.
    */
-  register(type, version, fields, { parent, extensions, migrations } = {}) {
-    return this.#db.call('schema.register', pick({ type, version, fields }, { parent, extensions, migrations }, [
-      'parent', 'extensions', 'migrations',
-    ]));
+  register(type, version, fields, options) {
+    const known = ['parent', 'extensions', 'migrations'];
+    const given = checkOptions('schema.register', options, known);
+    return this.#db.call('schema.register', pick({ type, version, fields }, given, known));
   }
 
   /** `schema.get`: `{schema: {type, version, fields, parent?, extensions?, migrations?}, versions}` (newest, or `version`). */
-  get(type, { version } = {}) {
-    return this.#db.call('schema.get', pick({ type }, { version }, ['version']));
+  get(type, options) {
+    return this.#db.call('schema.get', pick({ type }, checkOptions('schema.get', options, ['version']), ['version']));
   }
 
   /** `schema.list`: `{types: [{type, versions, newest, parent?}]}`. */
@@ -761,7 +810,10 @@ class SchemaMethods {
   }
 }
 
-/** `db.object.*`: values checked against their type, stored with its version, migrated when read. */
+/**
+ * `db.object.*`: values checked against their type, stored with its version,
+ * migrated when read. An unknown option throws a TypeError, as for `db.cache`.
+ */
 class ObjectMethods {
   #db;
   constructor(db) {
@@ -773,7 +825,8 @@ class ObjectMethods {
    * stores it (`ttl` in seconds). `{stored, type, version}`; InvalidObject
    * (`data: {path, reason}`) or SchemaNotFound when it does not fit.
    */
-  put(key, { type, value, ttl, cache, group } = {}) {
+  put(key, options) {
+    const { type, value, ttl, cache, group } = checkOptions('object.put', options, ['type', 'value', 'ttl', ...TARGET]);
     return this.#db.call('object.put', pick({ key, type, value }, { ttl, cache, group }, [
       'ttl', ...TARGET,
     ]));
@@ -786,8 +839,9 @@ class ObjectMethods {
    * type, migratedFrom}` when `onMigrate` dropped it. `type` checks the type
    * (RequestFailed otherwise). NotAnObject, MigrationMissing, MigrationFailed.
    */
-  get(key, { type, cache, group } = {}) {
-    return this.#db.call('object.get', pick({ key }, { type, cache, group }, ['type', ...TARGET]));
+  get(key, options) {
+    const known = ['type', ...TARGET];
+    return this.#db.call('object.get', pick({ key }, checkOptions('object.get', options, known), known));
   }
 
   /**
@@ -795,32 +849,32 @@ class ObjectMethods {
    * '(Category)field', '**Parent': {...}}}}`, of a stored object (its key) or
    * of `{type, value}`.
    */
-  describe(what, { cache, group } = {}) {
-    return this.#db.call('object.describe', subject(what, { cache, group }));
+  describe(what, options) {
+    return this.#db.call('object.describe', subject(what, checkOptions('object.describe', options, TARGET)));
   }
 
   /**
    * `object.equals`: `{equal}` (same type and value). `a` and `b` are each a
    * key (in `cache`/`group`), `{type, value}` or `{key, cache?, group?}`.
    */
-  equals(a, b, { cache, group } = {}) {
-    return this.#db.call('object.equals', pick({ a: operand(a, 'a'), b: operand(b, 'b') }, { cache, group }, TARGET));
+  equals(a, b, options) {
+    const target = checkOptions('object.equals', options, TARGET);
+    return this.#db.call('object.equals', pick({ a: operand(a, 'a'), b: operand(b, 'b') }, target, TARGET));
   }
 
   /** `object.hash`: `{hash, algorithm: 'fnv1a64-canonical-json'}` of a key or `{type, value}`; equal objects hash alike. */
-  hash(what, { cache, group } = {}) {
-    return this.#db.call('object.hash', subject(what, { cache, group }));
+  hash(what, options) {
+    return this.#db.call('object.hash', subject(what, checkOptions('object.hash', options, TARGET)));
   }
 
   /** `object.copy`: copies the object as stored to `toKey` (in `toCache`/`toGroup`, default the source's). `{copied, type, version}`. */
-  copy(key, toKey, { toCache, toGroup, cache, group } = {}) {
-    return this.#db.call('object.copy', pick({ key, toKey }, { toCache, toGroup, cache, group }, [
-      'toCache', 'toGroup', ...TARGET,
-    ]));
+  copy(key, toKey, options) {
+    const known = ['toCache', 'toGroup', ...TARGET];
+    return this.#db.call('object.copy', pick({ key, toKey }, checkOptions('object.copy', options, known), known));
   }
 }
 
-/** `db.migrate.*`. */
+/** `db.migrate.*`. An unknown option throws a TypeError, as for `db.cache`. */
 class MigrateMethods {
   #db;
   constructor(db) {
@@ -839,11 +893,10 @@ class MigrateMethods {
    * Resolves `{examined, migrated, upToDate, failed, dropped, failures:
    * [{key, group?, cache?, type?, fromVersion?, error}]}`.
    */
-  run({ type, cache, dryRun, batchSize, onFailure, workDoneToken, onProgress, signal } = {}) {
-    const params = pick({}, { type, cache, dryRun, batchSize, onFailure, workDoneToken }, [
-      'type', 'cache', 'dryRun', 'batchSize', 'onFailure', 'workDoneToken',
-    ]);
-    return this.#db.call('migrate.run', params, { onProgress, signal });
+  run(options) {
+    const sent = ['type', 'cache', 'dryRun', 'batchSize', 'onFailure', 'workDoneToken'];
+    const given = checkOptions('migrate.run', options, [...sent, 'onProgress', 'signal']);
+    return this.#db.call('migrate.run', pick({}, given, sent), pick({}, given, ['onProgress', 'signal']));
   }
 }
 
@@ -883,9 +936,11 @@ const DEFINE_OPTIONS = ['casing', 'dateFormat', 'reservedWords'];
  * Entity definitions, records and `where` clauses are sent exactly as given;
  * their keys are never renamed here: the server converts record keys with
  * the model's `casing` (a `snake_case` model takes and returns
- * `{other_names: ...}`). Records merge into stored ones: keys a record leaves
- * out keep their value; an explicit `null` clears an optional attribute or
- * unlinks a relationship.
+ * `{other_names: ...}`); the server refuses a misspelt member of a
+ * definition or a `where` operator with InvalidParams naming it, and an
+ * unknown option throws a TypeError, as for `db.cache`. Records merge into
+ * stored ones: keys a record leaves out keep their value; an explicit `null`
+ * clears an optional attribute or unlinks a relationship.
  *
  * `where` maps JSON keys to a value (equality) or to `{operator: operand}`
  * with `eq`, `ne`, `gt`, `gte`, `lt`, `lte`, `in` (an array), `like` (`%`,
@@ -918,15 +973,16 @@ class EntityMethods {
    * and relationships are added in place; any other change rejects with
    * ModelConflict (`data: {model, changes}`), a malformed one with InvalidParams.
    */
-  define(model, entities, options = {}) {
+  define(model, entities, options) {
     let params;
     if (model !== null && typeof model === 'object' && !Array.isArray(model)) {
       if (Array.isArray(entities)) throw new TypeError('give a model name and entities, or one definition object, not both');
       params = { ...model };
-      pick(params, entities ?? {}, DEFINE_OPTIONS);
+      pick(params, checkOptions('entity.define', entities ?? undefined, DEFINE_OPTIONS), DEFINE_OPTIONS);
     } else {
       if (entities === undefined) throw new TypeError('define() needs the model\'s entities');
-      params = pick({ model, entities: recordList(entities, 'entities') }, options, DEFINE_OPTIONS);
+      const given = checkOptions('entity.define', options, DEFINE_OPTIONS);
+      params = pick({ model, entities: recordList(entities, 'entities') }, given, DEFINE_OPTIONS);
     }
     return this.#db.call('entity.define', params);
   }
@@ -962,8 +1018,8 @@ class EntityMethods {
    * `unresolved`). A new record lacking required attributes rejects with
    * IncompleteRecord.
    */
-  apply({ onMissing } = {}) {
-    return this.#db.call('entity.apply', pick({}, { onMissing }, ['onMissing']));
+  apply(options) {
+    return this.#db.call('entity.apply', pick({}, checkOptions('entity.apply', options, ['onMissing']), ['onMissing']));
   }
 
   /** `entity.discard`: drops the staged batch. `{discarded}`. */
@@ -975,8 +1031,9 @@ class EntityMethods {
    * `entity.upsert`: stages `records` in a batch of their own and applies it
    * at once (the staged batch is left alone). Resolves and rejects as `apply`.
    */
-  upsert(entity, records, { onMissing } = {}) {
-    return this.#db.call('entity.upsert', pick({ entity, records: recordList(records) }, { onMissing }, ['onMissing']));
+  upsert(entity, records, options) {
+    const given = checkOptions('entity.upsert', options, ['onMissing']);
+    return this.#db.call('entity.upsert', pick({ entity, records: recordList(records) }, given, ['onMissing']));
   }
 
   /**
@@ -985,12 +1042,14 @@ class EntityMethods {
    * identifier and to-many ones the related identifiers, unless `include`
    * (a path or an array, e.g. `['albums', 'members.musician']`) nests them.
    */
-  get(entity, id, { include } = {}) {
+  get(entity, id, options) {
+    const { include } = checkOptions('entity.get', options, ['include']);
     return this.#db.call('entity.get', pick({ entity, id }, { include: includePaths(include) }, ['include']));
   }
 
   /** `entity.getMany`: `{records, missing}`, the records found in the order asked and the identifiers without one. */
-  getMany(entity, ids, { include } = {}) {
+  getMany(entity, ids, options) {
+    const { include } = checkOptions('entity.getMany', options, ['include']);
     return this.#db.call('entity.getMany', pick({ entity, ids: recordList(ids, 'ids') }, { include: includePaths(include) }, [
       'include',
     ]));
@@ -1003,7 +1062,10 @@ class EntityMethods {
    * Resolves `{records, nextOffset?}`; `nextOffset` is there when more
    * records follow (see `iterQuery`).
    */
-  query(entity, { where, orderBy, limit, offset, include } = {}) {
+  query(entity, options) {
+    const { where, orderBy, limit, offset, include } = checkOptions('entity.query', options, [
+      'where', 'orderBy', 'limit', 'offset', 'include',
+    ]);
     const params = pick({ entity }, {
       where: whereClause(where), orderBy: orderKeys(orderBy), limit, offset, include: includePaths(include),
     }, ['where', 'orderBy', 'limit', 'offset', 'include']);
@@ -1016,18 +1078,24 @@ class EntityMethods {
    * taken by offset, so records written or deleted meanwhile may be skipped
    * or seen twice.
    */
-  async *iterQuery(entity, { where, orderBy, pageSize, offset, include } = {}) {
-    const options = { where: whereClause(where), orderBy: orderKeys(orderBy), limit: pageSize, include: includePaths(include) };
+  async *iterQuery(entity, options) {
+    const { where, orderBy, pageSize, offset, include } = checkOptions('entity.iterQuery', options, [
+      'where', 'orderBy', 'pageSize', 'offset', 'include',
+    ]);
+    const asked = {
+      where: whereClause(where), orderBy: orderKeys(orderBy), limit: pageSize, include: includePaths(include),
+    };
     let at = offset;
     do {
-      const page = await this.query(entity, { ...options, offset: at });
+      const page = await this.query(entity, { ...asked, offset: at });
       yield* page.records;
       at = page.nextOffset;
     } while (at !== undefined);
   }
 
   /** `entity.count`: `{count}`, the records matching `where` (all without). */
-  count(entity, { where } = {}) {
+  count(entity, options) {
+    const { where } = checkOptions('entity.count', options, ['where']);
     return this.#db.call('entity.count', pick({ entity }, { where: whereClause(where) }, ['where']));
   }
 
@@ -1069,7 +1137,8 @@ export class CacheView {
   }
 
   /** Stores a value (a Buffer is stored as bytes); `ttl` in seconds. */
-  async set(key, value, { ttl = this.ttl } = {}) {
+  async set(key, value, options) {
+    const { ttl = this.ttl } = checkOptions('CacheView.set', options, ['ttl']);
     await this.#db.cache.set(key, { value, ttl, ...this.#target });
     return this;
   }
@@ -1098,17 +1167,20 @@ export class CacheView {
   }
 
   /** Stores every key of a Map or object, all or none. */
-  setMany(entries, { ttl = this.ttl } = {}) {
+  setMany(entries, options) {
+    const { ttl = this.ttl } = checkOptions('CacheView.setMany', options, ['ttl']);
     return this.#db.cache.setMany(entries, { ttl, ...this.#target });
   }
 
   /** Every key, in byte order. */
-  keys({ prefix, pageSize } = {}) {
+  keys(options) {
+    const { prefix, pageSize } = checkOptions('CacheView.keys', options, ['prefix', 'pageSize']);
     return this.#db.cache.iterKeys({ prefix, pageSize, ...this.#target });
   }
 
   /** `[key, value]` pairs for every key (one `get` each). */
-  async *entries({ prefix, pageSize } = {}) {
+  async *entries(options) {
+    const { prefix, pageSize } = checkOptions('CacheView.entries', options, ['prefix', 'pageSize']);
     for await (const key of this.keys({ prefix, pageSize })) {
       const r = await this.#db.cache.get(key, this.#target);
       if (r.found) yield [key, 'data' in r ? r.data : r.value];
@@ -1116,7 +1188,8 @@ export class CacheView {
   }
 
   /** Empties the view's group; how many entries went (0 for a cache that does not exist). */
-  async clear({ tier } = {}) {
+  async clear(options) {
+    const { tier } = checkOptions('CacheView.clear', options, ['tier']);
     try {
       return (await this.#db.cache.clear({ tier, ...this.#target })).removed;
     } catch (err) {

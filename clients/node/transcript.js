@@ -10,6 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { frame, MessageReader } from './framing.js';
 import { findBinary } from './index.js';
+import { checkOptions } from './options.js';
 
 /** A transcript that cannot be read, or a session that did not go as written. */
 export class TranscriptError extends Error {
@@ -212,9 +213,11 @@ function requestId(text) {
  * rejects for a failed session.
  *
  * Options: `binary` (default as `Larder.spawn`), `timeout` (ms to wait for
- * each expected message and for the exit, default 10000), `env`.
+ * each expected message and for the exit, default 10000), `env`; any other
+ * throws a TypeError.
  */
-export async function replayTranscript(source, { binary, timeout = 10000, env } = {}) {
+export async function replayTranscript(source, options) {
+  const { binary, timeout = 10000, env } = checkOptions('replayTranscript', options, ['binary', 'timeout', 'env']);
   const file = typeof source === 'string' ? source : source.file ?? '<transcript>';
   let t;
   try {

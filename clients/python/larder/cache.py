@@ -6,6 +6,12 @@ Every method takes the protocol's parameters as snake_case keywords
 ``None`` means "leave it out" so the server's default applies. Results are the
 protocol's plain dicts, except that ``data`` (bytes stored with ``data=``) comes
 back as :class:`bytes` instead of base64 text.
+
+Nothing misspelt is dropped on the way: an unknown keyword raises
+:class:`TypeError`, and a key the protocol does not know inside a mapping you
+pass (``memory``/``disk`` limits, ``set_many`` entries) is sent as written, so
+the server refuses the whole request with :class:`~larder.InvalidParams`
+naming it and the name most likely meant (``e.path``, ``e.suggestion``).
 """
 
 from __future__ import annotations
@@ -43,13 +49,33 @@ def camel(name: str) -> str:
 
 
 def camel_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a parameter object with snake_case keys turned camelCase,
-    recursively through nested objects, and ``None`` members dropped."""
+    """A copy of a parameter object with its snake_case keys turned camelCase
+    and ``None`` members dropped. Only the top-level keys are renamed: the
+    values, nested objects included, are sent as given (they may be the
+    caller's own data, whose keys must not change)."""
+    return {camel(k): v for k, v in obj.items() if v is not None}
+
+
+#: The members of ``cache.open``'s ``memory`` and ``disk`` limits.
+_LIMITS = ("maxCount", "maxBytes")
+
+
+def _limits(given: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """``cache.open``'s ``memory`` or ``disk`` for the protocol:
+    ``max_count`` / ``max_bytes`` (or the camelCase names) with ``None``
+    meaning "leave it out". Any other key is sent exactly as written, so
+    that the server refuses it under that name (``params.memory.max_cont``,
+    with the name it most likely meant) instead of it being dropped or
+    renamed into something else."""
+    if not isinstance(given, Mapping):
+        raise TypeError(f"{name} must be a mapping such as {{'max_count': 100}}, not {type(given).__name__}")
     out: dict[str, Any] = {}
-    for k, v in obj.items():
-        if v is None:
-            continue
-        out[camel(k)] = camel_keys(v) if isinstance(v, Mapping) else v
+    for k, v in given.items():
+        if isinstance(k, str) and camel(k) in _LIMITS:
+            if v is not None:
+                out[camel(k)] = v
+        else:
+            out[k] = v
     return out
 
 
@@ -123,7 +149,11 @@ class CacheMethods:
         down to new limits).
 
         ``memory`` and ``disk`` are limits such as ``{"max_count": 100,
-        "max_bytes": 1 << 20}`` (0 = unlimited). ``lifespan`` is the default
+        "max_bytes": 1 << 20}`` (0 = unlimited; ``maxCount``/``maxBytes``
+        work too). Any other key is sent as written and refused by the
+        server: a misspelt limit raises :class:`~larder.InvalidParams`
+        naming it (``params.memory.max_cont``, ``e.suggestion ==
+        "maxCount"``) and changes nothing. ``lifespan`` is the default
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
 
@@ -133,9 +163,9 @@ class CacheMethods:
         """
         params = _params(cache=cache, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired)
         if memory is not None:
-            params["memory"] = camel_keys(memory)
+            params["memory"] = _limits(memory, "memory")
         if disk is not None:
-            params["disk"] = camel_keys(disk)
+            params["disk"] = _limits(disk, "disk")
         return self._request("cache.open", params, None)
 
     # -- single entries ---------------------------------------------------
@@ -202,7 +232,12 @@ class CacheMethods:
 
         ``entries`` is a list of ``{"key", "value" | "data": bytes, "ttl"?,
         "group"?}`` (an entry's ``group`` overrides the request's), or a
-        mapping ``{key: value}`` where bytes values are stored as data.
+        mapping ``{key: value}`` where bytes values are stored as data. An
+        entry is sent as written (``data`` as base64, ``None`` members other
+        than ``value`` left out): one with another key, such as ``"tll"``,
+        raises :class:`~larder.InvalidParams` naming it
+        (``params.entries[0].tll``, ``e.suggestion == "ttl"``) and nothing is
+        stored.
 
         Returns ``{"stored": count, "size": total bytes}``.
         """
@@ -214,8 +249,10 @@ class CacheMethods:
                 items.append(item)
         else:
             for e in entries:
-                item = {camel(k): v for k, v in e.items() if k not in ("value", "data") and v is not None}
-                _put_value(item, e.get("value", MISSING), e.get("data", MISSING))
+                item = {k: v for k, v in e.items() if k not in ("value", "data") and v is not None}
+                if "value" in e or "data" in e:
+                    _put_value(item, e.get("value", MISSING), e.get("data", MISSING))
+                # else the server names the entry (and a misspelt "value" in it)
                 items.append(item)
         params = _params(cache=cache, group=group)
         params["entries"] = items

@@ -83,8 +83,14 @@ class _Pending:
 class Namespace:
     """Generic access to a method namespace, for methods without a dedicated
     wrapper: ``db.namespace("debug").advance_clock(seconds=5)`` calls
-    ``debug.advanceClock {"seconds": 5}``. Returns results (on a client) or
-    futures (on a pipeline)."""
+    ``debug.advanceClock {"seconds": 5}``. Keyword names are turned camelCase
+    (``None`` ones left out); their values are sent as given, nested keys
+    unchanged. Returns results (on a client) or futures (on a pipeline).
+
+    Names are not checked here: the server refuses an unknown method with
+    :class:`~larder.MethodNotFound` and an unknown parameter with
+    :class:`~larder.InvalidParams`, both naming the name most likely meant
+    (``e.suggestion``)."""
 
     def __init__(self, request: Callable[..., Any], name: str) -> None:
         self._request = request
@@ -99,7 +105,7 @@ class Namespace:
             return self._request(method, camel_keys(params), None)
 
         invoke.__name__ = attr
-        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params."
+        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
         return invoke
 
 
@@ -243,7 +249,12 @@ class Larder:
         directory. ``events`` asks for every cache event;
         ``migration_callbacks`` declares that this client answers
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
-        now). Must be the first request, and is accepted once."""
+        now). Must be the first request, and is accepted once.
+
+        Other keywords are the other members of LSP's ``InitializeParams``
+        (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
+        camelCase with their values as given; any other name is refused by
+        the server with :class:`~larder.InvalidParams` naming it."""
         params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
         if app_version is not None:
             params["appVersion"] = app_version

@@ -70,6 +70,10 @@ class LarderError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
 
+    def _datum(self, name: str) -> Any:
+        """``data[name]`` when ``data`` is an object, else ``None``."""
+        return self.data.get(name) if isinstance(self.data, dict) else None
+
     def to_json(self) -> dict[str, Any]:
         """The error as a JSON-RPC ``error`` object (used when the client
         answers a server-to-client request with an error)."""
@@ -107,14 +111,45 @@ class InvalidRequest(LarderError):
 
 @register_error
 class MethodNotFound(LarderError):
-    """-32601: no such method (``debug.*`` need ``--enable-test-methods``)."""
+    """-32601: no such method (``debug.*`` need ``--enable-test-methods``).
+    ``data = {"method", "suggestion"}`` when a known method is close (the
+    message then ends ``(did you mean cache.get?)``); no ``data`` otherwise."""
     CODE = -32601
+
+    @property
+    def method(self) -> str | None:
+        """The method asked for, when the server sent it (``data.method``)."""
+        return self._datum("method")
+
+    @property
+    def suggestion(self) -> str | None:
+        """The known method most likely meant (``data.suggestion``), or ``None``."""
+        return self._datum("suggestion")
 
 
 @register_error
 class InvalidParams(LarderError):
-    """-32602: missing, mistyped or out-of-range parameters."""
+    """-32602: missing, mistyped, out-of-range or unknown parameters. For a
+    member the method does not know (at any depth: ``params.tll``,
+    ``params.memory.max_cont``, ``params.entries[3].tll``) ``data =
+    {"path", "expected": [every member allowed there], "suggestion"?}``;
+    nothing was done."""
     CODE = -32602
+
+    @property
+    def path(self) -> str | None:
+        """Where the unknown member is, such as ``"params.tll"`` (``data.path``), or ``None``."""
+        return self._datum("path")
+
+    @property
+    def expected(self) -> list[str] | None:
+        """The members allowed at :attr:`path` (``data.expected``), or ``None``."""
+        return self._datum("expected")
+
+    @property
+    def suggestion(self) -> str | None:
+        """The known member most likely meant, such as ``"ttl"`` (``data.suggestion``), or ``None``."""
+        return self._datum("suggestion")
 
 
 @register_error
