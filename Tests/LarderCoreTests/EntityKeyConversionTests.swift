@@ -124,6 +124,9 @@ final class EntityKeyConversionTests: StoreTestCase {
         assertInvalid("records[0].colour", "Band \"Japan\": Band has no attribute or relationship \"colour\"") {
             try store.stage("Band", #"{"name": "Japan", "formed": 1974, "colour": "red"}"#)
         }
+        assertInvalid("records[0].fromed", "Band \"Japan\": Band has no attribute or relationship \"fromed\" (did you mean formed?)") {
+            try store.stage("Band", #"{"name": "Japan", "fromed": 1974}"#)
+        }
         XCTAssertEqual(store.stagedEntities.count, 0)
     }
 }

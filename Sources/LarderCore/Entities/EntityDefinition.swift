@@ -87,6 +87,13 @@ public struct EntityDefinition: Sendable {
     func attributeIndex(_ name: String) -> Int? { attributes.firstIndex { $0.name == name } }
     func relationshipIndex(_ name: String) -> Int? { relationships.firstIndex { $0.name == name } }
 
+    /// Why `key` names nothing here, with the key most likely meant: `Album has
+    /// no attribute or relationship "nmae" (did you mean name?)`.
+    func noSuchField(_ key: String) -> String {
+        let meant = NearestName.suggestion(for: key, among: attributeKeys + relationshipKeys).map { " (did you mean \($0)?)" } ?? ""
+        return "\(name) has no attribute or relationship \"\(key)\"\(meant)"
+    }
+
     /// The attribute or relationship a JSON key names; the model name is accepted too.
     func field(forKey key: String) -> EntityField? {
         if let f = fieldsByKey[ExactString(key)] { return f }

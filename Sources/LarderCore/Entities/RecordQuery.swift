@@ -88,8 +88,7 @@ struct EntityFilter {
             }
             return Operand(column: EntityTable.quote(entity.relationships[r].name), key: key, attribute: nil, linkKind: kind, dates: dates)
         case nil:
-            let meant = NearestName.suggestion(for: key, among: entity.attributeKeys + entity.relationshipKeys).map { " (did you mean \($0)?)" } ?? ""
-            throw .invalidArgument(field: path, reason: "\(entity.name) has no attribute or relationship \"\(key)\"\(meant)")
+            throw .invalidArgument(field: path, reason: entity.noSuchField(key))
         }
     }
 
@@ -168,7 +167,7 @@ struct EntityFilter {
             case .relationship?:
                 throw .invalidArgument(field: "orderBy[\(k)]", reason: "\(key) is a to-many relationship; records are ordered by attributes or to-one relationships")
             case nil:
-                throw .invalidArgument(field: "orderBy[\(k)]", reason: "\(entity.name) has no attribute or relationship \"\(key)\"")
+                throw .invalidArgument(field: "orderBy[\(k)]", reason: entity.noSuchField(key))
             }
             terms.append(column + (descending ? " DESC" : ""))
         }

@@ -46,7 +46,7 @@ extension EntityDefinition {
         var linkValues = [ColumnValue?](repeating: nil, count: relationships.count)
         for m in o.members {
             guard let field = field(forKey: m.key) else {
-                throw .invalidArgument(field: "\(path).\(m.key)", reason: "\(label): \(name) has no attribute or relationship \"\(m.key)\"")
+                throw .invalidArgument(field: "\(path).\(m.key)", reason: "\(label): \(noSuchField(m.key))")
             }
             switch field {
             case .attribute(let a):
