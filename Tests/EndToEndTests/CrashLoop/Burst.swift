@@ -1,7 +1,6 @@
 import LarderJSON
 
-/// Pipelined requests, sent in one go, and what each message the server
-/// sends back acknowledges.
+/// Pipelined requests, and what each message the server sends back acknowledges.
 final class Burst {
     /// Each request's line.
     private var lines: [[UInt8]] = []
@@ -11,7 +10,7 @@ final class Burst {
     private var methods: [Int: String] = [:]
     /// Request id → the ledger batch its success answer acknowledges.
     private var acknowledgements: [Int: (ledger: WriteLedger, batch: Int)] = [:]
-    /// What a notification acknowledges; nil for the notification is a problem.
+    /// Takes each notification (see `expectNotifications`); without it, a notification is a problem.
     private var notifications: ((JSON) -> String?)?
 
     /// Adds a request; with `writes`, its success answer acknowledges them as one batch of `ledger`.
@@ -34,7 +33,9 @@ final class Burst {
         while start < lines.count {
             let end = min(lines.count, start + random.int(1...48))
             let pause = random.chance(0.2) ? 0 : UInt32(random.int(1...1_500))
-            slices.append(.init(bytes: Array(lines[start..<end].joined()), pauseAfter: pause))
+            var bytes: [UInt8] = []
+            for line in lines[start..<end] { bytes += line }
+            slices.append(.init(bytes: bytes, pauseAfter: pause))
             start = end
         }
         return slices

@@ -16,7 +16,7 @@ final class EntityApplyWorkload: CrashWorkload {
     func burst(round: Int, random: inout SeededRandom) -> Burst {
         let burst = Burst()
         var known = Array(library.durableAuthors).sorted()
-        for _ in 0..<random.int(15...60) {
+        for _ in 0..<random.int(20...100) {
             sequence += 1
             let authors = random.distinct(random.int(1...3), of: Library.authorIDs)
             let candidates = authors + known

@@ -15,7 +15,7 @@ final class EntityUpsertWorkload: CrashWorkload {
     func burst(round: Int, random: inout SeededRandom) -> Burst {
         let burst = Burst()
         var known = Array(library.durableAuthors).sorted()
-        for _ in 0..<random.int(30...120) {
+        for _ in 0..<random.int(40...160) {
             sequence += 1
             let writes: [WriteLedger.Write]
             let entity: String

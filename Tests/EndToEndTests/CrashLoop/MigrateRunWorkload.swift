@@ -1,26 +1,26 @@
 import LarderJSON
 
 /// `migrate.run` with a small `batchSize` over objects stored at version 1 of
-/// a type whose version 2 declares a migration, with pipelined `cache.set`s
-/// served between its batches. Each batch of objects is migrated entirely or
-/// not at all, in order; every `$/progress` report acknowledges one more
-/// batch (it is sent after that batch's commit), and the answer all of them.
+/// a type whose version 2 declares a migration (steps the server runs alone,
+/// no client callback), with pipelined `cache.set`s served between its
+/// batches. Each batch of objects is migrated entirely or not at all, in
+/// order; every `$/progress` report acknowledges one more batch (it is sent
+/// after that batch's commit), and the answer all of them.
 ///
-/// Each round migrates a type and a cache of its own; earlier rounds' objects
-/// stay in the ledger, so every restart also checks that nothing migrated
-/// went back, and nothing else moved.
+/// Each round stores the same keys again, as objects of a type of its own,
+/// so a value of an earlier round coming back would show.
 final class MigrateRunWorkload: CrashWorkload {
     let method = "migrate.run"
-    /// Keys `cache/key`: the objects, as `JSON.storedObject`s.
+    /// The objects, as `JSON.storedObject`s.
     private let objects = WriteLedger()
     /// Keys of the cache the `cache.set`s between batches write.
     private let side = WriteLedger()
     var ledgers: [WriteLedger] { [objects, side] }
     private static let objectCount = 300
+    private static let cache = "notes"
     private static let sideCache = "between-batches"
     private var sequence = 0
 
-    private static func cache(_ round: Int) -> String { "notes-\(round)" }
     private static func type(_ round: Int) -> String { "Note\(round)" }
 
     /// The keys in the order `migrate.run` visits them (by UTF-8 bytes).
@@ -32,10 +32,10 @@ final class MigrateRunWorkload: CrashWorkload {
     private static func title(_ key: String, round: Int) -> String { "note \(key) of round \(round)" }
 
     func prepare(_ larder: LarderProcess, round: Int, random: inout SeededRandom) -> String? {
-        let cache = Self.cache(round), type = Self.type(round)
+        let type = Self.type(round)
         if let problem = larder.requestAll([("schema.register", ["type": .string(type), "version": "1", "fields": ["title": "string"]])])
             ?? larder.requestAll(Self.keys.map {
-                ("object.put", ["cache": .string(cache), "key": .string($0), "type": .string(type), "value": ["title": .string(Self.title($0, round: round))]])
+                ("object.put", ["cache": .string(Self.cache), "key": .string($0), "type": .string(type), "value": ["title": .string(Self.title($0, round: round))]])
             })
             ?? larder.requestAll([("schema.register", [
                 "type": .string(type), "version": "2", "fields": ["name": "string", "source": "string"],
@@ -45,24 +45,24 @@ final class MigrateRunWorkload: CrashWorkload {
             return problem
         }
         for key in Self.keys {
-            objects.recordDurable(cache + "/" + key, .storedObject(type: type, version: "1", ["title": .string(Self.title(key, round: round))]))
+            objects.recordDurable(key, .storedObject(type: type, version: "1", ["title": .string(Self.title(key, round: round))]))
         }
         return nil
     }
 
     func burst(round: Int, random: inout SeededRandom) -> Burst {
         let burst = Burst()
-        let cache = Self.cache(round), type = Self.type(round)
+        let type = Self.type(round)
         let batchSize = random.int(2...12)
         var batches: [Int] = []
         for start in stride(from: 0, to: Self.keys.count, by: batchSize) {
             let writes = Self.keys[start..<min(Self.keys.count, start + batchSize)].map {
-                WriteLedger.Write(key: cache + "/" + $0, value: .storedObject(type: type, version: "2", ["name": .string(Self.title($0, round: round)), "source": "v1"]))
+                WriteLedger.Write(key: $0, value: .storedObject(type: type, version: "2", ["name": .string(Self.title($0, round: round)), "source": "v1"]))
             }
             batches.append(objects.send("migrate.run batch \(batches.count + 1)", writes))
         }
         let token = "run-\(round)"
-        burst.request(method, ["cache": .string(cache), "batchSize": .int(batchSize), "workDoneToken": .string(token)],
+        burst.request(method, ["cache": .string(Self.cache), "batchSize": .int(batchSize), "workDoneToken": .string(token)],
                       writes: (objects, []))
         var reports = 0
         // `begin`, a report after each full batch and one at the end, then `end`.
@@ -85,19 +85,8 @@ final class MigrateRunWorkload: CrashWorkload {
     }
 
     func read(_ ledger: WriteLedger, from larder: LarderProcess) -> [String: JSON]? {
-        guard ledger === objects else {
-            return larder.entries(cache: Self.sideCache, keys: ledger.keys)?.compactMapValues { $0["value"] }
-        }
-        var observed: [String: JSON] = [:]
-        var keysByCache: [String: [String]] = [:]
-        for key in ledger.keys {
-            let parts = key.split(separator: "/", maxSplits: 1)
-            keysByCache[String(parts[0]), default: []].append(String(parts[1]))
-        }
-        for (cache, keys) in keysByCache {
-            guard let found = larder.objects(cache: cache, keys: keys) else { return nil }
-            for (key, object) in found { observed[cache + "/" + key] = object }
-        }
-        return observed
+        ledger === objects
+            ? larder.objects(cache: Self.cache, keys: ledger.keys)
+            : larder.entries(cache: Self.sideCache, keys: ledger.keys)?.compactMapValues { $0["value"] }
     }
 }

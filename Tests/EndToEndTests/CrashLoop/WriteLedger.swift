@@ -66,8 +66,8 @@ final class WriteLedger {
     private struct Bound {
         let key: String
         let shown: String
-        var lower: Int
-        var upper: Int
+        let lower: Int
+        let upper: Int
     }
 
     /// Checks what the restarted store holds under every key of the ledger
@@ -103,7 +103,7 @@ final class WriteLedger {
         let highestLower = bounds.max { $0.lower < $1.lower }
         let lowestUpper = bounds.min { $0.upper < $1.upper }
         if let u = lowestUpper, u.upper < acknowledgedPrefix {
-            return "\(batches[u.upper].label) was acknowledged (as were \(acknowledgedPrefix) batches of \(batches.count) this round), "
+            return "\(batches[u.upper].label) was acknowledged (with the \(acknowledgedPrefix) first of the round's \(batches.count) batches), "
                 + "yet \(u.key) holds \(u.shown): the acknowledged write is lost"
         }
         if let l = highestLower, let u = lowestUpper, l.lower > u.upper {
