@@ -34,7 +34,8 @@ let package = Package(
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder"]),
+        // CSQLite: the crash loops run SQLite's integrity check on the stores they crash.
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "CSQLite", "larder"]),
     ],
     swiftLanguageModes: [.v6]
 )
