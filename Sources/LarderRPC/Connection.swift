@@ -59,8 +59,8 @@ public final class Connection {
 
     /// Requests being worked on, by id, so `$/cancelRequest` can reach them.
     private var working: [RequestID: Reply] = [:]
-    /// Requests sent to the client and not yet answered.
-    private var awaiting: [RequestID: (Result<JSON, ResponseError>) -> Void] = [:]
+    /// Requests sent to the client and not yet answered, each with its place in the sending order.
+    private var awaiting: [RequestID: (sent: Int, onResponse: (Result<JSON, ResponseError>) -> Void)] = [:]
     private var nextOutgoingID = 0
     /// Work that continues between messages (long operations run in slices).
     private var scheduled: [() -> Void] = []
@@ -244,8 +244,8 @@ public final class Connection {
             if method == "$/cancelRequest" { cancel(params) } else { handler?.handle(notification: method, params: params) }
             noAnswer(in: batch)
         case .success(.response(let id, let result)):
-            if let callback = awaiting.removeValue(forKey: id) {
-                callback(result)
+            if let waiting = awaiting.removeValue(forKey: id) {
+                waiting.onResponse(result)
             } else {
                 Log.warn("a response for unknown request id \(id) was ignored")
             }
@@ -387,7 +387,7 @@ public final class Connection {
             onResponse(.failure(ResponseError(code: .requestCancelled, message: "the client closed the connection")))
             return id
         }
-        awaiting[id] = onResponse
+        awaiting[id] = (nextOutgoingID, onResponse)
         emit { w in
             w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
             w.write(id.json)
@@ -402,10 +402,13 @@ public final class Connection {
         return id
     }
 
+    /// Fails the requests still waiting for the client in the order they were
+    /// sent, not the dictionary's, so that the answers waiting on them leave
+    /// in the same order on every run.
     private func failAwaiting(with error: ResponseError) {
-        let callbacks = awaiting
+        let waiting = awaiting.values.sorted { $0.sent < $1.sent }
         awaiting = [:]
-        for (_, callback) in callbacks { callback(.failure(error)) }
+        for w in waiting { w.onResponse(.failure(error)) }
     }
 
     /// Frames the answer to a request answered directly (its result is in `direct`).

@@ -64,4 +64,14 @@ final class ConnectionOutgoingRequestTests: XCTestCase {
         guard case .failure(let error)? = handler.clientAnswers.first else { return XCTFail() }
         XCTAssertEqual(error.code, .requestCancelled)
     }
+
+    /// Requests still waiting for the client when the input ends fail in the
+    /// order they were sent, so the answers waiting on them leave in the order
+    /// the requests came, and a session's output is the same on every run.
+    func testUnansweredRequestsFailInTheOrderSentWhenTheInputEnds() {
+        let asks = (1...12).map { #"{"jsonrpc":"2.0","id":\#($0),"method":"ask"}"# }
+        let run = runConnection(lines: asks)
+        let answers = run.lines().filter { $0["method"] == nil }
+        XCTAssertEqual(answers.compactMap { $0["id"]?.numberValue?.int }, Array(1...12), run.text)
+    }
 }
