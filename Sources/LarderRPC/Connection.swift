@@ -182,7 +182,7 @@ public final class Connection {
             reject(.invalidRequest(
                 "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",
                 data: ["size": .int(size), "limit": .int(decoder.maxMessageBytes)]), id: .null, batch: nil)
-        case .badHeader(let why):
+        case .badFrame(let why):
             reject(.parseError(why), id: .null, batch: nil)
         }
     }
@@ -212,6 +212,8 @@ public final class Connection {
                 splitError = error
                 return
             }
+            // A wrong Content-Length may have swallowed the next message's start.
+            decoder.lastBodyIsNotJSON()
             reject(.parseError(error.description), id: .null, batch: nil)
             return
         }
