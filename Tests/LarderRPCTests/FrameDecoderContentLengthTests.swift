@@ -48,6 +48,13 @@ final class FrameDecoderContentLengthTests: XCTestCase {
         XCTAssertEqual(FrameDecoder.eventsByteByByte(input), expected)
     }
 
+    func testSpacesAndTabsAroundNamesAndValuesAreIgnored() {
+        let input = bytes(framed("{}") + "Content-Type: x\r\n \tcontent-LENGTH \t:\t 2 \r\n\r\n[]" + "Content-Length:2\r\n\r\n{}")
+        let expected: [DecodedEvent] = [.message("{}"), .message("[]"), .message("{}")]
+        XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input), expected)
+        XCTAssertEqual(FrameDecoder.eventsByteByByte(input), expected)
+    }
+
     func testBodySplitAcrossAppends() {
         let d = FrameDecoder(maxMessageBytes: 1000)
         d.append(bytes("Content-Length: 13\r\n"))
