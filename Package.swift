@@ -34,7 +34,8 @@ let package = Package(
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder"]),
+        // CSQLite: fault tests hold locks and check stores as another SQLite user would.
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -193,6 +193,21 @@ public final class Database {
         return s.int64(0)
     }
 
+    /// Whether the path no longer names the file SQLite opened (SQLite's unix
+    /// VFS compares inode numbers; other VFSes never say so).
+    var hasMoved: Bool {
+        var moved: Int32 = 0
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return moved != 0
+    }
+
+    /// Makes closing leave the write-ahead log and the WAL index where they
+    /// are: SQLite deletes them by path, and the path may name other files now.
+    func keepLogOnClose() {
+        var keep: Int32 = 1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &keep)
+    }
+
     /// A single integer from a query such as a PRAGMA.
     public func integer(_ sql: String) throws(StoreError) -> Int64 {
         let s = try statement(sql)

@@ -32,6 +32,10 @@ public final class Store {
     var walIndexSeen: WALIndexHeader.Snapshot?
     /// How often data_version was asked (for tests: the header spares most asks).
     var dataVersionQueries = 0
+    /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.
+    var openedFiles: OpenedFiles?
+    /// Why the store can no longer be used, once its database file was found deleted or replaced.
+    public internal(set) var lost: StoreError?
     /// Registered versions per type, read from the store on first use.
     var schemaCache: [ExactString: [TypeSchema]] = [:]
     /// Entity models, read from the store on first use.
@@ -77,6 +81,7 @@ public final class Store {
             // (no WAL), every check asks data_version.
             walIndex = WALIndexHeader(shmPath: database.path + "-shm")
             walIndexSeen = walIndex?.read()
+            try noteOpenedFiles()
         }
         dataVersion = try database.dataVersion()
     }
@@ -104,9 +109,13 @@ public final class Store {
     public func close() {
         // The handle is gone after the first close: asking it anything again would touch freed memory.
         guard !database.isClosed else { return }
-        // Recency noted by reads is saved lazily; closing is the last chance.
-        try? writeRecency()
-        try? commit()
+        if lost == nil {
+            // Recency noted by reads is saved lazily; closing is the last chance.
+            try? writeRecency()
+            try? commit()
+            // Closing removes the log and the index by path: only while they are ours.
+            try? checkInPlace()
+        }
         walIndex = nil
         database.close()
     }

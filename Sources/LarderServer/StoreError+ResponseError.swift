@@ -7,6 +7,7 @@ extension ErrorCode {
     public static let storeUnavailable = ErrorCode(rawValue: -31000)
     public static let storageFailure = ErrorCode(rawValue: -31001)
     public static let storeLocked = ErrorCode(rawValue: -31002)
+    public static let storeLost = ErrorCode(rawValue: -31004)
     public static let cacheNotFound = ErrorCode(rawValue: -31010)
     public static let schemaConflict = ErrorCode(rawValue: -31020)
     public static let schemaNotFound = ErrorCode(rawValue: -31021)
@@ -27,6 +28,9 @@ extension StoreError {
         switch self {
         case .unavailable(let path, let reason):
             return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path): \(reason)",
+                                 data: ["path": .string(path)])
+        case .lost(let path, let reason):
+            return ResponseError(code: .storeLost, message: "store lost: \(path) was \(reason) while in use; nothing written since is kept",
                                  data: ["path": .string(path)])
         case .storage(let code, let message) where code & 0xFF == 5 || code & 0xFF == 6:
             // SQLITE_BUSY or SQLITE_LOCKED after the busy timeout: another process holds the store.
