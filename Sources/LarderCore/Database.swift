@@ -79,11 +79,32 @@ public final class Database {
         return error
     }
 
+    /// Set when a wait for another process's write lock ran out: the store
+    /// stayed locked for the whole busy timeout. Until `waitForLocksAgain`,
+    /// taking the lock is tried once without waiting, so that a burst of
+    /// writes waits once, not once per write.
+    private var lockWaitRanOut = false
+
     /// Opens the write transaction, taking the write lock at once (waiting
-    /// for another process's up to the busy timeout).
+    /// for another process's up to the busy timeout, unless a wait already ran out).
     func begin() throws(StoreError) {
-        try execute("BEGIN IMMEDIATE")
+        do {
+            try execute("BEGIN IMMEDIATE")
+        } catch {
+            if case .storage(let code, _) = error, code & 0xFF == SQLITE_BUSY, !lockWaitRanOut {
+                lockWaitRanOut = true
+                sqlite3_busy_timeout(handle, 0)
+            }
+            throw error
+        }
         writing = true
+    }
+
+    /// Waits for other processes' locks again, up to the busy timeout.
+    func waitForLocksAgain() {
+        guard lockWaitRanOut else { return }
+        lockWaitRanOut = false
+        sqlite3_busy_timeout(handle, CacheSQL.busyTimeoutMilliseconds)
     }
 
     /// Commits the write transaction; a doomed one fails with its first error, untried.

@@ -88,9 +88,11 @@ public final class Store {
 
     /// Switching to WAL needs a moment alone with the file; a second process
     /// opening the store at the same time gets SQLITE_BUSY, without the busy
-    /// timeout applying, so try again for a while.
+    /// timeout applying, so try again for a while. A process that holds the
+    /// store locked makes each try wait the whole busy timeout: the tries
+    /// stop at the same deadline, not after a number of them.
     private func enableWriteAheadLog() throws(StoreError) {
-        var attempt = 0
+        let deadline = Self.monotonicMilliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
         while true {
             do {
                 let mode = try database.statement(CacheSQL.writeAheadLog)
@@ -98,11 +100,21 @@ public final class Store {
                 _ = try mode.step()
                 return
             } catch {
-                guard case .storage(let code, _) = error, code & 0xFF == 5, attempt < 500 else { throw error }
-                attempt += 1
+                guard case .storage(let code, _) = error, code & 0xFF == 5, Self.monotonicMilliseconds() < deadline else { throw error }
                 usleep(10_000)
             }
         }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+
+    /// Writes wait for other processes' locks again, once per burst (see `Database.begin`).
+    public func waitForLocksAgain() {
+        database.waitForLocksAgain()
     }
 
     /// Commits anything pending and closes the database.
@@ -133,7 +145,7 @@ public final class Store {
             throw .unavailable(path: path, reason: "not a directory")
         }
         guard access(path, W_OK) == 0 else {
-            throw .unavailable(path: path, reason: "not writable")
+            throw .unavailable(path: path, reason: "not writable: \(String(cString: strerror(errno)))")
         }
     }
 }

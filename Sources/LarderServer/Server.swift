@@ -261,6 +261,7 @@ final class Server: MessageHandler {
     /// it; if the commit fails, each of them gets the error instead.
     func commit() {
         checkedForeignWrites = false
+        store.waitForLocksAgain()
         let waiting = awaitingCommit
         awaitingCommit = []
         // A burst of writes leaves freed memory behind; give it back at the next pause.

@@ -23,8 +23,9 @@ extension ErrorCode {
 }
 
 extension StoreError {
-    /// The one mapping from core errors to the protocol.
-    var responseError: ResponseError {
+    /// The one mapping from core errors to the protocol (and, for a store
+    /// that cannot be opened at start, to the words on stderr).
+    public var responseError: ResponseError {
         switch self {
         case .unavailable(let path, let reason):
             return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path): \(reason)",

@@ -11,12 +11,16 @@ import XCTest
 /// write is acknowledged into a file the next start will not read, every
 /// request is refused with -31004, the loss is logged once, the exit code is
 /// 3, and the old write-ahead log is never replayed onto a replacement.
-final class StoreLostTests: XCTestCase {
-    private let store = TemporaryStore("lost")
+final class StoreLostFaultTests: XCTestCase {
+    private var store: TemporaryStore!
+
+    override func setUp() {
+        store = temporaryStore("lost")
+    }
 
     /// A store made and closed by another larder, holding `b`: a database that can replace ours.
     private func otherDatabase() throws -> TemporaryStore {
-        let other = TemporaryStore("lost-other")
+        let other = temporaryStore("lost-other")
         let maker = try other.start()
         XCTAssertEqual(maker.set("b", "from the other store")?["result"]?["stored"], true)
         XCTAssertEqual(maker.endInput(), 0)
