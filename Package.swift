@@ -34,8 +34,9 @@ let package = Package(
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        // CSQLite: fault tests hold locks and check stores as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "larder", "CSQLite"]),
+        // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
+        // fault tests also hold the store's locks as another SQLite user would.
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "CSQLite", "larder"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,21 +27,22 @@ extension Store {
 
     /// Opens (creating if needed) a cache and applies a settings change.
     public func open(_ name: String, change: CacheConfigChange) throws(StoreError) -> (cache: Cache, created: Bool) {
+        if let existing = try cache(named: name, create: false), change.applied(to: existing.config) == existing.config {
+            return (existing, false)
+        }
+        // Whether to create the cache, and the settings a change starts from,
+        // are decided again holding the write lock, when `beginWrite` has caught
+        // up with other processes and none can commit until this transaction
+        // ends. Between the look above and the lock another process may have
+        // created the cache: its row is then adopted and the change applied
+        // to it, where a second INSERT would fail on the unique name and doom
+        // the whole burst's transaction, the other requests' writes with it.
+        try beginWrite()
         if let existing = try cache(named: name, create: false) {
-            let updated = change.applied(to: existing.config)
-            if updated.persistent != existing.config.persistent {
-                throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
-            }
-            if updated != existing.config {
-                try saveConfig(updated, id: existing.id)
-                existing.config = updated
-                existing.evictFromMemory()
-                try existing.evictFromDisk()
-            }
+            try update(existing, with: change)
             return (existing, false)
         }
         let config = change.applied(to: CacheConfig())
-        try beginWrite()
         let s = try database.statement("INSERT INTO caches (name, config) VALUES (?, ?) RETURNING id")
         s.bind(1, name).bind(2, config.json.description)
         defer { s.reset() }
@@ -49,6 +50,19 @@ extension Store {
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
         caches[ExactString(name)] = c
         return (c, true)
+    }
+
+    /// Applies a settings change to an existing cache, evicting down to new limits.
+    private func update(_ existing: Cache, with change: CacheConfigChange) throws(StoreError) {
+        let updated = change.applied(to: existing.config)
+        if updated.persistent != existing.config.persistent {
+            throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
+        }
+        guard updated != existing.config else { return }
+        try saveConfig(updated, id: existing.id)
+        existing.config = updated
+        existing.evictFromMemory()
+        try existing.evictFromDisk()
     }
 
     private func load(_ name: String) throws(StoreError) -> Cache? {
@@ -105,6 +119,13 @@ extension Store {
     public func beginWrite() throws(StoreError) {
         guard !database.isInTransaction else { return }
         try database.begin()
+        // Other processes' commits were last looked for at the start of the
+        // burst; one may have landed between then and this lock. What this
+        // transaction writes is decided from the caches, schemas and models
+        // held in memory (above all, whether something must be created), so
+        // they must be those of the store as it is now: from here on nobody
+        // else can commit until this transaction ends.
+        try catchUpWithOtherProcesses()
     }
 
     /// Runs `body` so that its writes happen entirely or not at all.
@@ -179,7 +200,14 @@ extension Store {
     /// Checks whether another process committed since we last looked; if so,
     /// memory tiers of persistent caches are dropped so nothing stale is served.
     public func noticeForeignWrites() throws(StoreError) {
-        guard directory != nil, !database.isInTransaction else { return }
+        guard !database.isInTransaction else { return }
+        try catchUpWithOtherProcesses()
+    }
+
+    /// Forgets what memory holds of the store if another process committed
+    /// since this one last looked (outside a transaction, or at its start).
+    private func catchUpWithOtherProcesses() throws(StoreError) {
+        guard directory != nil else { return }
         // Read before asking: a commit landing in between is then seen by the
         // pragma now, or makes the header differ next time.
         let header = walIndex?.read()

@@ -83,7 +83,13 @@ extension Server {
     /// takes the ordinary path, which refuses members a method does not know.
     private static func present(_ a: ParamsView.Value, _ b: ParamsView.Value, _ c: ParamsView.Value,
                                 _ d: ParamsView.Value = .absent, _ e: ParamsView.Value = .absent) -> Int {
-        func one(_ v: ParamsView.Value) -> Int { v.isPresent ? 1 : 0 }
+        // A pattern match rather than `isPresent`: that getter lives in another
+        // module and, being package-internal, is called rather than inlined
+        // (five calls, about 45 instructions a request, measured with callgrind).
+        @inline(__always) func one(_ v: ParamsView.Value) -> Int {
+            if case .absent = v { return 0 }
+            return 1
+        }
         return one(a) + one(b) + one(c) + one(d) + one(e)
     }
 

@@ -61,9 +61,9 @@ final class CorruptPageFaultTests: XCTestCase {
         try makeStore()
         let pages = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: store.database)[.size] as? Int) / Self.pageSize
         // A page in the middle, overwritten with noise (the same noise every run).
-        var noise = Noise(state: 7)
-        try overwrite(at: pages / 2 * Self.pageSize, with: (0..<Self.pageSize).map { _ in UInt8.random(in: 0...255, using: &noise) })
-        XCTAssertNotEqual(SQLiteCheck.integrity(of: store.database), ["ok"], "the page overwritten was not in use")
+        var noise = SeededRandom(seed: 7)
+        try overwrite(at: pages / 2 * Self.pageSize, with: (0..<Self.pageSize).map { _ in UInt8(noise.int(0...255)) })
+        XCTAssertNotEqual(StoreIntegrity.check(directory: store.path), ["ok"], "the page overwritten was not in use")
 
         let larder = try store.start()
         var damaged = 0
@@ -97,7 +97,7 @@ final class CorruptPageFaultTests: XCTestCase {
         XCTAssertEqual(larder.get(Self.key(1234))?["result"]?["value"], .string(changed))
         XCTAssertEqual(larder.get(Self.key(1233), id: 2)?["result"]?["value"], .string(Self.value(1233)))
         XCTAssertEqual(larder.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"], "integrity_check cannot see it either")
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"], "integrity_check cannot see it either")
     }
 
     func testADamagedHeaderStopsTheServerAtStartSayingWhy() throws {
@@ -109,18 +109,5 @@ final class CorruptPageFaultTests: XCTestCase {
         let said = larder.stderrAtEnd()
         XCTAssertTrue(said.hasPrefix("larder: cannot open the store: storage failure: file is not a database"), said)
         XCTAssertEqual(larder.readToEnd(), [], "nothing on stdout")
-    }
-}
-
-/// The same numbers for the same seed (SplitMix64): damage that is the same every run.
-private struct Noise: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -54,6 +54,6 @@ final class DiskFullFaultTests: XCTestCase {
         }
         XCTAssertEqual(entries?["after"]?["value"], "space was freed")
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 }

@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CSQLite
 import Foundation
 import LarderJSON
 import XCTest
@@ -56,34 +55,6 @@ extension LarderProcess {
         let code = waitForExit()
         XCTAssertNotNil(code, "larder did not exit at the end of its input; stderr: \(stderrText)", file: file, line: line)
         return code
-    }
-}
-
-/// The store's database opened as another SQLite user would open it.
-enum SQLiteCheck {
-    /// What `PRAGMA integrity_check` says of the database at `path` (["ok"] when it is intact),
-    /// or why it could not be asked.
-    static func integrity(of path: String) -> [String] {
-        var db: OpaquePointer?
-        defer { sqlite3_close_v2(db) }
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db else {
-            return ["cannot open \(path): \(db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")"]
-        }
-        var statement: OpaquePointer?
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &statement, nil) == SQLITE_OK else {
-            return ["cannot check: \(String(cString: sqlite3_errmsg(db)))"]
-        }
-        var rows: [String] = []
-        while true {
-            let rc = sqlite3_step(statement)
-            if rc == SQLITE_ROW {
-                rows.append(String(cString: sqlite3_column_text(statement, 0)))
-            } else {
-                if rc != SQLITE_DONE { rows.append("integrity_check failed: \(String(cString: sqlite3_errmsg(db)))") }
-                return rows
-            }
-        }
     }
 }
 

@@ -86,7 +86,7 @@ final class LockedStoreFaultTests: XCTestCase {
         XCTAssertEqual(entries?["d"]?["found"], true)
         for refused in ["a", "b", "c"] { XCTAssertEqual(entries?[refused]?["found"], false, refused) }
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 
     func testAStoreHeldInExclusiveLockingModeStopsTheServerAtStartAfterTheTimeout() throws {

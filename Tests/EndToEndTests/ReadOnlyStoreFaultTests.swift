@@ -61,7 +61,7 @@ final class ReadOnlyStoreFaultTests: XCTestCase {
         let again = try store.start()
         XCTAssertEqual(again.get("k")?["result"]?["value"], "kept")
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 
     func testAReadOnlyDatabaseServesReadsAndRefusesWrites() throws {
@@ -85,6 +85,6 @@ final class ReadOnlyStoreFaultTests: XCTestCase {
         XCTAssertEqual(again.get("new", id: 2)?["result"]?["found"], false)
         XCTAssertEqual(again.set("new", 1, id: 3)?["result"]?["stored"], true)
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 }

@@ -67,7 +67,7 @@ final class StoreLostFaultTests: XCTestCase {
             XCTAssertEqual(again.get(key)?["result"]?["found"], false, key)
         }
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 
     func testWritesAfterTheDatabaseIsReplacedAreRefusedAndTheReplacementKeepsItsOwnContent() throws {
@@ -85,7 +85,7 @@ final class StoreLostFaultTests: XCTestCase {
         XCTAssertEqual(again.get("a1", id: 2)?["result"]?["found"], false, "the old log was replayed onto the replacement")
         XCTAssertEqual(again.get("a2", id: 3)?["result"]?["found"], false)
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 
     func testKilledAfterNoticingAReplacementLeavesNoLogToReplayOntoIt() throws {
@@ -102,7 +102,7 @@ final class StoreLostFaultTests: XCTestCase {
         XCTAssertEqual(again.get("b")?["result"]?["value"], "from the other store")
         XCTAssertEqual(again.get("a1", id: 2)?["result"]?["found"], false, "the old log was replayed onto the replacement")
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 
     func testAReplacementNoticedOnlyAtTheEndIsStillReportedAndNotOverwritten() throws {
@@ -140,6 +140,6 @@ final class StoreLostFaultTests: XCTestCase {
         XCTAssertEqual(again.get("n2", id: 2)?["result"]?["found"], true)
         XCTAssertEqual(again.get("a1", id: 3)?["result"]?["found"], false)
         XCTAssertEqual(again.endInput(), 0)
-        XCTAssertEqual(SQLiteCheck.integrity(of: store.database), ["ok"])
+        XCTAssertEqual(StoreIntegrity.check(directory: store.path), ["ok"])
     }
 }

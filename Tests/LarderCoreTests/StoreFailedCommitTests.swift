@@ -27,6 +27,8 @@ final class StoreFailedCommitTests: StoreTestCase {
         XCTAssertEqual(reloaded.count, 1, "totals reloaded from disk")
     }
 
+    // Faults are injected in debug builds only (the hook is not in release builds).
+    #if DEBUG
     /// Recency noted by reads is written at the commit; when that fails, the
     /// commit fails like any other, and the next one does not carry the
     /// failed transaction's writes to disk.
@@ -109,6 +111,7 @@ final class StoreFailedCommitTests: StoreTestCase {
         try store.commit()
         XCTAssertEqual(try cache.text("b"), "2")
     }
+    #endif
 
     /// Clearing and dropping write in the transaction like every other write,
     /// even as its first: a failed commit brings the entries and the cache back.

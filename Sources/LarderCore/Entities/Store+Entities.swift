@@ -52,6 +52,13 @@ extension Store {
     /// (and relationships) are added in place; any other change is refused with
     /// `.modelConflict` listing every change. The same definition again changes nothing.
     public func define(_ model: EntityModel) throws(StoreError) -> ModelDefinitionResult {
+        var result = ModelDefinitionResult(created: false, newEntities: [], addedMembers: [])
+        if try currentEntityCatalog().model(named: model.name)?.json == model.json { return result }
+        // What to create or add is decided holding the write lock, when
+        // `beginWrite` has caught up with other processes: one may have
+        // defined the model since the look above, and creating its tables a
+        // second time would fail, dooming the whole burst's transaction.
+        try beginWrite()
         var catalog = try currentEntityCatalog()
         for (k, e) in model.entities.enumerated() {
             if let owner = catalog.owner(of: e.name), owner != model.name {
@@ -59,7 +66,6 @@ extension Store {
             }
         }
         var statements: [String] = []
-        var result = ModelDefinitionResult(created: false, newEntities: [], addedMembers: [])
         if let old = catalog.model(named: model.name) {
             let revision = ModelRevision(from: old, to: model)
             guard revision.refused.isEmpty else { throw .modelConflict(model: model.name, changes: revision.refused) }

@@ -5,23 +5,38 @@ extension Store {
     /// a different one under an existing version is a conflict, so nothing changes silently.
     /// Returns true when the version is new.
     public func register(_ schema: TypeSchema) throws(StoreError) -> Bool {
-        if let existing = try versions(of: schema.type).first(where: { $0.version == schema.version }) {
-            // "1.0" and "1" are the same version: compare what they define, not how the version is spelled.
-            var candidate = schema
-            candidate.version = existing.version
-            guard existing == candidate else {
-                throw .schemaConflict(type: schema.type, version: schema.version.text)
-            }
-            return false
-        }
+        if try isRegistered(schema) { return false }
+        // Whether the version is new is decided again holding the write lock,
+        // when `beginWrite` has caught up with other processes: one may have
+        // registered it since the look above, and its definition must then be
+        // compared, not replaced.
+        try beginWrite()
+        if try isRegistered(schema) { return false }
         try checkAgainstAncestors(schema)
         try checkDefaults(schema.fields + schema.extensions.flatMap(\.fields))
         try save(schema)
         return true
     }
 
+    /// Whether `schema`'s version is registered with this very definition;
+    /// `.schemaConflict` when it is registered with another.
+    private func isRegistered(_ schema: TypeSchema) throws(StoreError) -> Bool {
+        guard let existing = try versions(of: schema.type).first(where: { $0.version == schema.version }) else { return false }
+        // "1.0" and "1" are the same version: compare what they define, not how the version is spelled.
+        var candidate = schema
+        candidate.version = existing.version
+        guard existing == candidate else {
+            throw .schemaConflict(type: schema.type, version: schema.version.text)
+        }
+        return true
+    }
+
     /// Adds extension fields to the newest version of a type, without a version bump.
     public func extend(type: String, category: String, fields: [FieldDefinition]) throws(StoreError) -> TypeSchema {
+        // The whole newest version is written back, so it is read holding the
+        // write lock: another process's extension made since this process last
+        // read it would otherwise be overwritten.
+        try beginWrite()
         guard var newest = try newestSchema(of: type) else { throw .schemaNotFound(type) }
         var taken = try registeredInheritedFields(of: newest).union(newest.ownFields.map(\.name))
         for f in fields where !taken.insert(f.name).inserted {

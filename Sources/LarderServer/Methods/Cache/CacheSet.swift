@@ -41,6 +41,7 @@ enum CacheSet: MethodDefinition {
     struct Result: MethodResult {
         let size: Int
 
+        @inline(__always)
         func write(into w: inout JSONWriter) {
             w.writeASCII("{\"stored\":true,\"size\":")
             w.writeInt(size)
