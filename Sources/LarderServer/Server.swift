@@ -261,6 +261,7 @@ final class Server: MessageHandler {
     /// it; if the commit fails, each of them gets the error instead.
     func commit() {
         checkedForeignWrites = false
+        // Like the look for other processes' writes, per burst: a burst waits for a lock once.
         store.waitForLocksAgain()
         let waiting = awaitingCommit
         awaitingCommit = []

@@ -21,14 +21,18 @@ final class LockedStoreFaultTests: XCTestCase {
 
     /// Another SQLite connection to the store, holding its lock while it lives.
     private final class LockHolder {
+        struct Failed: Error, CustomStringConvertible {
+            let description: String
+        }
+
         private var db: OpaquePointer?
 
         init(_ path: String, _ statements: [String]) throws {
             guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
-                throw Mount.Refused(description: "cannot open \(path)")
+                throw Failed(description: "cannot open \(path)")
             }
             for sql in statements where sqlite3_exec(db, sql, nil, nil, nil) != SQLITE_OK {
-                throw Mount.Refused(description: "\(sql): \(String(cString: sqlite3_errmsg(db)))")
+                throw Failed(description: "\(sql): \(String(cString: sqlite3_errmsg(db)))")
             }
         }
 
