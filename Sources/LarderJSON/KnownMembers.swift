@@ -25,11 +25,6 @@ public struct UnknownMember: Error, Equatable, Sendable {
     public func located(under prefix: String) -> UnknownMember {
         UnknownMember(path: "\(prefix).\(path)", name: name, expected: expected)
     }
-
-    /// `unknown member params.tll (did you mean ttl?)`
-    public var description: String {
-        "unknown member \(path)" + (suggestion.map { " (did you mean \($0)?)" } ?? "")
-    }
 }
 
 extension JSONObject {
@@ -61,9 +56,13 @@ public enum NearestName {
             guard parts.count == wantedParts.count else { continue }
             var total = 0
             for (a, b) in zip(wantedParts, parts) {
-                let d = distance(Array(a), Array(b))
                 // About one edit in three characters, at least one and at most three.
-                guard d <= min(3, max(1, a.count / 3)) else { total = .max; break }
+                let allowance = min(3, max(1, a.count / 3))
+                // The distance is at least the difference in length, so a name far
+                // longer than any candidate (10 MB, say) costs no comparison.
+                guard abs(a.count - b.count) <= allowance else { total = .max; break }
+                let d = distance(Array(a), Array(b))
+                guard d <= allowance else { total = .max; break }
                 total += d
             }
             if total < (best?.distance ?? .max) { best = (c, total) }

@@ -187,7 +187,7 @@ public final class Connection {
             reject(.invalidRequest(
                 "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",
                 data: ["size": .int(size), "limit": .int(decoder.maxMessageBytes)]), id: .null, batch: nil)
-        case .badHeader(let why):
+        case .badFrame(let why):
             reject(.parseError(why), id: .null, batch: nil)
         }
     }
@@ -217,6 +217,8 @@ public final class Connection {
                 splitError = error
                 return
             }
+            // A wrong Content-Length may have swallowed the next message's start.
+            decoder.lastBodyIsNotJSON()
             reject(.parseError(error.description), id: .null, batch: nil)
             return
         }

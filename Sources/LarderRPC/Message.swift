@@ -46,7 +46,7 @@ public enum Message {
             if let result = o["result"] { return .success(.response(id: id, result: .success(result))) }
             if let e = o["error"] {
                 // A malformed error still answers the request it names, so nothing waits forever.
-                let error = ResponseError(e) ?? ResponseError(code: .internalError, message: "malformed error object: \(e)")
+                let error = ResponseError(e) ?? ResponseError(code: .internalError, message: "malformed error object: \(e.description.echoed)")
                 return .success(.response(id: id, result: .failure(error)))
             }
         }

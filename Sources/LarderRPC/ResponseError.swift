@@ -36,21 +36,28 @@ extension ResponseError {
     }
     /// An unknown method, with the known one it most likely meant.
     public static func methodNotFound(_ method: String, known: [String] = []) -> ResponseError {
+        let shown = method.echoed
         guard let meant = NearestName.suggestion(for: method, among: known) else {
-            return ResponseError(code: .methodNotFound, message: "Method not found: \(method)")
+            return ResponseError(code: .methodNotFound, message: "Method not found: \(shown)")
         }
-        return ResponseError(code: .methodNotFound, message: "Method not found: \(method) (did you mean \(meant)?)",
-                             data: ["method": .string(method), "suggestion": .string(meant)])
+        return ResponseError(code: .methodNotFound, message: "Method not found: \(shown) (did you mean \(meant)?)",
+                             data: ["method": .string(shown), "suggestion": .string(meant)])
     }
     public static func invalidParams(_ message: String) -> ResponseError {
         ResponseError(code: .invalidParams, message: "Invalid params: \(message)")
     }
     /// A member the params may not have: -32602 naming its path, the members
-    /// that are known there and the nearest of them.
+    /// that are known there and the nearest of them:
+    /// `Invalid params: unknown member params.tll (did you mean ttl?)`.
     public static func unknownMember(_ unknown: UnknownMember) -> ResponseError {
-        var data: JSONObject = ["path": .string(unknown.path), "expected": .array(unknown.expected.map(JSON.string))]
-        if let meant = unknown.suggestion { data.append("suggestion", .string(meant)) }
-        return ResponseError(code: .invalidParams, message: "Invalid params: \(unknown.description)", data: .object(data))
+        let path = unknown.path.echoed
+        var data: JSONObject = ["path": .string(path), "expected": .array(unknown.expected.map(JSON.string))]
+        var message = "Invalid params: unknown member \(path)"
+        if let meant = unknown.suggestion {
+            data.append("suggestion", .string(meant))
+            message += " (did you mean \(meant)?)"
+        }
+        return ResponseError(code: .invalidParams, message: message, data: .object(data))
     }
     public static func internalError(_ message: String) -> ResponseError {
         ResponseError(code: .internalError, message: "Internal error: \(message)")

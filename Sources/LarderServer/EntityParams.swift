@@ -18,7 +18,7 @@ extension ParamsReader {
     func missingReferencePolicy() throws(ResponseError) -> MissingReferencePolicy {
         guard let text = try optional("onMissing", as: String.self) else { return .fail }
         guard let policy = MissingReferencePolicy(rawValue: text) else {
-            throw .invalidParams("\(path).onMissing must be \"fail\" or \"null\", not \"\(text)\"")
+            throw .invalidParams("\(path).onMissing must be \"fail\" or \"null\", not \"\(text.echoed)\"")
         }
         return policy
     }

@@ -55,7 +55,8 @@ extension Server {
                 try core { () throws(StoreError) in try ObjectValidator.tagged(value, as: type, store: store) }
             })
         case .stored(let cacheName, let key):
-            let missing = ResponseError.requestFailed("no object under key \"\(key.key)\"", data: ["key": .string(key.key)])
+            let shown = key.key.echoed
+            let missing = ResponseError.requestFailed("no object under key \"\(shown)\"", data: ["key": .string(shown)])
             let cache: Cache?
             do {
                 cache = try core { () throws(StoreError) in try store.cache(named: cacheName, create: false) }

@@ -24,15 +24,17 @@ extension ErrorCode {
 
 extension StoreError {
     /// The one mapping from core errors to the protocol (and, for a store
-    /// that cannot be opened at start, to the words on stderr).
+    /// that cannot be opened at start, to the words on stderr). Every name,
+    /// key, path and sentence in a core error may repeat what a client sent,
+    /// so each is `echoed` (capped) here, in the message and in `data` alike.
     public var responseError: ResponseError {
         switch self {
         case .unavailable(let path, let reason):
-            return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path): \(reason)",
-                                 data: ["path": .string(path)])
+            return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path.echoed): \(reason.echoed)",
+                                 data: ["path": .string(path.echoed)])
         case .lost(let path, let reason):
-            return ResponseError(code: .storeLost, message: "store lost: \(path) was \(reason) while in use; nothing written since is kept",
-                                 data: ["path": .string(path)])
+            return ResponseError(code: .storeLost, message: "store lost: \(path.echoed) was \(reason) while in use; nothing written since is kept",
+                                 data: ["path": .string(path.echoed)])
         case .storage(let code, let message) where code & 0xFF == 5 || code & 0xFF == 6:
             // SQLITE_BUSY or SQLITE_LOCKED after the busy timeout: another process holds the store.
             return ResponseError(code: .storeLocked, message: "the store is locked by another process: \(message)",
@@ -45,50 +47,68 @@ extension StoreError {
         case .internalFailure(let message):
             return .internalError(message)
         case .cacheNotFound(let name):
-            return ResponseError(code: .cacheNotFound, message: "no cache named \"\(name)\"", data: ["cache": .string(name)])
+            let cache = name.echoed
+            return ResponseError(code: .cacheNotFound, message: "no cache named \"\(cache)\"", data: ["cache": .string(cache)])
         case .schemaConflict(let type, let version):
+            let (type, version) = (type.echoed, version.echoed)
             return ResponseError(code: .schemaConflict,
                                  message: "\(type) \(version) is already registered with a different definition",
                                  data: ["type": .string(type), "version": .string(version)])
         case .schemaNotFound(let type):
+            let type = type.echoed
             return ResponseError(code: .schemaNotFound, message: "no schema registered for type \"\(type)\"", data: ["type": .string(type)])
         case .invalidObject(let path, let reason):
+            let (path, reason) = (path.echoed, reason.echoed)
             return ResponseError(code: .invalidObject, message: "invalid object at \(path): \(reason)",
                                  data: ["path": .string(path), "reason": .string(reason)])
         case .notAnObject(let key):
+            let key = key.echoed
             return ResponseError(code: .notAnObject, message: "the entry \"\(key)\" is not an object (it was stored with cache.set)",
                                  data: ["key": .string(key)])
         case .migrationMissing(let type, let from, let to, let fields):
+            let (type, from, to, fields) = (type.echoed, from.echoed, to.echoed, fields.map(\.echoed))
             return ResponseError(code: .migrationMissing,
                                  message: "no migration leads \(type) from \(from) to \(to); fields that differ: \(fields.joined(separator: ", "))",
                                  data: ["type": .string(type), "fromVersion": .string(from), "toVersion": .string(to),
                                         "fields": .array(fields.map(JSON.string))])
         case .migrationFailed(let key, let type, let from, let to, let reason):
+            let (key, type, from, to, reason) = (key.echoed, type.echoed, from.echoed, to.echoed, reason.echoed)
             return ResponseError(code: .migrationFailed, message: "migrating \(type) \"\(key)\" from \(from) to \(to) failed: \(reason)",
                                  data: ["key": .string(key), "type": .string(type), "fromVersion": .string(from),
                                         "toVersion": .string(to), "reason": .string(reason)])
         case .unknownMember(let unknown):
             return .unknownMember(unknown.located(under: "params"))
         case .invalidArgument(let field, let reason):
-            return .invalidParams("\(field): \(reason)")
+            return .invalidParams("\(field.echoed): \(reason.echoed)")
         case .entityNotFound(let entity):
+            let entity = entity.echoed
             return ResponseError(code: .entityNotFound, message: "no model defines an entity named \"\(entity)\"",
                                  data: ["entity": .string(entity)])
         case .modelConflict(let model, let changes):
+            let (model, changes) = (model.echoed, changes.map(\.echoed))
             return ResponseError(code: .modelConflict,
                                  message: "model \(model) cannot be redefined in place: \(changes.joined(separator: "; "))",
                                  data: ["model": .string(model), "changes": .array(changes.map(JSON.string))])
         case .unresolvedReferences(let references):
             return Self.unresolved(references)
         case .deleteDenied(let entity, let id, let relationship, let related):
+            let (entity, id, relationship) = (entity.echoed, Self.echoed(id), relationship.echoed)
             return ResponseError(code: .deleteDenied,
                                  message: "cannot delete \(entity) \(id): \(related) related record\(related == 1 ? "" : "s") through \(relationship), whose delete rule is deny",
                                  data: ["entity": .string(entity), "id": id, "relationship": .string(relationship), "related": .int(related)])
         case .incompleteRecord(let entity, let id, let missing):
+            let (entity, id, missing) = (entity.echoed, Self.echoed(id), missing.map(\.echoed))
             return ResponseError(code: .incompleteRecord,
                                  message: "\(entity) \(id) is new and lacks required attributes: \(missing.joined(separator: ", ")); nothing was written",
                                  data: ["entity": .string(entity), "id": id, "missing": .array(missing.map(JSON.string))])
         }
+    }
+
+    /// A record's identifier as an error repeats it: a string one capped like
+    /// any text, a number (a short literal in practice) as it is.
+    private static func echoed(_ id: JSON) -> JSON {
+        guard case .string(let text) = id else { return id }
+        return .string(text.echoed)
     }
 
     /// A storage failure naming the corrupt row. -31001 always carries a
@@ -96,14 +116,18 @@ extension StoreError {
     /// content is not what was written.
     private static func corrupt(_ item: Corrupted, reason: String) -> ResponseError {
         let sqliteCorrupt: JSON = .int(11)
+        let reason = reason.echoed
         switch item {
         case .cacheSettings(let cache):
+            let cache = cache.echoed
             return ResponseError(code: .storageFailure, message: "storage failure: the settings of cache \"\(cache)\" are corrupt: \(reason)",
                                  data: ["sqliteCode": sqliteCorrupt, "cache": .string(cache), "reason": .string(reason)])
         case .schema(let type, let version):
+            let (type, version) = (type.echoed, version.echoed)
             return ResponseError(code: .storageFailure, message: "storage failure: the stored definition of \(type) \(version) is corrupt: \(reason)",
                                  data: ["sqliteCode": sqliteCorrupt, "type": .string(type), "version": .string(version), "reason": .string(reason)])
         case .entityModel(let model):
+            let model = model.echoed
             return ResponseError(code: .storageFailure, message: "storage failure: the stored definition of entity model \(model) is corrupt: \(reason)",
                                  data: ["sqliteCode": sqliteCorrupt, "model": .string(model), "reason": .string(reason)])
         }
@@ -116,15 +140,16 @@ extension StoreError {
         var seen = Set<String>()
         var names: [String] = []
         for r in references where seen.insert(r.destination + "\u{0}" + r.missingID.description).inserted {
-            var ids = missing[r.destination]?.arrayValue ?? []
-            ids.append(r.missingID)
-            missing[r.destination] = .array(ids)
-            names.append("\(r.destination) \(r.missingID)")
+            let (destination, missingID) = (r.destination.echoed, echoed(r.missingID))
+            var ids = missing[destination]?.arrayValue ?? []
+            ids.append(missingID)
+            missing[destination] = .array(ids)
+            names.append("\(destination) \(missingID)")
         }
         let shown = names.prefix(10).joined(separator: ", ") + (names.count > 10 ? " and \(names.count - 10) more" : "")
         let detail = references.prefix(100).map { r -> JSON in
-            ["entity": .string(r.entity), "id": r.id, "relationship": .string(r.relationship),
-             "destination": .string(r.destination), "missingId": r.missingID]
+            ["entity": .string(r.entity.echoed), "id": echoed(r.id), "relationship": .string(r.relationship.echoed),
+             "destination": .string(r.destination.echoed), "missingId": echoed(r.missingID)]
         }
         return ResponseError(
             code: .unresolvedReferences,

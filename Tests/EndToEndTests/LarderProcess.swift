@@ -265,6 +265,18 @@ final class LarderProcess {
         }
     }
 
+    /// Content-Length framed messages up to and including the response whose
+    /// id is `id`; the last element is that response.
+    func readFramedUntilResponse(id: JSON, timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [JSON] {
+        let deadline = Self.now() + timeout
+        var seen: [JSON] = []
+        while true {
+            guard let m = readFramedMessage(timeout: max(0, deadline - Self.now()), file: file, line: line) else { return seen }
+            seen.append(m)
+            if m["id"] == id && m["method"] == nil { return seen }
+        }
+    }
+
     /// Messages up to and including the response whose id is `id`; the last element is that response.
     func readUntilResponse(id: JSON, timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [JSON] {
         let deadline = Self.now() + timeout

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import XCTest
 import LarderJSON
 import LarderRPC
@@ -69,6 +70,32 @@ struct ConnectionRun {
 
     var text: String { String(decoding: output, as: UTF8.self) }
 
+    /// The bodies of Content-Length framed output, checking each header's length.
+    func framedBodies(file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        var bodies: [String] = []
+        var k = 0
+        let separator: [UInt8] = [13, 10, 13, 10]
+        while k < output.count {
+            guard let end = (k...(output.count - 4)).first(where: { Array(output[$0..<($0 + 4)]) == separator }) else {
+                XCTFail("no header end in \(String(decoding: output[k...], as: UTF8.self))", file: file, line: line)
+                break
+            }
+            let header = String(decoding: output[k..<end], as: UTF8.self)
+            guard header.hasPrefix("Content-Length: "), let length = Int(header.dropFirst("Content-Length: ".count)) else {
+                XCTFail("bad header \(header)", file: file, line: line)
+                break
+            }
+            let bodyStart = end + 4
+            guard bodyStart + length <= output.count else {
+                XCTFail("short body", file: file, line: line)
+                break
+            }
+            bodies.append(String(decoding: output[bodyStart..<(bodyStart + length)], as: UTF8.self))
+            k = bodyStart + length
+        }
+        return bodies
+    }
+
     /// The output split into lines (line framing), each parsed as JSON.
     func lines(file: StaticString = #filePath, line: UInt = #line) -> [JSON] {
         text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().compactMap { l in
@@ -124,6 +151,61 @@ func runConnection(lines: [String], handler: FakeHandler = FakeHandler(), maxMes
                    file: StaticString = #filePath, line: UInt = #line) -> ConnectionRun {
     runConnection(Array(lines.map { $0 + "\n" }.joined().utf8), handler: handler, maxMessageBytes: maxMessageBytes,
                   file: file, line: line)
+}
+
+/// Serves `reads` with a fresh connection, each element arriving in a read
+/// of its own, as from a client that writes each message separately: the next
+/// one is written only once the connection has taken the previous one out of
+/// the pipe. Returns the exit code and everything written.
+func runConnection(
+    reads: [[UInt8]], handler: FakeHandler = FakeHandler(), maxMessageBytes: Int = 1 << 20
+) -> ConnectionRun {
+    var inFDs: [Int32] = [0, 0], outFDs: [Int32] = [0, 0]
+    precondition(pipe(&inFDs) == 0 && pipe(&outFDs) == 0)
+    let readEnd = inFDs[0], writeEnd = inFDs[1], outputEnd = outFDs[0]
+    let writer = Thread {
+        for chunk in reads {
+            var pending: Int32 = 1
+            while ioctl(readEnd, UInt(FIONREAD), &pending) == 0 && pending > 0 { usleep(200) }
+            var written = 0
+            while written < chunk.count {
+                let n = chunk.withUnsafeBytes { write(writeEnd, $0.baseAddress! + written, $0.count - written) }
+                guard n > 0 else { break }
+                written += n
+            }
+        }
+        close(writeEnd)
+    }
+    // Answers are drained as they come so the connection never blocks on output.
+    let output = OutputCollector()
+    let reader = Thread {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(outputEnd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            output.append(buffer[0..<n])
+        }
+    }
+    reader.start()
+    writer.start()
+    let connection = Connection(input: readEnd, output: outFDs[1], maxMessageBytes: maxMessageBytes)
+    connection.handler = handler
+    handler.connection = connection
+    let code = withExtendedLifetime(handler) { connection.run() }
+    while !writer.isFinished { usleep(1000) }
+    close(readEnd)
+    close(outFDs[1])
+    while !reader.isFinished { usleep(1000) }
+    close(outputEnd)
+    return ConnectionRun(exitCode: code, output: output.bytes)
+}
+
+/// Bytes gathered on one thread and read on another.
+private final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [UInt8] = []
+    func append(_ bytes: ArraySlice<UInt8>) { lock.withLock { collected += bytes } }
+    var bytes: [UInt8] { lock.withLock { collected } }
 }
 
 extension JSON {

@@ -5,19 +5,19 @@ import LarderRPC
 enum DecodedEvent: Equatable, CustomStringConvertible {
     case message(String)
     case oversized(Int)
-    case badHeader(String)
+    case badFrame(String)
 
     var description: String {
         switch self {
         case .message(let s): return "message(\(s))"
         case .oversized(let n): return "oversized(\(n))"
-        case .badHeader(let why): return "badHeader(\(why))"
+        case .badFrame(let why): return "badFrame(\(why))"
         }
     }
 
-    /// True for any `.badHeader`, whatever its explanation.
-    var isBadHeader: Bool {
-        if case .badHeader = self { return true }
+    /// True for any `.badFrame`, whatever its explanation.
+    var isBadFrame: Bool {
+        if case .badFrame = self { return true }
         return false
     }
 }
@@ -34,7 +34,7 @@ extension FrameDecoder {
         switch e {
         case .message(let range): return .message(String(decoding: bytes(range), as: UTF8.self))
         case .oversized(let size): return .oversized(size)
-        case .badHeader(let why): return .badHeader(why)
+        case .badFrame(let why): return .badFrame(why)
         }
     }
 
@@ -59,7 +59,7 @@ extension FrameDecoder {
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-/// Replaces a `.badHeader` explanation by a fixed one so event lists compare on kind alone.
+/// Replaces a `.badFrame` explanation by a fixed one so event lists compare on kind alone.
 func kinds(_ events: [DecodedEvent]) -> [DecodedEvent] {
-    events.map { $0.isBadHeader ? .badHeader("*") : $0 }
+    events.map { $0.isBadFrame ? .badFrame("*") : $0 }
 }

@@ -31,7 +31,7 @@ enum MigrateRun: MethodDefinition {
             switch try p.optional("onFailure", as: String.self) ?? "keep" {
             case "keep": dropFailures = false
             case "drop": dropFailures = true
-            case let other: throw .invalidParams("\(p.path).onFailure must be \"keep\" or \"drop\", not \"\(other)\"")
+            case let other: throw .invalidParams("\(p.path).onFailure must be \"keep\" or \"drop\", not \"\(other.echoed)\"")
             }
             token = p["workDoneToken"]
             if let token, token.stringValue == nil && token.numberValue == nil {

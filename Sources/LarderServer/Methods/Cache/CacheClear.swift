@@ -16,7 +16,7 @@ enum CacheClear: MethodDefinition {
         init(_ p: ParamsReader) throws(ResponseError) {
             let tierName = try p.optional("tier", as: String.self) ?? "all"
             guard let tier = CacheEvent.Tier(rawValue: tierName) else {
-                throw .invalidParams("\(p.path).tier must be \"memory\", \"disk\" or \"all\", not \"\(tierName)\"")
+                throw .invalidParams("\(p.path).tier must be \"memory\", \"disk\" or \"all\", not \"\(tierName.echoed)\"")
             }
             self.tier = tier
             group = try p.optional("group", as: String.self)

@@ -26,7 +26,8 @@ enum ObjectCopy: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
-        let missing = ResponseError.requestFailed("no object under key \"\(p.from.key)\"", data: ["key": .string(p.from.key)])
+        let shown = p.from.key.echoed
+        let missing = ResponseError.requestFailed("no object under key \"\(shown)\"", data: ["key": .string(shown)])
         guard let source = try server.cache(p.cache, create: false) else { throw missing }
         let copied = try server.core { () throws(StoreError) -> StoredObject? in
             guard let (stored, entry) = try source.storedObject(p.from) else { return nil }

@@ -50,7 +50,8 @@ enum ObjectGet: MethodDefinition {
             case .needsCallback: throw .internalError("a migration callback was left unanswered")
             }
             if case .found(let type, _, _, _) = self, let expected, expected != type {
-                throw .requestFailed("the object under \"\(key)\" is a \(type), not a \(expected)",
+                let (key, type) = (key.echoed, type.echoed)
+                throw .requestFailed("the object under \"\(key)\" is a \(type), not a \(expected.echoed)",
                                      data: ["key": .string(key), "type": .string(type)])
             }
         }

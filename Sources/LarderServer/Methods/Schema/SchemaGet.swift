@@ -26,7 +26,8 @@ enum SchemaGet: MethodDefinition {
         var schema = newest
         if let wanted = p.version {
             guard let v = SchemaVersion(wanted), let match = versions.first(where: { $0.version == v }) else {
-                throw .requestFailed("\(p.type) has no version \(wanted)", data: ["type": .string(p.type), "version": .string(wanted)])
+                let (type, version) = (p.type.echoed, wanted.echoed)
+                throw .requestFailed("\(type) has no version \(version)", data: ["type": .string(type), "version": .string(version)])
             }
             schema = match
         }
