@@ -34,7 +34,8 @@ let package = Package(
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        // CSQLite: the crash loops run SQLite's integrity check on the stores they crash.
+        // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
+        // fault tests also hold the store's locks as another SQLite user would.
         .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "CSQLite", "larder"]),
     ],
     swiftLanguageModes: [.v6]

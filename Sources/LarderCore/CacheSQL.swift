@@ -29,7 +29,9 @@ public enum CacheSQL {
     /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
     /// commit survives the process being killed; only a power cut can lose the
     /// last transactions.
-    public static let busyTimeout = "PRAGMA busy_timeout = 5000"
+    public static let busyTimeout = "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)"
+    /// How long a write waits for another process's lock (SPEC 13).
+    public static let busyTimeoutMilliseconds: Int32 = 5000
     public static let writeAheadLog = "PRAGMA journal_mode = WAL"
     public static let synchronous = "PRAGMA synchronous = NORMAL"
 

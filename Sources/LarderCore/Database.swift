@@ -79,11 +79,32 @@ public final class Database {
         return error
     }
 
+    /// Set when a wait for another process's write lock ran out: the store
+    /// stayed locked for the whole busy timeout. Until `waitForLocksAgain`,
+    /// taking the lock is tried once without waiting, so that a burst of
+    /// writes waits once, not once per write.
+    private var lockWaitRanOut = false
+
     /// Opens the write transaction, taking the write lock at once (waiting
-    /// for another process's up to the busy timeout).
+    /// for another process's up to the busy timeout, unless a wait already ran out).
     func begin() throws(StoreError) {
-        try execute("BEGIN IMMEDIATE")
+        do {
+            try execute("BEGIN IMMEDIATE")
+        } catch {
+            if case .storage(let code, _) = error, code & 0xFF == SQLITE_BUSY, !lockWaitRanOut {
+                lockWaitRanOut = true
+                sqlite3_busy_timeout(handle, 0)
+            }
+            throw error
+        }
         writing = true
+    }
+
+    /// Waits for other processes' locks again, up to the busy timeout.
+    func waitForLocksAgain() {
+        guard lockWaitRanOut else { return }
+        lockWaitRanOut = false
+        sqlite3_busy_timeout(handle, CacheSQL.busyTimeoutMilliseconds)
     }
 
     /// Commits the write transaction; a doomed one fails with its first error, untried.
@@ -191,6 +212,21 @@ public final class Database {
         defer { s.reset() }
         guard try s.step() else { return 0 }
         return s.int64(0)
+    }
+
+    /// Whether the path no longer names the file SQLite opened (SQLite's unix
+    /// VFS compares inode numbers; other VFSes never say so).
+    var hasMoved: Bool {
+        var moved: Int32 = 0
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        return moved != 0
+    }
+
+    /// Makes closing leave the write-ahead log and the WAL index where they
+    /// are: SQLite deletes them by path, and the path may name other files now.
+    func keepLogOnClose() {
+        var keep: Int32 = 1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &keep)
     }
 
     /// A single integer from a query such as a PRAGMA.

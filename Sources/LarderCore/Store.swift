@@ -32,6 +32,10 @@ public final class Store {
     var walIndexSeen: WALIndexHeader.Snapshot?
     /// How often data_version was asked (for tests: the header spares most asks).
     var dataVersionQueries = 0
+    /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.
+    var openedFiles: OpenedFiles?
+    /// Why the store can no longer be used, once its database file was found deleted or replaced.
+    public internal(set) var lost: StoreError?
     /// Registered versions per type, read from the store on first use.
     var schemaCache: [ExactString: [TypeSchema]] = [:]
     /// Entity models, read from the store on first use.
@@ -77,15 +81,18 @@ public final class Store {
             // (no WAL), every check asks data_version.
             walIndex = WALIndexHeader(shmPath: database.path + "-shm")
             walIndexSeen = walIndex?.read()
+            try noteOpenedFiles()
         }
         dataVersion = try database.dataVersion()
     }
 
     /// Switching to WAL needs a moment alone with the file; a second process
     /// opening the store at the same time gets SQLITE_BUSY, without the busy
-    /// timeout applying, so try again for a while.
+    /// timeout applying, so try again for a while. A process that holds the
+    /// store locked makes each try wait the whole busy timeout: the tries
+    /// stop at the same deadline, not after a number of them.
     private func enableWriteAheadLog() throws(StoreError) {
-        var attempt = 0
+        let deadline = Self.monotonicMilliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
         while true {
             do {
                 let mode = try database.statement(CacheSQL.writeAheadLog)
@@ -93,20 +100,34 @@ public final class Store {
                 _ = try mode.step()
                 return
             } catch {
-                guard case .storage(let code, _) = error, code & 0xFF == 5, attempt < 500 else { throw error }
-                attempt += 1
+                guard case .storage(let code, _) = error, code & 0xFF == 5, Self.monotonicMilliseconds() < deadline else { throw error }
                 usleep(10_000)
             }
         }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+    }
+
+    /// Writes wait for other processes' locks again, once per burst (see `Database.begin`).
+    public func waitForLocksAgain() {
+        database.waitForLocksAgain()
     }
 
     /// Commits anything pending and closes the database.
     public func close() {
         // The handle is gone after the first close: asking it anything again would touch freed memory.
         guard !database.isClosed else { return }
-        // Recency noted by reads is saved lazily; closing is the last chance.
-        try? writeRecency()
-        try? commit()
+        if lost == nil {
+            // Recency noted by reads is saved lazily; closing is the last chance.
+            try? writeRecency()
+            try? commit()
+            // Closing removes the log and the index by path: only while they are ours.
+            try? checkInPlace()
+        }
         walIndex = nil
         database.close()
     }
@@ -124,7 +145,7 @@ public final class Store {
             throw .unavailable(path: path, reason: "not a directory")
         }
         guard access(path, W_OK) == 0 else {
-            throw .unavailable(path: path, reason: "not writable")
+            throw .unavailable(path: path, reason: "not writable: \(String(cString: strerror(errno)))")
         }
     }
 }

@@ -5,6 +5,10 @@ import LarderJSON
 public enum StoreError: Error, Equatable, Sendable {
     /// The store directory or database cannot be created or opened.
     case unavailable(path: String, reason: String)
+    /// The database file at `path` was deleted, moved away or replaced while
+    /// in use (`reason` says which): nothing written since is where the next
+    /// start will look.
+    case lost(path: String, reason: String)
     /// SQLite reported an error (I/O, disk full, corruption, a read-only file).
     case storage(code: Int32, message: String)
     /// A row Larder wrote cannot be read back as what it wrote (changed

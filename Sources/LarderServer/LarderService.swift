@@ -10,6 +10,9 @@ public enum LarderService {
         configure(connection)
         let server = Server(options: options, store: store, connection: connection)
         connection.handler = server
-        return withExtendedLifetime(server) { connection.run() }
+        return withExtendedLifetime(server) {
+            let code = connection.run()
+            return server.storeIsLost ? Server.storeLostExitCode : code
+        }
     }
 }

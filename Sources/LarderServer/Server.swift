@@ -51,6 +51,19 @@ final class Server: MessageHandler {
         case running
         /// `shutdown` was answered; only `exit` is accepted.
         case shutDown
+        /// The store's database file was deleted or replaced (`Store.checkInPlace`):
+        /// every request is refused with this error, and the process exits
+        /// with `storeLostExitCode`.
+        case storeLost(StoreError)
+    }
+
+    /// The exit code once the store was lost, whatever ended the connection:
+    /// the client's writes since are gone, and whoever started larder must know.
+    static let storeLostExitCode: Int32 = 3
+
+    var storeIsLost: Bool {
+        if case .storeLost = lifecycle { return true }
+        return false
     }
 
     /// Requests answered straight from their bytes (see DirectAnswers.swift).
@@ -141,6 +154,8 @@ final class Server: MessageHandler {
             return nil
         case .shutDown:
             return .invalidRequest("the server is shut down; only the exit notification is accepted")
+        case .storeLost(let error):
+            return error.responseError
         }
     }
 
@@ -177,6 +192,15 @@ final class Server: MessageHandler {
     func connectionClosed() {
         commit()
         store.close()
+        // Closing looks once more: a store lost after the last write is reported too.
+        if let lost = store.lost { storeWasLost(lost) }
+    }
+
+    /// From now on every request is refused; said once on stderr.
+    private func storeWasLost(_ error: StoreError) {
+        guard !storeIsLost else { return }
+        lifecycle = .storeLost(error)
+        Log.error("\(error.responseError.message); refusing every request, and exiting with code \(Self.storeLostExitCode)")
     }
 
     func handle(invalidMessage error: ResponseError, reply: Reply) {
@@ -200,6 +224,8 @@ final class Server: MessageHandler {
 
     /// Answers a deferred request once the writes it made have committed.
     func finishAfterCommit(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
+        // Begun before the store was lost: nothing is answered as though it were still there.
+        if case .storeLost(let error) = lifecycle { return reply.fail(error.responseError) }
         if store.hasPendingWrites || !awaitingCommit.isEmpty { hold(reply, result) } else { reply.finish(result) }
     }
 
@@ -235,12 +261,17 @@ final class Server: MessageHandler {
     /// it; if the commit fails, each of them gets the error instead.
     func commit() {
         checkedForeignWrites = false
+        // Like the look for other processes' writes, per burst: a burst waits for a lock once.
+        store.waitForLocksAgain()
         let waiting = awaitingCommit
         awaitingCommit = []
         // A burst of writes leaves freed memory behind; give it back at the next pause.
         if waiting.count >= Self.largeCommit { connection.wantQuiet() }
         do {
+            let wrote = store.hasPendingWrites
             try store.commit()
+            // The answers acknowledge the commit: only if it went into the file the next start opens.
+            if wrote { try store.checkInPlace() }
             for held in waiting {
                 switch held {
                 case .answer(let reply, let result): reply.finish(result)
@@ -253,8 +284,8 @@ final class Server: MessageHandler {
                 }
             }
         } catch {
-            // Everything since the last commit may rest on what was rolled back.
-            Log.error("commit failed: \(error)")
+            // Everything since the last commit may rest on what was rolled back, or be in a lost file.
+            if case .lost = error { storeWasLost(error) } else { Log.error("commit failed: \(error)") }
             failedCommits += 1
             lastCommitFailure = error
             for held in waiting {

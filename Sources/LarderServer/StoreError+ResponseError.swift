@@ -7,6 +7,7 @@ extension ErrorCode {
     public static let storeUnavailable = ErrorCode(rawValue: -31000)
     public static let storageFailure = ErrorCode(rawValue: -31001)
     public static let storeLocked = ErrorCode(rawValue: -31002)
+    public static let storeLost = ErrorCode(rawValue: -31004)
     public static let cacheNotFound = ErrorCode(rawValue: -31010)
     public static let schemaConflict = ErrorCode(rawValue: -31020)
     public static let schemaNotFound = ErrorCode(rawValue: -31021)
@@ -22,13 +23,17 @@ extension ErrorCode {
 }
 
 extension StoreError {
-    /// The one mapping from core errors to the protocol. Every name, key,
-    /// path and sentence in a core error may repeat what a client sent, so
-    /// each is `echoed` (capped) here, in the message and in `data` alike.
-    var responseError: ResponseError {
+    /// The one mapping from core errors to the protocol (and, for a store
+    /// that cannot be opened at start, to the words on stderr). Every name,
+    /// key, path and sentence in a core error may repeat what a client sent,
+    /// so each is `echoed` (capped) here, in the message and in `data` alike.
+    public var responseError: ResponseError {
         switch self {
         case .unavailable(let path, let reason):
             return ResponseError(code: .storeUnavailable, message: "store unavailable at \(path.echoed): \(reason.echoed)",
+                                 data: ["path": .string(path.echoed)])
+        case .lost(let path, let reason):
+            return ResponseError(code: .storeLost, message: "store lost: \(path.echoed) was \(reason) while in use; nothing written since is kept",
                                  data: ["path": .string(path.echoed)])
         case .storage(let code, let message) where code & 0xFF == 5 || code & 0xFF == 6:
             // SQLITE_BUSY or SQLITE_LOCKED after the busy timeout: another process holds the store.

@@ -45,7 +45,7 @@ enum Main {
         do {
             store = try Store(directory: serverOptions.storePath, clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())
         } catch {
-            fail("cannot open the store: \(error)", code: 2)
+            fail("cannot open the store: \(error.responseError.message)", code: 2)
         }
         if isatty(0) == 1 {
             let location = serverOptions.storePath ?? "memory"

@@ -13,6 +13,7 @@ export const ErrorCode = Object.freeze({
   storeUnavailable: -31000,
   storageFailure: -31001,
   storeLocked: -31002,
+  storeLost: -31004,
   cacheNotFound: -31010,
   schemaConflict: -31020,
   schemaNotFound: -31021,
@@ -98,6 +99,13 @@ export const RequestFailed = codeClass('RequestFailed', ErrorCode.requestFailed)
 export const StoreUnavailable = codeClass('StoreUnavailable', ErrorCode.storeUnavailable);
 export const StorageFailure = codeClass('StorageFailure', ErrorCode.storageFailure);
 export const StoreLocked = codeClass('StoreLocked', ErrorCode.storeLocked);
+/**
+ * The store's database file was deleted, moved away or replaced while the
+ * sidecar used it: the writes waiting for that commit were not kept, every
+ * later request rejects the same way, and the sidecar exits with code 3.
+ * `data: {path}`, the database file.
+ */
+export const StoreLost = codeClass('StoreLost', ErrorCode.storeLost);
 export const CacheNotFound = codeClass('CacheNotFound', ErrorCode.cacheNotFound);
 /** `schema.register` of a registered version with another definition; `data: {type, version}`. */
 export const SchemaConflict = codeClass('SchemaConflict', ErrorCode.schemaConflict);

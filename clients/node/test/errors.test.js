@@ -7,7 +7,7 @@ const {
   Larder, LarderError, ErrorCode, SidecarExited,
   ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
   ServerNotInitialized, RequestCancelled, RequestFailed,
-  StoreUnavailable, StorageFailure, StoreLocked, CacheNotFound,
+  StoreUnavailable, StorageFailure, StoreLocked, StoreLost, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
   EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord,
 } = larder;
@@ -25,7 +25,7 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     parseError: ParseError, invalidRequest: InvalidRequest, methodNotFound: MethodNotFound,
     invalidParams: InvalidParams, internalError: InternalError, serverNotInitialized: ServerNotInitialized,
     requestCancelled: RequestCancelled, requestFailed: RequestFailed, storeUnavailable: StoreUnavailable,
-    storageFailure: StorageFailure, storeLocked: StoreLocked, cacheNotFound: CacheNotFound,
+    storageFailure: StorageFailure, storeLocked: StoreLocked, storeLost: StoreLost, cacheNotFound: CacheNotFound,
     schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
     entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,

@@ -23,6 +23,7 @@ __all__ = [
     "StoreUnavailable",
     "StorageFailure",
     "StoreLocked",
+    "StoreLost",
     "CacheNotFound",
     "SchemaConflict",
     "SchemaNotFound",
@@ -192,8 +193,18 @@ class StorageFailure(LarderError):
 
 @register_error
 class StoreLocked(LarderError):
-    """-31002: another process holds the store. ``data = {"path"}``."""
+    """-31002: another process held the store's lock for more than 5 seconds;
+    the write was not made and may be retried. ``data = {"sqliteCode"}``."""
     CODE = -31002
+
+
+@register_error
+class StoreLost(LarderError):
+    """-31004: the store's database file was deleted, moved away or replaced
+    while the sidecar used it. The writes waiting for that commit were not
+    kept; every later request fails the same way, and the sidecar exits with
+    status 3. ``data = {"path"}``, the database file."""
+    CODE = -31004
 
 
 @register_error

@@ -21,6 +21,7 @@ ALL_CODES = {
     -31000: larder.StoreUnavailable,
     -31001: larder.StorageFailure,
     -31002: larder.StoreLocked,
+    -31004: larder.StoreLost,
     -31010: larder.CacheNotFound,
     -31020: larder.SchemaConflict,
     -31021: larder.SchemaNotFound,
