@@ -241,7 +241,7 @@ public final class Connection {
         case .success(.request(let id, let method, let params)):
             let reply = Reply(id: id, method: method, connection: self, batch: batch)
             handler?.handle(request: method, params: params, reply: reply)
-            if !reply.isDone { working[id] = reply }
+            if !reply.isDone && !reply.isDecided { working[id] = reply }
         case .success(.notification(let method, let params)):
             if method == "$/cancelRequest" { cancel(params) } else { handler?.handle(notification: method, params: params) }
             noAnswer(in: batch)
@@ -299,7 +299,7 @@ public final class Connection {
     /// `$/cancelRequest`: a request still being worked on is told, and answered
     /// with -32800 unless its handler answers itself (with partial results).
     private func cancel(_ params: JSON?) {
-        guard let idJSON = params?["id"], let id = RequestID(idJSON), let reply = working[id] else { return }
+        guard let idJSON = params?["id"], let id = RequestID(idJSON), let reply = working[id], !reply.isDecided else { return }
         reply.isCancellationRequested = true
         if let onCancel = reply.onCancel { onCancel() } else { reply.fail(.requestCancelled()) }
     }

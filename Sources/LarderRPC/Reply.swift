@@ -16,6 +16,11 @@ public final class Reply {
     /// Set by a handler that answers a cancellation itself (with partial
     /// results); otherwise a cancelled request is answered with -32800 at once.
     public var onCancel: (() -> Void)?
+    /// Set by a handler whose work for the request is done, its answer only
+    /// waiting to be released (after a commit): the request is no longer being
+    /// worked on, so `$/cancelRequest` passes it by, as a write cannot be
+    /// undone, and reaches any other request with its id that still is.
+    package var isDecided = false
 
     init(id: RequestID, method: String, connection: Connection?, batch: Batch?) {
         self.id = id

@@ -231,7 +231,7 @@ final class Server: MessageHandler {
 
     private func hold(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
         // The work is done; cancelling now cannot undo it, so the real answer stands.
-        reply.onCancel = {}
+        reply.isDecided = true
         hold(.answer(reply, result))
     }
 

@@ -122,4 +122,22 @@ extension DirectAnswerTests {
         }
         try assertBothPathsAgree(lines)
     }
+
+    /// A request that reuses the id of one still being worked on (which SPEC
+    /// 2.2 advises against) does not hide it from `$/cancelRequest`, whichever
+    /// path it takes: once its answer only waits for the commit, it is no
+    /// longer being worked on (SPEC 5.1), and the cancellation reaches the other.
+    func testACancellationReachesTheRequestStillWorkedOnWhenAnotherTakesItsID() throws {
+        let input = [
+            request(4, "debug.ask", #"{"method":"client.slow"}"#),
+            request(5, "cache.set", #"{"key":"a","value":1}"#),
+            request(4, "cache.get", #"{"key":"a"}"#),
+            #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":4}}"#,
+        ].joined(separator: "\n") + "\n"
+        let ordinary = try serveSession(input, direct: false, enableTestMethods: true)
+        let direct = try serveSession(input, direct: true, enableTestMethods: true)
+        XCTAssertEqual(ordinary, direct)
+        XCTAssertEqual(ordinary.split(separator: "\n").dropFirst().first,
+                       #"{"jsonrpc":"2.0","id":4,"error":{"code":-32800,"message":"Request cancelled"}}"#, ordinary)
+    }
 }
