@@ -36,7 +36,7 @@ let package = Package(
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "CSQLite", "larder"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "CSQLite", "larder"]),
     ],
     swiftLanguageModes: [.v6]
 )

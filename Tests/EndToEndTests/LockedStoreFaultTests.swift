@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CSQLite
 import Foundation
+import LarderCore
 import LarderJSON
 import XCTest
 
@@ -28,6 +29,9 @@ final class LockedStoreFaultTests: XCTestCase {
         private var db: OpaquePointer?
 
         init(_ path: String, _ statements: [String]) throws {
+            // SQLite is set up once per process, before its first connection, and
+            // every test target shares this process: set it up as Larder does.
+            SQLiteLibrary.configure()
             guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else {
                 throw Failed(description: "cannot open \(path)")
             }

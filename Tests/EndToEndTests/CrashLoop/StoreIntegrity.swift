@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import LarderCore
 
 /// SQLite's own verdict on a store: `PRAGMA integrity_check`.
 enum StoreIntegrity {
@@ -34,6 +35,9 @@ enum StoreIntegrity {
     private static func check(path: String, flags: Int32) -> [String] {
         var db: OpaquePointer?
         defer { sqlite3_close_v2(db) }
+        // SQLite is set up once per process, before its first connection, and
+        // every test target shares this process: set it up as Larder does.
+        SQLiteLibrary.configure()
         guard sqlite3_open_v2(path, &db, flags, nil) == SQLITE_OK, let db else {
             return ["cannot open \(path): \(db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory")"]
         }
