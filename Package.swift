@@ -31,12 +31,12 @@ let package = Package(
         // Helpers shared by test targets; no product depends on it.
         .target(name: "LarderTestSupport", path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON"]),
+        .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderJSON"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "CSQLite", "larder"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "CSQLite", "larder", "LarderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderTestSupport
 import Foundation
 import LarderJSON
 import XCTest

@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 import XCTest
 
@@ -49,7 +50,7 @@ final class WorkloadClient: @unchecked Sendable {
 
     let index: Int
     let process: LarderProcess
-    private var random: SplitMix64
+    private var random: SeededRandom
     private var nextSeq: [Item: Int] = [:]
     private var nextID = 0
     private(set) var writes: [AccessHistory.Write] = []
@@ -60,7 +61,7 @@ final class WorkloadClient: @unchecked Sendable {
     init(index: Int, process: LarderProcess) {
         self.index = index
         self.process = process
-        random = SplitMix64(seed: UInt64(index + 1))
+        random = SeededRandom(seed: UInt64(index + 1))
     }
 
     /// What every process of an application does when it starts: the same

@@ -1,3 +1,4 @@
+import LarderTestSupport
 import XCTest
 import LarderJSON
 import LarderRPC
@@ -96,7 +97,7 @@ final class FrameDecoderResynchronizationTests: XCTestCase {
             ("all in one read", [request(0) + mistake + after.joined()]),
         ]
         // Random cuts through everything.
-        var random = SplitMix(seed: UInt64(mistake.count))
+        var random = SeededRandom(seed: UInt64(mistake.count))
         let whole = request(0) + mistake + after.joined()
         for seed in 0..<8 {
             var chunks: [[UInt8]] = []
@@ -182,18 +183,5 @@ final class FrameDecoderResynchronizationTests: XCTestCase {
         let input = bytes(head + pad + "\r\n\r\n{}")
         XCTAssertEqual(FrameDecoder.eventsAllAtOnce(input), [.message("{}")])
         XCTAssertEqual(FrameDecoder.eventsByteByByte(input), [.message("{}")])
-    }
-}
-
-/// A small deterministic generator, so that random splits are the same on every run.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

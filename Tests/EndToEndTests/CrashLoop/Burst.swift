@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// Pipelined requests, and what each message the server sends back acknowledges.

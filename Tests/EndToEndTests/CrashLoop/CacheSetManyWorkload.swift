@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// Pipelined `cache.setMany` of up to two dozen entries each, over a few

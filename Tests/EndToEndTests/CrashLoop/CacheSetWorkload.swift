@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// Pipelined `cache.set`, in the shape answered straight from its bytes, over

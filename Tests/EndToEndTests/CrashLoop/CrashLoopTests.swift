@@ -1,3 +1,4 @@
+import LarderTestSupport
 import Foundation
 import LarderJSON
 import XCTest

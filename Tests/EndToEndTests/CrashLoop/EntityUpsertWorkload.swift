@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// Pipelined `entity.upsert` of several authors, or of several books linked

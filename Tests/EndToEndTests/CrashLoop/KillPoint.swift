@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderTestSupport
 import LarderJSON
 
 /// When a crash loop kills the server during a burst.

@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// `migrate.run` with a small `batchSize` over objects stored at version 1 of

@@ -1,3 +1,4 @@
+import LarderTestSupport
 import LarderJSON
 
 /// Pipelined `object.put` of a registered type over a few hundred keys.
