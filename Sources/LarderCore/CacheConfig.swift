@@ -41,8 +41,9 @@ public struct CacheConfig: Equatable, Sendable {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
-        let members: Set<String> = ["persistent", "memory", "disk", "lifespan", "returnsExpired"]
-        if let unknown = o.keys.first(where: { !members.contains($0) }) { throw corrupt("unknown setting \"\(unknown)\"") }
+        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired"], at: "") {
+            throw corrupt("unknown setting \"\(unknown.path)\"")
+        }
 
         func member(_ key: String, in o: JSONObject, at path: String) throws(StoreError) -> JSON {
             guard let v = o[key] else { throw corrupt("\(path) is missing") }
@@ -56,8 +57,8 @@ public struct CacheConfig: Equatable, Sendable {
         func limits(_ key: String) throws(StoreError) -> Limits {
             let v = try member(key, in: o, at: key)
             guard case .object(let l) = v else { throw corrupt("\(key): expected an object, got \(v.typeName)") }
-            if let unknown = l.keys.first(where: { $0 != "maxCount" && $0 != "maxBytes" }) {
-                throw corrupt("unknown setting \"\(key).\(unknown)\"")
+            if let unknown = l.unknownMember(knowing: ["maxCount", "maxBytes"], at: key) {
+                throw corrupt("unknown setting \"\(unknown.path)\"")
             }
             func count(_ limit: String) throws(StoreError) -> Int {
                 let n = try member(limit, in: l, at: "\(key).\(limit)")
