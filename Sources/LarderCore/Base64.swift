@@ -1,4 +1,11 @@
+import LarderJSON
+
 /// Standard base64 (RFC 4648, with padding), for `data` values in the protocol.
+///
+/// Both directions work on borrowed bytes and write their result once, into
+/// storage of its final size: a 60 MB value went through three whole copies
+/// on the way out (an array, a `String` of it, the escaped copy in the
+/// answer) and one on the way in (the text as an array).
 public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
     private static let decodeTable: [UInt8] = {
@@ -8,47 +15,76 @@ public enum Base64 {
     }()
 
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out.append(alphabet[Int(n >> 18 & 63)]); out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(alphabet[Int(n >> 6 & 63)]); out.append(alphabet[Int(n & 63)])
-            i += 3
+        guard !bytes.isEmpty else { return "" }
+        return bytes.withUnsafeBufferPointer { bytes in
+            String(unsafeUninitializedCapacity: encodedCount(bytes.count)) { encode(bytes, to: $0.baseAddress!) }
         }
-        let rest = bytes.count - i
-        if rest > 0 {
-            let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
-            out.append(alphabet[Int(n >> 18 & 63)]); out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
+    }
+
+    /// Appends the base64 text of `bytes` to `w` (it needs no escaping in a JSON string).
+    public static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into w: inout JSONWriter) {
+        let n = encodedCount(bytes.count)
+        w.append(upTo: n) { encode(bytes, to: $0) }
+    }
+
+    private static func encodedCount(_ count: Int) -> Int { (count + 2) / 3 * 4 }
+
+    /// Writes the text of `bytes` at `out`; returns its length.
+    private static func encode(_ bytes: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var i = 0, o = 0
+            while i + 3 <= bytes.count {
+                let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                out[o] = alphabet[Int(n >> 18 & 63)]; out[o + 1] = alphabet[Int(n >> 12 & 63)]
+                out[o + 2] = alphabet[Int(n >> 6 & 63)]; out[o + 3] = alphabet[Int(n & 63)]
+                i += 3
+                o += 4
+            }
+            let rest = bytes.count - i
+            if rest > 0 {
+                let n = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+                out[o] = alphabet[Int(n >> 18 & 63)]; out[o + 1] = alphabet[Int(n >> 12 & 63)]
+                out[o + 2] = rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "=")
+                out[o + 3] = UInt8(ascii: "=")
+                o += 4
+            }
+            return o
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Nil unless `text` is canonical padded base64 (whitespace is not allowed).
     public static func decode(_ text: String) -> [UInt8]? {
-        let chars = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decode($0) }
+    }
+
+    /// `decode` of text given as its UTF-8 bytes.
+    public static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard chars.count % 4 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(chars.count / 4 * 3)
-        var i = 0
-        while i < chars.count {
-            let pad = i + 4 == chars.count ? (chars[i + 3] == 61 ? (chars[i + 2] == 61 ? 2 : 1) : 0) : 0
-            var n: UInt32 = 0
-            for k in 0..<4 {
-                let c = chars[i + k]
-                if k >= 4 - pad { n <<= 6; continue }
-                let v = decodeTable[Int(c)]
-                guard v != 0xFF else { return nil }
-                n = n << 6 | UInt32(v)
+        // Padding may end only the last group of four.
+        let pad = chars.count == 0 || chars[chars.count - 1] != 61 ? 0 : (chars[chars.count - 2] == 61 ? 2 : 1)
+        var valid = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 4 * 3 - pad) { out, written in
+            decodeTable.withUnsafeBufferPointer { table in
+                var i = 0, o = 0
+                while i < chars.count {
+                    let last = i + 4 == chars.count ? pad : 0
+                    var n: UInt32 = 0
+                    for k in 0..<4 {
+                        if k >= 4 - last { n <<= 6; continue }
+                        let v = table[Int(chars[i + k])]
+                        guard v != 0xFF else { valid = false; return }
+                        n = n << 6 | UInt32(v)
+                    }
+                    out[o] = UInt8(n >> 16 & 0xFF)
+                    if last < 2 { out[o + 1] = UInt8(n >> 8 & 0xFF) }
+                    if last < 1 { out[o + 2] = UInt8(n & 0xFF) }
+                    o += 3 - last
+                    i += 4
+                }
+                written = o
             }
-            out.append(UInt8(n >> 16 & 0xFF))
-            if pad < 2 { out.append(UInt8(n >> 8 & 0xFF)) }
-            if pad < 1 { out.append(UInt8(n & 0xFF)) }
-            i += 4
         }
-        return out
+        return valid ? bytes : nil
     }
 }

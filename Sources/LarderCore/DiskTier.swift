@@ -27,17 +27,20 @@ struct DiskTier {
         return try s.step() ? (s.int64(0), s.int(1)) : nil
     }
 
-    /// Stores an entry: in `known` (the row the memory tier says holds the key)
-    /// when that row still does, else as a new row, else over the row found.
+    /// Stores an entry whose value is `value` (its own `bytes` are not read:
+    /// the memory tier may not keep a copy): in `known` (the row the memory
+    /// tier says holds the key) when that row still does, else as a new row,
+    /// else over the row found. SQLite reads `value` in place.
     /// Returns the row id and the size replaced (nil for a new key).
-    func write(_ k: EntryKey, _ e: Entry, used: Int64, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
-        if let known, try update(id: known.id, k, e, used: used) { return (known.id, known.size) }
+    func write(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64,
+               known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
+        if let known, try update(id: known.id, k, e, value: value, used: used) { return (known.id, known.size) }
         let s = try db.statement(.insertIfNew)
         s.bind(1, cacheID).bind(k, from: 2)
-        bind(e, used: used, to: s, from: 4)
+        bind(e, value: value, used: used, to: s, from: 4)
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
-        guard let old = try existing(k), try update(id: old.id, k, e, used: used) else {
+        guard let old = try existing(k), try update(id: old.id, k, e, value: value, used: used) else {
             // The insert found the key taken, yet no row holds it: within one
             // transaction that cannot be, unless Larder's own bookkeeping is wrong.
             throw .internalFailure("an entry could be neither inserted nor updated")
@@ -46,9 +49,9 @@ struct DiskTier {
     }
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
-    private func update(id: Int64, _ k: EntryKey, _ e: Entry, used: Int64) throws(StoreError) -> Bool {
+    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, used: used, to: s, from: 1)
+        bind(e, value: value, used: used, to: s, from: 1)
         s.bind(8, id).bind(9, cacheID).bind(k, from: 10)
         try s.run()
         return db.changes == 1
@@ -57,8 +60,8 @@ struct DiskTier {
     /// Binds an entry's columns, in the order `CacheSQL.insert` and
     /// `CacheSQL.update` both list them (kind, value, size, stored_at,
     /// validated_at, ttl, used), starting at parameter `first`.
-    private func bind(_ e: Entry, used: Int64, to s: Statement, from first: Int32) {
-        s.bind(first, e.kind.rawValue).bind(first + 1, blob: e.bytes).bind(first + 2, e.size)
+    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, to s: Statement, from first: Int32) {
+        s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, value.count)
             .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
         if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
         s.bind(first + 6, used)

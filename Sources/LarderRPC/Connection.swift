@@ -141,6 +141,7 @@ public final class Connection {
         decoder.shrink()
         if out.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
         if direct.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
+        if scratch.capacity > 1 << 20 { scratch = JSONWriter(capacity: 1024) }
         onQuiet?()
     }
 
@@ -319,6 +320,9 @@ public final class Connection {
 
     /// Answers a request that was answered `.later`, its result given as JSON text.
     public func respond(to id: RequestID, withResultJSON result: UnsafeBufferPointer<UInt8>) {
+        if result.count >= largeMessageBytes && onTraffic == nil {
+            return sendLarge(result) { w in Self.beginResponse(id: id, member: ",\"result\":", into: &w) }
+        }
         emit { w in
             Self.beginResponse(id: id, member: ",\"result\":", into: &w)
             w.writeRaw(result)
@@ -415,6 +419,7 @@ public final class Connection {
 
     /// Frames the answer to a request answered directly (its result is in `direct`).
     private func emitDirect(_ request: RequestView) {
+        if direct.count >= largeMessageBytes && onTraffic == nil { return emitLargeDirect(request) }
         guard framing == .lines, onTraffic == nil else { return emit { w in writeDirectAnswer(request, into: &w) } }
         // The common case without a closure, which would hold on to self.
         writeDirectAnswer(request, into: &out)
@@ -423,11 +428,54 @@ public final class Connection {
 
     @inline(__always)
     private func writeDirectAnswer(_ request: RequestView, into w: inout JSONWriter) {
+        writeDirectHead(request, into: &w)
+        direct.withBytes { w.writeRaw($0) }
+        w.writeASCII("}")
+    }
+
+    /// `emitDirect` for a large result, apart so that the common case stays as short.
+    @inline(never)
+    private func emitLargeDirect(_ request: RequestView) {
+        // What is buffered leaves first, as `flush` sends it: after the commit it may wait for.
+        flush()
+        direct.withBytes { result in sendLarge(result) { w in writeDirectHead(request, into: &w) } }
+    }
+
+    /// A direct answer up to its result.
+    @inline(__always)
+    private func writeDirectHead(_ request: RequestView, into w: inout JSONWriter) {
         w.writeASCII("{\"jsonrpc\":\"2.0\",\"id\":")
         w.writeRaw(request.idText)
         w.writeASCII(",\"result\":")
-        direct.withBytes { w.writeRaw($0) }
-        w.writeASCII("}")
+    }
+
+    /// Sends a response with a large result (`largeMessageBytes` or more)
+    /// from where the result lies instead of copying it into `out`: what `out`
+    /// holds, then the framing and `head` (the response up to its result),
+    /// then the result, while the closing brace waits in `out`. A 60 MB value
+    /// read back was otherwise in memory twice more at once: copied into
+    /// `out`, and with Content-Length framing into `scratch` before that.
+    /// What `out` holds leaves without `willFlush`: a held answer is released
+    /// from within its commit, and `emitLargeDirect` has just flushed. Not
+    /// with `onTraffic`, which is handed each message whole.
+    private func sendLarge(_ result: UnsafeBufferPointer<UInt8>, head: (inout JSONWriter) -> Void) {
+        switch framing {
+        case .lines:
+            head(&out)
+        case .contentLength:
+            scratch.reset()
+            head(&scratch)
+            out.writeASCII("Content-Length: ")
+            out.writeInt(scratch.count + result.count + 1)
+            out.writeASCII("\r\n\r\n")
+            scratch.withBytes { out.writeRaw($0) }
+        }
+        writeOut()
+        writeToClient(result)
+        out.writeASCII("}")
+        if framing == .lines { out.append(0x0A) }
+        // The result's buffer grew for it: it goes back at the next pause.
+        quietWanted = true
     }
 
     /// Frames one message into the output buffer.
@@ -452,21 +500,30 @@ public final class Connection {
     /// Makes what responses depend on durable, then writes everything buffered.
     public func flush() {
         handler?.willFlush()
+        writeOut()
+    }
+
+    /// Writes everything buffered.
+    private func writeOut() {
         guard !out.isEmpty else { return }
         defer { out.reset() }
+        // A buffer that grew for large answers goes back at the next pause.
+        if out.capacity > 2 * Self.flushThreshold { quietWanted = true }
+        out.withBytes { writeToClient($0) }
+    }
+
+    private func writeToClient(_ raw: UnsafeBufferPointer<UInt8>) {
         guard !clientGone else { return }
         var written = 0
-        out.withBytes { raw in
-            while written < raw.count {
-                let n = write(output, raw.baseAddress! + written, raw.count - written)
-                if n > 0 { written += n; continue }
-                if n < 0 && errno == EINTR { continue }
-                // EPIPE: the client went away. Nothing more can be said to it.
-                Log.info("the client stopped reading (\(String(cString: strerror(errno)))); stopping")
-                clientGone = true
-                stopped = true
-                return
-            }
+        while written < raw.count {
+            let n = write(output, raw.baseAddress! + written, raw.count - written)
+            if n > 0 { written += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            // EPIPE: the client went away. Nothing more can be said to it.
+            Log.info("the client stopped reading (\(String(cString: strerror(errno)))); stopping")
+            clientGone = true
+            stopped = true
+            return
         }
     }
 }

@@ -57,23 +57,32 @@ public final class FrameDecoder {
         self.framing = framing
         self.initialCapacity = initialCapacity
         capacity = initialCapacity
-        storage = .allocate(capacity: capacity)
+        storage = Self.resize(nil, to: capacity)
     }
+
+    /// A buffer that grew past this size goes back to its first size as soon
+    /// as it is empty, at the next read; a smaller one waits for `shrink` at
+    /// the client's next pause, since growing it again for each message of a
+    /// burst would cost. A client that asks for a large value back at once,
+    /// with no pause, otherwise found the 60 MB of its `cache.set` still
+    /// resident while the answer needed as much again (a peak of 185 MB
+    /// rather than 128 MB).
+    static let keptUntilPause = 4 << 20
 
     /// Returns a buffer that grew for a large message to its first size once
     /// everything in it has been consumed.
     public func shrink() {
         guard capacity > initialCapacity, start == count else { return }
-        storage.deallocate()
+        free(storage)
         capacity = initialCapacity
-        storage = .allocate(capacity: capacity)
+        storage = Self.resize(nil, to: capacity)
         start = 0
         count = 0
         scanned = 0
         lastBody = nil
     }
 
-    deinit { storage.deallocate() }
+    deinit { free(storage) }
 
     /// The bytes of a `.message` range; valid until the next `append` or `read`.
     public func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
@@ -94,6 +103,7 @@ public final class FrameDecoder {
     public static let chunk = 64 * 1024
 
     public func read(from fd: Int32, chunk: Int = FrameDecoder.chunk) -> Int {
+        if capacity > Self.keptUntilPause { shrink() }
         makeRoom(chunk)
         let n = Glibc.read(fd, storage + count, chunk)
         if n > 0 { count += n }
@@ -113,11 +123,18 @@ public final class FrameDecoder {
         guard count + extra > capacity else { return }
         var newCapacity = capacity * 2
         while newCapacity < count + extra { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        grown.update(from: storage, count: count)
-        storage.deallocate()
-        storage = grown
+        storage = Self.resize(storage, to: newCapacity)
         capacity = newCapacity
+    }
+
+    /// `realloc`, not a new buffer and a copy: past glibc's mmap threshold
+    /// the buffer is a mapping of its own, which `realloc` moves with
+    /// mremap(2), copying nothing, and what a doubling adds is only address
+    /// space until bytes arrive in it. A 60 MB message had 32 MB and 64 MB
+    /// buffers resident at once, one copied into the other, as it grew.
+    private static func resize(_ buffer: UnsafeMutablePointer<UInt8>?, to capacity: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let raw = realloc(buffer, capacity) else { fatalError("out of memory: an input buffer of \(capacity) bytes") }
+        return raw.bindMemory(to: UInt8.self, capacity: capacity)
     }
 
     /// The next event, or nil when more bytes are needed.

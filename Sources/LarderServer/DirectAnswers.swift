@@ -6,12 +6,15 @@ import LarderRPC
 /// from their bytes: no JSON tree, no `Reply`, no method-table lookup, and a
 /// get's result written once, into the output. Only plain requests are taken
 /// (see `RequestView`); whatever this path does not take — other members,
-/// escapes in names or keys, `data`, an empty name or key, a `ttl` that
-/// `ParamRules` refuses — it declines before changing anything, and the
-/// ordinary path answers (or says what is wrong). Only where the params come
-/// from differs: the defaults and limits (`ParamRules`), the core call and
-/// the result's encoding (`CacheGet.lookup`, `CacheSet.store`) are the
-/// methods' own.
+/// escapes in names or keys, `data` that is not base64, an empty name or key,
+/// a `ttl` that `ParamRules` refuses — it declines before changing anything,
+/// and the ordinary path answers (or says what is wrong). Only where the
+/// params come from differs: the defaults and limits (`ParamRules`), the core
+/// call and the result's encoding (`CacheGet.lookup`, `CacheSet.store`) are
+/// the methods' own.
+///
+/// Large values are why `data` is taken here too: the ordinary path holds a
+/// value as the request, its JSON tree and its decoded bytes at once.
 extension Server {
     func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         if request.methodIs(CacheGet.methodName) { return directGet(request, into: &result) }
@@ -35,9 +38,11 @@ extension Server {
     private func directSet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         let p = request.params
         let cache = p["cache"], group = p["group"], key = p["key"], value = p["value"], ttlValue = p["ttl"]
-        guard p.count == Self.present(cache, group, key, value, ttlValue), let name = Self.cacheName(cache),
+        // `data` is looked for only without `value`; with both, the count below declines.
+        var stored = value, isData = false
+        if case .absent = value { (stored, isData) = (p["data"], true) }
+        guard p.count == Self.present(cache, group, key, stored, ttlValue), let name = Self.cacheName(cache),
               let (group, key) = Self.entryKey(group, key) else { return .declined }
-        guard value.isPresent, let bytes = p.text("value") else { return .declined }
         let ttl: Int64?
         switch ttlValue {
         case .absent: ttl = nil
@@ -46,10 +51,24 @@ extension Server {
             guard let ms = Self.milliseconds(text) else { return .declined }
             ttl = ms
         }
+        var decoded: [UInt8]?, text: UnsafeBufferPointer<UInt8>?
+        if isData {
+            // Base64 has no escapes: anything but a plain string is not base64 (or is null, "absent").
+            guard case .plainString(let base64) = stored, let bytes = Base64.decode(base64) else { return .declined }
+            decoded = bytes
+        } else {
+            guard let json = p.text("value") else { return .declined }
+            text = json
+        }
         guard admit(CacheSet.method) else { return .declined }
-        let write = Cache.Write(key: EntryKey(group: group, key: key), kind: .json, bytes: Array(bytes), ttl: ttl)
+        let entryKey = EntryKey(group: group, key: key)
         do throws(StoreError) {
-            try CacheSet.store(write, in: store, cache: name).write(into: &result)
+            if let text {
+                try CacheSet.store(entryKey, kind: .json, value: text, ttl: ttl, in: store, cache: name).write(into: &result)
+            } else if let decoded {
+                try CacheSet.store(Cache.Write(key: entryKey, kind: .data, bytes: decoded, ttl: ttl), in: store, cache: name)
+                    .write(into: &result)
+            }
         } catch {
             return failed(request, error)
         }

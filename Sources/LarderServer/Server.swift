@@ -36,6 +36,8 @@ final class Server: MessageHandler {
     /// Writes waiting for one commit are released together; past this many,
     /// commit without waiting for the input to drain.
     static let maxGroupCommit = 4096
+    /// Past this many bytes of held direct results, commit at once too.
+    static let maxHeldResultBytes = 1 << 20
     /// Commits releasing this many answers ask for memory to be given back.
     static let largeCommit = 256
     /// Commits that failed so far, and the last one's error: work spanning
@@ -244,6 +246,10 @@ final class Server: MessageHandler {
         let start = heldResults.count
         result.withBytes { heldResults.writeRaw($0) }
         hold(.direct(id, result: start..<heldResults.count))
+        // Their results must not pile up either (`hold` bounds their number):
+        // 200 gets of an 8 MiB value pipelined behind a write held 1.6 GB
+        // until the input ran dry.
+        if heldResults.count >= Self.maxHeldResultBytes { commit() }
     }
 
     /// Holds a direct request's error until the commit.

@@ -15,6 +15,8 @@ final class Benchmark {
     let values: [Int: [UInt8]]
     /// VmRSS of larder after each scale tier's series, in KiB, smallest store first.
     var storeRSS: [(entries: Int, kib: Int)] = []
+    /// Peak RSS above idle while a large value is stored and read back, as multiples of its size.
+    var largeValueMultiples: [Double] = []
 
     // Key spaces (16-byte keys).
     let readKeys = KeySpace("rd-")

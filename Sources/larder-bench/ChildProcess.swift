@@ -76,4 +76,5 @@ final class ChildProcess {
     }
 
     var residentKiB: Int? { TextFile.residentKiB(pid: pid) }
+    var peakResidentKiB: Int? { TextFile.peakResidentKiB(pid: pid) }
 }

@@ -38,6 +38,55 @@ extension Benchmark {
                                      note: "memory tier full (10,000 entries)"), to: title)
         }
         ScratchDirectory.remove(store)
+        measureLargeValue(title)
+    }
+
+    /// Peak RSS (VmHWM) while one large value is stored and read back: in the
+    /// process that stored it, then in a new one on the same store (from the
+    /// disk tier). Each figure is noted as a multiple of the value above the
+    /// process's own peak before the value arrived.
+    private func measureLargeValue(_ title: String) {
+        let size = plan.largeValue
+        let label = "\(size / 1_000_000) MB"
+        let value = Value.json(size: size)
+        let writer = session("large-value")
+        let idle = writer.child.peakResidentKiB ?? 0
+        let set = Array(#"{"jsonrpc":"2.0","id":1000001,"method":"cache.set","params":{"key":"large","value":"#.utf8)
+            + value + Array("}}\n".utf8)
+        let stored = writer.driver.exchange(set)
+        guard String(decoding: stored, as: UTF8.self).contains(#""stored":true,"size":\#(size)"#) else {
+            Progress.fail("storing a \(label) value: \(String(decoding: stored.prefix(300), as: UTF8.self))")
+        }
+        let afterSet = writer.child.peakResidentKiB ?? 0
+        readBack(writer, size: size, label: label)
+        let afterGet = writer.child.peakResidentKiB ?? 0
+        writer.close()
+        let reader = LarderSession(larder: larderPath, store: writer.storePath)
+        let readerIdle = reader.child.peakResidentKiB ?? 0
+        readBack(reader, size: size, label: label)
+        let fromDisk = reader.child.peakResidentKiB ?? 0
+        discard(reader)
+
+        func figure(_ key: String, _ what: String, _ kib: Int, idle: Int) {
+            let multiple = Double(kib - idle) * 1024 / Double(size)
+            largeValueMultiples.append(multiple)
+            report.add(Report.Figure(key: "start.rss.largeValue.\(key)", label: "peak RSS, \(label) value: \(what)",
+                                     value: Spread(single: Double(kib) / 1024), unit: "MB", decimals: 1,
+                                     note: "\(Format.fixed(multiple, 2))× the value above idle (\(Format.fixed(Double(idle) / 1024, 1)) MB)"),
+                       to: title)
+        }
+        figure("set", "cache.set", afterSet, idle: idle)
+        figure("get", "then cache.get, same process", afterGet, idle: idle)
+        figure("getFromDisk", "cache.get, new process (disk)", fromDisk, idle: readerIdle)
+    }
+
+    /// Gets the large value and checks its answer without parsing it.
+    private func readBack(_ s: LarderSession, size: Int, label: String) {
+        let answer = s.driver.exchange(Array(#"{"jsonrpc":"2.0","id":1000002,"method":"cache.get","params":{"key":"large"}}"#.utf8) + [0x0A])
+        let head = Array(#"{"jsonrpc":"2.0","id":1000002,"result":{"found":true,"value":"#.utf8)
+        guard answer.count > head.count + size, answer.starts(with: head) else {
+            Progress.fail("reading back a \(label) value: \(String(decoding: answer.prefix(300), as: UTF8.self))")
+        }
     }
 
     /// Spawns `path`, sends `line`, waits for the answer line; returns the time

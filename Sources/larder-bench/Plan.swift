@@ -44,6 +44,8 @@ struct Plan {
     var entityReadOps = 20_000
     /// Repetitions of the objects and entities write series, each on a fresh store.
     var modelReps = 3
+    /// Bytes of the value stored and read back for the peak RSS of a large value.
+    var largeValue = 60_000_000
 
     static let full = Plan(mode: "full", ops: 100_000, bigWriteOps: 100_000, strictOps: 100_000, extraStrictOps: 20_000,
                            reps: 5, strictReps: 3, warmup: 10_000,
@@ -52,7 +54,7 @@ struct Plan {
     static let quick = Plan(mode: "quick", ops: 20_000, bigWriteOps: 5_000, strictOps: 5_000, extraStrictOps: 2_000,
                             reps: 3, strictReps: 3, warmup: 1_000, mixedKeys: 50_000,
                             scaleTiers: [10_000, 100_000], largestTierReps: 3,
-                            objects: 20_000, entityBands: 1_000, entityReadOps: 5_000)
+                            objects: 20_000, entityBands: 1_000, entityReadOps: 5_000, largeValue: 16_000_000)
 
     func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }
     func writeReps(_ valueSize: Int) -> Int { valueSize >= 1024 ? strictReps : reps }

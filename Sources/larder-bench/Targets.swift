@@ -29,6 +29,10 @@ extension Benchmark {
         if let f = report.figure("start.rss.idle") {
             add("idle RSS after start", "\(Format.fixed(f.value.median, 1)) MB", "≤ 16 MB", f.value.median <= 16)
         }
+        if let worst = largeValueMultiples.max() {
+            add("peak RSS, \(plan.largeValue / 1_000_000) MB value stored and read back", "\(Format.fixed(worst, 2))× the value plus idle",
+                "≤ 3× the value plus idle", worst <= 3)
+        }
         // Bounded by the memory tier: every scale store fills the same tier
         // (10,000 entries), so RSS must not grow with what lies on disk beyond
         // SQLite's page cache (2 MB).

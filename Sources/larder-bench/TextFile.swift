@@ -45,8 +45,13 @@ enum TextFile {
     }
 
     /// VmRSS of a process in KiB.
-    static func residentKiB(pid: pid_t) -> Int? {
-        guard let status = read("/proc/\(pid)/status"), let rss = field("VmRSS", in: status) else { return nil }
-        return Int(rss.split(separator: " ").first ?? "")
+    static func residentKiB(pid: pid_t) -> Int? { statusKiB("VmRSS", pid: pid) }
+
+    /// VmHWM of a process in KiB: the most it has had resident so far.
+    static func peakResidentKiB(pid: pid_t) -> Int? { statusKiB("VmHWM", pid: pid) }
+
+    private static func statusKiB(_ name: String, pid: pid_t) -> Int? {
+        guard let status = read("/proc/\(pid)/status"), let kib = field(name, in: status) else { return nil }
+        return Int(kib.split(separator: " ").first ?? "")
     }
 }

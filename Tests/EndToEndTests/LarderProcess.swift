@@ -204,12 +204,16 @@ final class LarderProcess {
     /// The next line of stdout without its newline, or nil at a timeout or the end of output.
     func readLine(timeout: Double = defaultTimeout) -> [UInt8]? {
         let deadline = Self.now() + timeout
+        // Only what arrived since the last look is searched: a line of many
+        // megabytes comes in thousands of reads.
+        var searched = 0
         while true {
-            if let newline = stdoutBuffer.firstIndex(of: 0x0A) {
+            if let newline = stdoutBuffer[searched...].firstIndex(of: 0x0A) {
                 let line = Array(stdoutBuffer[..<newline])
                 stdoutBuffer.removeSubrange(...newline)
                 return line
             }
+            searched = stdoutBuffer.count
             guard fill(until: deadline) else { return nil }
         }
     }

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderJSON
 
 final class Base64Tests: XCTestCase {
     func testRoundTripsEveryLengthAndByte() {
@@ -20,8 +21,22 @@ final class Base64Tests: XCTestCase {
         }
     }
 
+    func testEncodesIntoAWriterAndDecodesBorrowedText() {
+        for length in 0..<10 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 3) }
+            var w = JSONWriter(capacity: 16)
+            w.writeASCII("[")
+            bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
+            w.writeASCII("]")
+            XCTAssertEqual(String(decoding: w.copiedBytes, as: UTF8.self), "[" + Base64.encode(bytes) + "]")
+            let text = Array(Base64.encode(bytes).utf8)
+            XCTAssertEqual(text.withUnsafeBufferPointer { Base64.decode($0) }, bytes)
+        }
+        XCTAssertNil(Array("Zm9v!A==".utf8).withUnsafeBufferPointer { Base64.decode($0) })
+    }
+
     func testRejectsWhatIsNotBase64() {
-        for bad in ["Zg=", "Zm9v!", "Z===", "Zm 9v", "=Zm9", "Zg==Zg==", "Zm9v\n"] {
+        for bad in ["Zg=", "Zm9v!", "Z===", "Zm 9v", "=Zm9", "Zg==Zg==", "Zm9v\n", "Zm9v====", "Zm=v", "Zg=a", "\u{E9}AA"] {
             XCTAssertNil(Base64.decode(bad), bad)
         }
     }

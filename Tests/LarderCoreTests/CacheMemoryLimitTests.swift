@@ -50,38 +50,53 @@ final class CacheMemoryLimitTests: StoreTestCase {
         let store = try makeStore()
         let log = EventLog()
         log.attach(to: store)
-        let cache = try openCache(store) { $0.memoryMaxBytes = 10 }
-        try cache.put("a", "aaaa")
-        try cache.put("b", "bbbb")
-        XCTAssertEqual(cache.memoryBytes, 8)
-        try cache.put("c", "cccc")
-        XCTAssertEqual(cache.memoryBytes, 8)
-        XCTAssertEqual(cache.memoryCount, 2)
-        XCTAssertEqual(cache.bytes, 12)
-        XCTAssertEqual(log.evictedKeys(tier: .memory), ["a"])
-        XCTAssertEqual(try cache.text("a"), "aaaa")
+        // Entries of 10 bytes, an eighth of the tier: the largest it keeps.
+        let cache = try openCache(store) { $0.memoryMaxBytes = 80 }
+        for k in 0..<8 { try cache.put("k\(k)", String(repeating: "\(k)", count: 10)) }
+        XCTAssertEqual(cache.memoryBytes, 80)
+        XCTAssertEqual(cache.memoryCount, 8)
+        try cache.put("k8", String(repeating: "8", count: 10))
+        XCTAssertEqual(cache.memoryBytes, 80)
+        XCTAssertEqual(cache.memoryCount, 8)
+        XCTAssertEqual(cache.bytes, 90)
+        XCTAssertEqual(log.evictedKeys(tier: .memory), ["k0"])
+        XCTAssertEqual(try cache.text("k0"), String(repeating: "0", count: 10))
     }
 
-    func testValueLargerThanMemoryLimitIsServedFromDisk() throws {
+    func testValueOverAnEighthOfTheMemoryLimitIsServedFromDisk() throws {
         let store = try makeStore()
         let log = EventLog()
         log.attach(to: store)
-        let cache = try openCache(store) { $0.memoryMaxBytes = 10 }
+        let cache = try openCache(store) { $0.memoryMaxBytes = 80 }
         try cache.put("small", "12345")
         try cache.put("big", String(repeating: "x", count: 11))
         XCTAssertEqual(cache.memoryCount, 1)
         XCTAssertEqual(cache.count, 2)
-        XCTAssertTrue(log.events.isEmpty, "the small entry must not be pushed out for one that never fits: \(log.events)")
+        XCTAssertTrue(log.events.isEmpty, "the small entry must not be pushed out for one that is not kept: \(log.events)")
         let big = try XCTUnwrap(cache.lookup("big"))
         XCTAssertEqual(big.tier, .disk)
         XCTAssertEqual(big.entry.size, 11)
-        XCTAssertEqual(try cache.lookup("big")?.tier, .disk)
+        XCTAssertEqual(try cache.lookup("big")?.tier, .disk, "not kept in memory after the disk read either")
         XCTAssertEqual(try cache.lookup("small")?.tier, .memory)
     }
 
+    func testAMemoryOnlyCacheKeepsValuesUpToTheWholeLimit() throws {
+        let cache = try openCache(makeStore()) { $0.persistent = false; $0.memoryMaxBytes = 80 }
+        try cache.put("big", String(repeating: "x", count: 80))
+        XCTAssertEqual(try cache.lookup("big")?.tier, .memory)
+        XCTAssertEqual(cache.memoryBytes, 80)
+    }
+
+    func testALimitOfZeroKeepsValuesOfAnySize() throws {
+        let cache = try openCache(makeStore()) { $0.memoryMaxBytes = 0 }
+        try cache.put("big", String(repeating: "x", count: 1 << 16))
+        XCTAssertEqual(try cache.lookup("big")?.tier, .memory)
+    }
+
     func testGrowingAnEntryBeyondMemoryLimitDropsTheOldCopyFromMemory() throws {
-        let cache = try openCache(makeStore()) { $0.memoryMaxBytes = 10 }
+        let cache = try openCache(makeStore()) { $0.memoryMaxBytes = 80 }
         try cache.put("k", "short")
+        XCTAssertEqual(cache.memoryCount, 1)
         try cache.put("k", String(repeating: "y", count: 20))
         XCTAssertEqual(cache.memoryCount, 0)
         XCTAssertEqual(try cache.text("k"), String(repeating: "y", count: 20))
@@ -91,11 +106,11 @@ final class CacheMemoryLimitTests: StoreTestCase {
         let store = try makeStore()
         let log = EventLog()
         log.attach(to: store)
-        let cache = try openCache(store) { $0.memoryMaxBytes = 10 }
-        try cache.put("a", "aaaaaa")
-        try cache.put("a", "aaaaaaa")
-        try cache.put("b", "bbb")
-        XCTAssertEqual(cache.memoryBytes, 10)
+        let cache = try openCache(store) { $0.memoryMaxBytes = 80 }
+        try cache.put("a", String(repeating: "a", count: 10))
+        try cache.put("a", String(repeating: "a", count: 9))
+        for k in 0..<7 { try cache.put("b\(k)", String(repeating: "b", count: 10)) }
+        XCTAssertEqual(cache.memoryBytes, 79)
         XCTAssertTrue(log.events.isEmpty)
     }
 }

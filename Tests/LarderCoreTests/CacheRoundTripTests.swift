@@ -29,6 +29,38 @@ final class CacheRoundTripTests: StoreTestCase {
         XCTAssertEqual(fromDisk.entry.bytes, data)
     }
 
+    /// A value lent as bytes (a request's) is read in place by SQLite and
+    /// copied only for the memory tier: what was stored must not change when
+    /// the lender reuses its bytes, in either tier, nor a later write of the
+    /// same statement read them.
+    func testAValueLentAsBytesIsStoredAsItWasWhenLent() throws {
+        let store = try makeStore()
+        let cache = try openCache(store) { $0.memoryMaxBytes = 80 }
+        var small = Array("small".utf8), big = [UInt8](repeating: UInt8(ascii: "b"), count: 11)
+        try small.withUnsafeBufferPointer { (value) throws(StoreError) in
+            try cache.set(EntryKey(group: "g", key: "s"), kind: .data, value: value, ttl: nil)
+        }
+        try big.withUnsafeBufferPointer { (value) throws(StoreError) in
+            try cache.set(EntryKey(group: "g", key: "b"), kind: .data, value: value, ttl: 5_000)
+        }
+        small.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        big.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+        try cache.put("other", "o")
+        try store.commit()
+
+        let s = try XCTUnwrap(cache.lookup("s"))
+        XCTAssertEqual(s.tier, .memory)
+        XCTAssertEqual(s.entry.bytes, Array("small".utf8))
+        let b = try XCTUnwrap(cache.lookup("b"))
+        XCTAssertEqual(b.tier, .disk, "over an eighth of memory.maxBytes")
+        XCTAssertEqual(b.entry.bytes, [UInt8](repeating: UInt8(ascii: "b"), count: 11))
+        XCTAssertEqual(b.entry.kind, .data)
+        XCTAssertEqual(b.entry.ttl, 5_000)
+        XCTAssertEqual(cache.bytes, 5 + 11 + 1)
+        _ = try cache.clear(group: nil, tier: .memory)
+        XCTAssertEqual(try cache.lookup("s")?.entry.bytes, Array("small".utf8))
+    }
+
     func testEmptyValueRoundTrip() throws {
         let cache = try openCache(makeStore())
         try cache.put("empty", "")

@@ -15,6 +15,11 @@ import LarderRPC
 /// - `ask` `{method, params}`: sends a request to the client and answers with its answer.
 /// - `stop` `{code}`: stops the connection with that exit code and answers null.
 /// Anything else fails with -32601.
+///
+/// Answered straight from its bytes when plain (`answer(directly:into:)`):
+/// - `text` `{n}`: a string of `n` x's; `{n, held: true}`: the same, held
+///   until the next flush as answers that wait for a commit are (and, as
+///   there, any `text` answer that follows one held is held too).
 final class FakeHandler: MessageHandler {
     weak var connection: Connection?
     var requests: [String] = []
@@ -58,7 +63,26 @@ final class FakeHandler: MessageHandler {
         notifications.append((method, params))
     }
 
-    func willFlush() { willFlushCount += 1 }
+    let directMethods: [StaticString] = ["text"]
+    /// `text` answers held until the next flush: id and result.
+    private var held: [(RequestID, [UInt8])] = []
+
+    func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        guard case .other(let n) = request.params["n"],
+              let count = Int(String(decoding: n, as: UTF8.self)) else { return .declined }
+        requests.append("text")
+        result.writeString(String(repeating: "x", count: count))
+        if case .absent = request.params["held"], held.isEmpty { return .answered }
+        held.append((request.id, result.copiedBytes))
+        return .later
+    }
+
+    func willFlush() {
+        willFlushCount += 1
+        let answers = held
+        held = []
+        for (id, result) in answers { result.withUnsafeBufferPointer { connection?.respond(to: id, withResultJSON: $0) } }
+    }
 
     func connectionClosed() { closedCount += 1 }
 }
@@ -112,7 +136,7 @@ struct ConnectionRun {
 /// Inputs stay well under a pipe's 64 KB so that nothing blocks.
 func runConnection(
     _ input: [UInt8], handler: FakeHandler = FakeHandler(), maxMessageBytes: Int = 1 << 20,
-    file: StaticString = #filePath, line: UInt = #line
+    configure: (Connection) -> Void = { _ in }, file: StaticString = #filePath, line: UInt = #line
 ) -> ConnectionRun {
     precondition(input.count < 60_000, "keep test input under a pipe buffer")
     var inFDs: [Int32] = [0, 0]
@@ -132,6 +156,7 @@ func runConnection(
     let connection = Connection(input: inFDs[0], output: outFDs[1], maxMessageBytes: maxMessageBytes)
     connection.handler = handler
     handler.connection = connection
+    configure(connection)
     let code = withExtendedLifetime(handler) { connection.run() }
     close(inFDs[0])
     close(outFDs[1])

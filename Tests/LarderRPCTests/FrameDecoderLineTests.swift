@@ -165,3 +165,29 @@ extension FrameDecoderLineTests {
         XCTAssertEqual(decoder.drain(), [.message("{\"after\":true}")])
     }
 }
+
+extension FrameDecoderLineTests {
+    /// A buffer grown past `keptUntilPause` is given back at the first read
+    /// that finds it empty; what comes before and after comes through whole,
+    /// the message after it arriving over several reads.
+    func testMessagesAroundOneOverTheKeptSizeComeThroughWhole() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("frames-\(getpid()).jsonl").path
+        defer { unlink(path) }
+        // Up to its newline the input fills 80 reads exactly: the next one finds the buffer empty.
+        let large = "\"" + String(repeating: "x", count: 80 * FrameDecoder.chunk - 7) + "\""
+        let after = "[" + String(repeating: "2,", count: 100_000) + "2]"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(("[1]\n" + large + "\n" + after + "\n").utf8)))
+        let fd = open(path, O_RDONLY)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        let d = FrameDecoder(maxMessageBytes: 8 << 20)
+        var seen: [DecodedEvent] = []
+        while d.read(from: fd) > 0 {
+            while let e = d.next() {
+                let event = d.convert(e)
+                seen.append(event == .message(large) ? .message("large") : event == .message(after) ? .message("after") : event)
+            }
+        }
+        XCTAssertEqual(seen, [.message("[1]"), .message("large"), .message("after")])
+    }
+}

@@ -35,6 +35,11 @@ final class DirectAnswerTests: XCTestCase {
             #"{"key":"\u0061","value":9}"#, #"{"key":"a","key":"b","value":1}"#, #"{"key":"a","value":1,"extra":true}"#,
             #"{"cache":"","key":"a","value":1}"#, #"{"cache":5,"key":"a","value":1}"#, #"{"group":null,"key":"a","value":1}"#,
             "{\"key\":\"é\",\"value\":10}", #" { "key" : "a" , "value" : 11 } "#, "[]", "{}", "null",
+            #"{"key":"d","data":""}"#, #"{"key":"d","data":"Zg=="}"#, #"{"key":"d","data":"Zg="}"#,
+            #"{"key":"d","data":null}"#, #"{"key":"d","data":1}"#, #"{"key":"d","data":"AAE=","ttl":5}"#,
+            #"{"cache":"c2","group":"g","key":"d","data":"AAEC"}"#, #"{"key":"d","data":"AA=="}"#,
+            #"{"key":"d","data":"Zm 9v"}"#, "{\"key\":\"d\",\"data\":\"éé\"}", #"{"key":"d","data":"AAE=","ttl":"5"}"#,
+            #"{"key":"d","data":"AAE=","value":null}"#, #"{"key":"d","data":null,"value":12}"#,
         ]
         var lines: [String] = []
         var id = 0
@@ -111,6 +116,7 @@ extension DirectAnswerTests {
             request(1, "cache.set", #"{"cache":"m","group":"g","key":"k-1","value":{"a":[1,2.5,"x"],"b":null}}"#),
             request(2, "cache.get", #"{"cache":"m","group":"g","key":"k-1"}"#),
             request(3, "cache.set", #"{"key":"k-2","value":"text","ttl":30}"#),
+            request(4, "cache.set", #"{"cache":"m","group":"g","key":"k-1","data":"AAECAw==","ttl":30}"#),
         ]
         let alphabet = Array(#"{}[]",:\ -.0e1tn"#.utf8) + [0x09, 0x1F, 0x7F]
         var lines: [String] = []

@@ -70,7 +70,7 @@ extension Cache {
         e.bytes = bytes
         if config.persistent {
             try store.beginWrite()
-            try writeToDisk(k, &e)
+            try bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &e, value: value) }
         }
         memory.remove(k)
         memory.put(k, e)

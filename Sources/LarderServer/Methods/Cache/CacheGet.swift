@@ -45,10 +45,13 @@ enum CacheGet: MethodDefinition {
         switch entry.kind {
         case .json:
             w.writeASCII("\"value\":")
-            w.writeRaw(entry.bytes)
+            // Through the buffer, whose append is inlined: `writeRaw(_: [UInt8])` stays a call
+            // here, and a memory hit cost about 20 instructions more with it (callgrind).
+            entry.bytes.withUnsafeBufferPointer { w.writeRaw($0) }
         case .data:
-            w.writeASCII("\"data\":")
-            w.writeString(Base64.encode(entry.bytes))
+            w.writeASCII("\"data\":\"")
+            entry.bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
+            w.writeASCII("\"")
         case .object:
             // An object read as a plain entry: its value as stored, not migrated.
             let stored = (try? JSONParser.parse(entry.bytes)).flatMap(StoredObject.init)

@@ -5,7 +5,8 @@ import LarderRPC
 /// `cache.set`: stores a value; answered once it is committed.
 ///
 /// Plain requests are answered from their bytes (DirectAnswers.swift); both
-/// paths end in `store`, which alone calls the core and encodes the result.
+/// paths end in `store`, which alone calls the core and makes the result:
+/// with the value as an array, or lent (straight from a request's bytes).
 enum CacheSet: MethodDefinition {
     static let methodName: StaticString = "cache.set"
     static let method = methodName.description
@@ -35,6 +36,14 @@ enum CacheSet: MethodDefinition {
     static func store(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
         try store.cache(namedUTF8: cache, create: true)!.set(write)
         return Result(size: write.bytes.count)
+    }
+
+    /// `store` for a value lent as bytes.
+    @inline(__always)
+    static func store(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
+                      in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
+        try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl)
+        return Result(size: value.count)
     }
 
     /// `{"stored":true,"size":N}`: N is the stored value's size in bytes.
