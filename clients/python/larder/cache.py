@@ -17,7 +17,7 @@ naming it and the name most likely meant (``e.path``, ``e.suggestion``).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .errors import CacheNotFound
@@ -110,6 +110,19 @@ def decode_entry(entry: Any) -> Any:
     return entry
 
 
+def value_of(entry: Any, default: Any = None) -> Any:
+    """What ``cache.get`` found: its ``value``, its ``data`` as bytes, or
+    ``default`` when it found nothing."""
+    if not entry.get("found"):
+        return default
+    if "value" in entry:
+        return entry["value"]
+    data = entry.get("data")
+    if isinstance(data, str):
+        return base64.b64decode(data)
+    return data if isinstance(data, bytes) else default
+
+
 def decode_entries(result: Any) -> Any:
     """A ``cache.getMany`` answer with every ``data`` decoded to bytes."""
     if isinstance(result, dict) and isinstance(result.get("entries"), dict):
@@ -186,17 +199,38 @@ class CacheMethods:
 
         Returns ``{"stored": True, "size": bytes}`` once committed.
         """
-        params = _params(key=key, ttl=ttl, cache=cache, group=group)
-        _put_value(params, value, data)
+        params: dict[str, Any] = {"key": key}
+        if value is not MISSING and data is MISSING:
+            params["value"] = value
+        else:
+            _put_value(params, value, data)
+        if ttl is not None:
+            params["ttl"] = ttl
+        if cache is not None:
+            params["cache"] = cache
+        if group is not None:
+            params["group"] = group
         return self._request("cache.set", params, None)
 
-    def get(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
-        """``cache.get``.
+    def get(self, key: str, default: Any = None, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.get``: the value stored under ``key`` (``bytes`` for one
+        stored as data), or ``default`` when there is none (or it has
+        expired, unless the cache returns expired entries). :meth:`entry`
+        gives the whole answer."""
+        params = {"key": key}
+        if cache is not None:
+            params["cache"] = cache
+        if group is not None:
+            params["group"] = group
+        if default is None:
+            return self._request("cache.get", params, value_of)
+        return self._request("cache.get", params, lambda entry: value_of(entry, default))
 
-        Returns ``{"found": False}``, or ``{"found": True, "value": ...}`` /
-        ``{"found": True, "data": b"..."}`` with ``"expired": bool``,
-        ``"storedAt": "RFC 3339"``, ``"expiresAt"`` (when it expires) and
-        ``"tier": "memory" | "disk"``.
+    def entry(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+        """``cache.get``, the whole answer: ``{"found": False}``, or
+        ``{"found": True, "value": ...}`` / ``{"found": True, "data":
+        b"..."}`` with ``"expired": bool``, ``"storedAt": "RFC 3339"``,
+        ``"expiresAt"`` (when it expires) and ``"tier": "memory" | "disk"``.
         """
         return self._request("cache.get", _params(key=key, cache=cache, group=group), decode_entry)
 
@@ -314,15 +348,22 @@ class CacheMethods:
         return self._request("cache.subscribe", _params(cache=cache), None)
 
 
-class CacheView:
-    """A dict-like view of one group of one cache (``db.cache_view(...)``).
+class CacheView(MutableMapping[str, Any]):
+    """One group of one cache as a :class:`collections.abc.MutableMapping`
+    (``db.cache_view(...)``).
 
     ``view[key] = b"..."`` stores bytes as ``data``; any other value is stored
     as JSON ``value``. ``view[key]`` returns the value (bytes for data) and
     raises :class:`KeyError` when there is none; ``del view[key]`` likewise.
     ``key in view`` is true for a stored, unexpired entry. Iterating yields the
-    group's valid keys in byte order (paged transparently).
+    group's valid keys in byte order, a page at a time (``cache.keys``);
+    ``values()`` and ``items()`` read each page's values with one
+    ``cache.getMany`` — never one request per key. ``len(view)`` counts the
+    keys by paging through them.
     """
+
+    #: Keys per ``cache.keys`` page (and per ``cache.getMany``) when iterating.
+    page_size = 1000
 
     def __init__(self, db: Larder, cache: str = "default", group: str = "", *, ttl: float | None = None) -> None:
         self.db = db
@@ -334,93 +375,109 @@ class CacheView:
     def __repr__(self) -> str:
         return f"CacheView(cache={self.cache!r}, group={self.group!r})"
 
-    def _where(self) -> dict[str, Any]:
-        return {"cache": self.cache, "group": self.group}
-
-    @staticmethod
-    def _unwrap(entry: dict[str, Any]) -> Any:
-        return entry["data"] if "data" in entry else entry.get("value")
-
     def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
         """Stores ``value`` (bytes as data) with an optional ``ttl`` in seconds."""
         ttl = self.ttl if ttl is None else ttl
         if isinstance(value, BytesLike):
-            self.db.cache.set(key, data=value, ttl=ttl, **self._where())
+            self.db.cache.set(key, data=value, ttl=ttl, cache=self.cache, group=self.group)
         else:
-            self.db.cache.set(key, value, ttl=ttl, **self._where())
+            self.db.cache.set(key, value, ttl=ttl, cache=self.cache, group=self.group)
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.set(key, value)
 
     def __getitem__(self, key: str) -> Any:
-        entry = self.db.cache.get(key, **self._where())
-        if not entry.get("found"):
+        value = self.db.cache.get(key, _ABSENT, cache=self.cache, group=self.group)
+        if value is _ABSENT:
             raise KeyError(key)
-        return self._unwrap(entry)
+        return value
 
     def get(self, key: str, default: Any = None) -> Any:
-        entry = self.db.cache.get(key, **self._where())
-        return self._unwrap(entry) if entry.get("found") else default
+        return self.db.cache.get(key, default, cache=self.cache, group=self.group)
 
-    def entry(self, key: str) -> dict[str, Any]:
-        """The full ``cache.get`` answer (with ``expired``, ``storedAt``, ``tier``...)."""
-        return self.db.cache.get(key, **self._where())
+    def entry(self, key: str) -> Any:
+        """The whole ``cache.get`` answer (with ``expired``, ``storedAt``, ``tier``...)."""
+        return self.db.cache.entry(key, cache=self.cache, group=self.group)
 
     def __delitem__(self, key: str) -> None:
-        if not self.db.cache.remove(key, **self._where())["removed"]:
+        if not self.db.cache.remove(key, cache=self.cache, group=self.group)["removed"]:
             raise KeyError(key)
-
-    def pop(self, key: str, *default: Any) -> Any:
-        try:
-            value = self[key]
-        except KeyError:
-            if default:
-                return default[0]
-            raise
-        self.db.cache.remove(key, **self._where())
-        return value
 
     def __contains__(self, key: object) -> bool:
         if not isinstance(key, str):
             return False
-        return bool(self.db.cache.has(key, **self._where())["valid"])
+        return bool(self.db.cache.has(key, cache=self.cache, group=self.group)["valid"])
 
     def touch(self, key: str) -> bool:
-        return bool(self.db.cache.touch(key, **self._where())["found"])
+        """Restarts the entry's lifetime; ``False`` when there is no entry."""
+        return bool(self.db.cache.touch(key, cache=self.cache, group=self.group)["found"])
 
-    def update(self, other: Mapping[str, Any] = (), **kw: Any) -> None:  # type: ignore[assignment]
+    def update(self, other: Any = (), /, **kw: Any) -> None:
         """Stores several entries in one ``cache.setMany`` (all or none)."""
         entries = dict(other, **kw)
         if entries:
-            self.db.cache.set_many(entries, **self._where())
+            self.db.cache.set_many(entries, cache=self.cache, group=self.group)
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
-        """``{key: value}`` for the keys that are found."""
-        result = self.db.cache.get_many(list(keys), **self._where())["entries"]
-        return {k: self._unwrap(e) for k, e in result.items() if e.get("found")}
+        """``{key: value}`` for the keys that are found, in one ``cache.getMany``."""
+        result = self.db.cache.get_many(list(keys), cache=self.cache, group=self.group)["entries"]
+        return {k: value_of(e, _ABSENT) for k, e in result.items() if e.get("found")}
 
-    def keys(self, prefix: str | None = None, page_size: int | None = None) -> Iterator[str]:
-        """The group's valid keys in byte order, fetched a page at a time."""
+    def _pages(self, prefix: str | None, page_size: int | None) -> Iterator[list[str]]:
         cursor: str | None = None
         while True:
-            page = self.db.cache.keys(prefix=prefix, limit=page_size, cursor=cursor, **self._where())
-            yield from page["keys"]
+            page = self.db.cache.keys(prefix=prefix, limit=page_size or self.page_size, cursor=cursor,
+                                      cache=self.cache, group=self.group)
+            yield page["keys"]
             cursor = page.get("cursor")
             if cursor is None:
                 return
 
+    def keys(self, prefix: str | None = None, page_size: int | None = None) -> Iterator[str]:  # type: ignore[override]
+        """The group's valid keys (starting with ``prefix``) in byte order,
+        fetched a page at a time."""
+        for page in self._pages(prefix, page_size):
+            yield from page
+
     def __iter__(self) -> Iterator[str]:
         return self.keys()
 
-    def items(self, prefix: str | None = None) -> Iterator[tuple[str, Any]]:
-        for k in self.keys(prefix):
-            entry = self.db.cache.get(k, **self._where())
-            if entry.get("found"):
-                yield k, self._unwrap(entry)
+    def __len__(self) -> int:
+        return sum(len(page) for page in self._pages(None, None))
 
-    def clear(self, tier: str | None = None) -> int:
+    def items(self, prefix: str | None = None) -> Iterator[tuple[str, Any]]:  # type: ignore[override]
+        """``(key, value)`` pairs in key order: a page of keys, then their
+        values in one ``cache.getMany``. An entry that expires or goes between
+        the two is left out."""
+        for page in self._pages(prefix, None):
+            if page:
+                yield from self.get_many(page).items()
+
+    def values(self, prefix: str | None = None) -> Iterator[Any]:  # type: ignore[override]
+        """The values, in key order (see :meth:`items`)."""
+        for _, value in self.items(prefix):
+            yield value
+
+    def pop(self, key: str, *default: Any) -> Any:
+        """Removes ``key`` and returns its value (or ``default``)."""
+        value = self.get(key, _ABSENT)
+        if value is _ABSENT:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        self.db.cache.remove(key, cache=self.cache, group=self.group)
+        return value
+
+    def clear(self, tier: str | None = None) -> int:  # type: ignore[override]
         """Empties this group (``cache.clear``); returns how many entries went."""
         try:
-            return int(self.db.cache.clear(tier=tier, **self._where())["removed"])
+            return int(self.db.cache.clear(tier=tier, cache=self.cache, group=self.group)["removed"])
         except CacheNotFound:  # an unknown cache is already empty
             return 0
+
+
+class _Absent:
+    """A default no stored value can be."""
+
+
+_ABSENT: Any = _Absent()

@@ -1,30 +1,25 @@
 """The Larder client: a ``larder`` sidecar process spoken to with JSON-RPC 2.0,
 one JSON message per line, over its stdin/stdout.
 
-Threads: one reads the sidecar's stdout and routes responses to the futures
-waiting for them (by id); one keeps the tail of its stderr; one runs user
-callbacks (server-to-client requests, notifications, progress) in arrival
-order, so that a callback may itself call the server. Writes are serialized
-by a lock, so any number of threads may share one client.
+The pipes, and who reads them when, are :class:`~larder.connection.Connection`'s
+job: the thread making a call reads its own answer unless another thread is
+already reading; callbacks (server-to-client requests, notifications,
+progress) run in arrival order on one callback thread, so that a callback may
+itself call the server. Any number of threads may share one client.
 """
 
 from __future__ import annotations
 
-import collections
-import itertools
-import json
 import logging
 import os
-import queue
 import shutil
 import subprocess
-import threading
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from .cache import CacheMethods, CacheView, camel, camel_keys
-from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
+from .connection import Connection, Reply
+from .errors import LarderError, SidecarExited
 from .entities import EntityMethods
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 
@@ -37,8 +32,6 @@ CLIENT_VERSION = "0.1.0"
 
 Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
-
-_STDERR_TAIL_LINES = 200
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
@@ -63,21 +56,6 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
         "cannot find the larder executable: pass binary=, set $LARDER_BIN, put larder on PATH, "
         f"or build it with `swift build` in {repo}"
     )
-
-
-class _Pending:
-    """One request: its future, how to shape its result, its progress callback."""
-
-    __slots__ = ("method", "params", "transform", "progress", "token", "future", "id")
-
-    def __init__(self, method: str, params: Any, transform: Transform, progress: Handler | None) -> None:
-        self.method = method
-        self.params = params
-        self.transform = transform
-        self.progress = progress
-        self.token: Any = None
-        self.future: Future[Any] = Future()
-        self.id: int | None = None
 
 
 class Namespace:
@@ -133,38 +111,17 @@ class Larder:
     """
 
     def __init__(self, process: subprocess.Popen[bytes], *, timeout: float | None = None) -> None:
-        if process.stdin is None or process.stdout is None or process.stderr is None:
-            raise ValueError("the process needs pipes for stdin, stdout and stderr")
+        self._connection = Connection(process)
         self._proc = process
         self.timeout = timeout
         self.init_result: dict[str, Any] | None = None
         self.migration_callbacks = False
-        self._ids = itertools.count(1)
-        self._write_lock = threading.Lock()
-        self._state_lock = threading.Lock()
-        self._pending: dict[Any, _Pending] = {}
-        self._progress: dict[Any, Handler] = {}
-        self._request_handlers: dict[str, Handler] = {}
-        self._event_handlers: dict[str, list[Handler]] = {}
-        self._exit_info: tuple[int | None, str, str | None] | None = None
         self._closed = False
-        self._eof = threading.Event()
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-        self._callbacks: queue.Queue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.Queue()
         self.cache = CacheMethods(self._request_sync)
         self.schema = SchemaMethods(self._request_sync)
         self.object = ObjectMethods(self._request_sync)
         self.migrate = MigrateMethods(self._request_sync)
         self.entity = EntityMethods(self._request_sync)
-
-        self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"larder-{self.pid}-stderr", daemon=True)
-        self._callback_thread = threading.Thread(
-            target=self._run_callbacks, name=f"larder-{self.pid}-callbacks", daemon=True
-        )
-        self._stdout_thread = threading.Thread(target=self._read_stdout, name=f"larder-{self.pid}-stdout", daemon=True)
-        self._stderr_thread.start()
-        self._callback_thread.start()
-        self._stdout_thread.start()
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -261,7 +218,7 @@ class Larder:
         if store is not None:
             params["store"] = {"path": os.fspath(store)}
         if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._request_handlers
+            migration_callbacks = "migrate.object" in self._connection.request_handlers
         capabilities: dict[str, Any] = {}
         if events:
             capabilities["events"] = True
@@ -281,38 +238,27 @@ class Larder:
         """Sends ``shutdown`` and ``exit``, closes the sidecar's input and waits
         for it; kills it only if it does not exit within ``timeout`` seconds.
         Returns its exit status. Safe to call more than once."""
-        with self._state_lock:
-            already = self._closed
-            self._closed = True
-        if not already and self._exit_info is None:
+        connection = self._connection
+        already, self._closed = self._closed, True
+        connection.closing = True
+        if not already and connection.exit_info is None:
             try:
                 self.call("shutdown", timeout=timeout)
                 self.notify("exit")
             except (LarderError, TimeoutError, OSError) as e:
                 log.debug("shutdown failed: %s", e)
-        try:
-            with self._write_lock:
-                self._proc.stdin.close()  # type: ignore[union-attr]
-        except (OSError, ValueError):
-            pass
+        connection.close_input()
         try:
             self._proc.wait(timeout)
         except subprocess.TimeoutExpired:
             log.warning("larder (pid %s) did not exit within %ss; killing it", self.pid, timeout)
             self._proc.kill()
             self._proc.wait()
-        self._eof.wait(timeout)
-        # A callback still running user code is not waited for long (it is a daemon thread).
-        for t, limit in ((self._stdout_thread, timeout), (self._stderr_thread, timeout),
-                         (self._callback_thread, min(timeout, 2.0))):
-            if t is not threading.current_thread():
-                t.join(limit)
-        for stream in (self._proc.stdout, self._proc.stderr):
-            try:
-                stream.close()  # type: ignore[union-attr]
-            except (OSError, ValueError):
-                pass
-        return self._proc.returncode
+        returncode = self._proc.returncode
+        reason = "the larder client was closed" if returncode == 0 else None
+        connection.end((returncode, connection.stderr_tail, reason))
+        connection.join(timeout)
+        return returncode
 
     def __enter__(self) -> "Larder":
         return self
@@ -336,7 +282,7 @@ class Larder:
     @property
     def alive(self) -> bool:
         """True while the sidecar is running and its output is open."""
-        return self._exit_info is None and self._proc.poll() is None
+        return self._connection.exit_info is None and self._proc.poll() is None
 
     @property
     def returncode(self) -> int | None:
@@ -345,7 +291,7 @@ class Larder:
     @property
     def stderr_tail(self) -> str:
         """The last lines the sidecar wrote to stderr."""
-        return "".join(self._stderr_tail)
+        return self._connection.stderr_tail
 
     # ------------------------------------------------------------------
     # Calling
@@ -368,26 +314,28 @@ class Larder:
         returned. ``timeout`` (default: ``self.timeout``) raises
         :class:`TimeoutError` after sending ``$/cancelRequest``.
         """
-        future = self.call_async(method, params, progress=progress)
-        return self._wait(future, self.timeout if timeout is None else timeout)
+        return self._connection.request(method, params, None, progress, self.timeout if timeout is None else timeout)
 
-    def call_async(
-        self, method: str, params: dict[str, Any] | None = None, *, progress: Handler | None = None
-    ) -> Future[Any]:
-        """Like :meth:`call`, but returns a :class:`concurrent.futures.Future`
-        at once (its ``request_id`` attribute is the JSON-RPC id)."""
-        return self._submit([_Pending(method, params, None, progress)])[0]
+    def call_async(self, method: str, params: dict[str, Any] | None = None, *,
+                   progress: Handler | None = None) -> Reply:
+        """Like :meth:`call`, but sends the request and returns at once: a
+        :class:`~larder.connection.Reply` (``result(timeout)``,
+        ``exception()``, ``done()``, ``request_id``, like a
+        :class:`concurrent.futures.Future`). Its answer is read when you ask
+        for it, or when another call reads past it."""
+        reply = Reply(self._connection)
+        first, tokens = self._connection.start([(method, params, progress)])
+        reply.request_id = first
+        reply._progress = tokens[0]
+        return reply
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Sends a notification (no answer)."""
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = params
-        self._write(_encode(message) + b"\n")
+        self._connection.notify(method, params)
 
-    def cancel(self, request: Future[Any] | int) -> None:
-        """Sends ``$/cancelRequest`` for a request (its future or id)."""
-        rid = getattr(request, "request_id", request)
+    def cancel(self, request: Reply | int) -> None:
+        """Sends ``$/cancelRequest`` for a request (its reply or id)."""
+        rid = request.request_id if isinstance(request, Reply) else request
         self.notify("$/cancelRequest", {"id": rid})
 
     def pipeline(self, *, batch: bool = False, raise_on_error: bool = True) -> "Pipeline":
@@ -433,7 +381,7 @@ class Larder:
         Requests without a handler are answered with -32601."""
         if fn is None:
             return lambda f: self.on_request(method, f) or f
-        self._request_handlers[method] = fn
+        self._connection.request_handlers[method] = fn
         return None
 
     def on_migrate(self, fn: Handler | None = None) -> Any:
@@ -483,258 +431,27 @@ class Larder:
                 return f
 
             return decorate
-        with self._state_lock:
-            self._event_handlers.setdefault(method, []).append(fn)
+        handlers = self._connection.event_handlers
+        handlers[method] = [*handlers.get(method, ()), fn]
 
         def remove() -> None:
-            with self._state_lock:
-                handlers = self._event_handlers.get(method, [])
-                if fn in handlers:
-                    handlers.remove(fn)
+            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
 
         return remove
 
-    # ------------------------------------------------------------------
-    # Internals: sending
-
-    def _request_sync(
-        self, method: str, params: dict[str, Any] | None, transform: Transform, progress: Handler | None = None
-    ) -> Any:
-        future = self._submit([_Pending(method, params, transform, progress)])[0]
-        return self._wait(future, self.timeout)
-
-    def _wait(self, future: Future[Any], timeout: float | None) -> Any:
-        try:
-            return future.result(timeout)
-        except TimeoutError:
-            rid = getattr(future, "request_id", None)
-            if not future.done() and rid is not None:
-                try:
-                    self.cancel(future)
-                except LarderError:
-                    pass
-            raise TimeoutError(f"no answer to request {rid} within {timeout}s") from None
-
-    def _submit(self, pendings: list[_Pending], batch: bool = False) -> list[Future[Any]]:
-        messages = []
-        for p in pendings:
-            p.id = next(self._ids)
-            p.future.request_id = p.id  # type: ignore[attr-defined]
-            params = p.params
-            if p.progress is not None:
-                params = dict(params or {})
-                p.token = params.setdefault("workDoneToken", f"python-{p.id}")
-            message: dict[str, Any] = {"jsonrpc": "2.0", "id": p.id, "method": p.method}
-            if params is not None:
-                message["params"] = params
-            messages.append(message)
-        try:
-            if batch:
-                payload = _encode(messages) + b"\n"
-            else:
-                payload = b"".join(_encode(m) + b"\n" for m in messages)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"parameters are not JSON: {e}") from e
-        with self._state_lock:
-            if self._exit_info is None:
-                for p in pendings:
-                    self._pending[p.id] = p
-                    if p.token is not None:
-                        self._progress[p.token] = p.progress  # type: ignore[assignment]
-                dead = None
-            else:
-                dead = self._exit_info
-        if dead is not None:
-            for p in pendings:
-                p.future.set_exception(SidecarExited(*dead))
-            return [p.future for p in pendings]
-        try:
-            self._write(payload)
-        except SidecarExited as e:
-            self._fail([p for p in pendings], e)
-        return [p.future for p in pendings]
-
-    def _write(self, payload: bytes) -> None:
-        try:
-            with self._write_lock:
-                stdin = self._proc.stdin
-                assert stdin is not None
-                stdin.write(payload)
-                stdin.flush()
-        except (OSError, ValueError) as e:
-            # The sidecar is gone (EPIPE) or its input was closed: let the
-            # reader see the end of its output and say how it ended.
-            self._eof.wait(5.0)
-            info = self._exit_info or (self._proc.poll(), self.stderr_tail, f"cannot write to the larder sidecar: {e}")
-            raise SidecarExited(*info) from e
-
-    def _fail(self, pendings: Iterable[_Pending], error: LarderError) -> None:
-        with self._state_lock:
-            for p in pendings:
-                self._pending.pop(p.id, None)
-                if p.token is not None:
-                    self._progress.pop(p.token, None)
-        for p in pendings:
-            if not p.future.done():
-                p.future.set_exception(error)
-
-    # ------------------------------------------------------------------
-    # Internals: receiving
-
-    def _read_stdout(self) -> None:
-        stdout = self._proc.stdout
-        assert stdout is not None
-        try:
-            for line in stdout:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    log.warning("larder sent a line that is not JSON: %r", line[:200])
-                    continue
-                if isinstance(message, list):
-                    for m in message:
-                        self._dispatch(m)
-                else:
-                    self._dispatch(message)
-        except (OSError, ValueError) as e:
-            log.debug("reading larder's output stopped: %s", e)
-        except Exception:  # pragma: no cover - a bug here must not hang callers
-            log.exception("the larder reader thread failed")
-        finally:
-            self._output_ended()
-
-    def _dispatch(self, message: Any) -> None:
-        if not isinstance(message, dict):
-            log.warning("larder sent a message that is not an object: %r", message)
-            return
-        method = message.get("method")
-        if isinstance(method, str):
-            params = message.get("params")
-            if "id" in message:
-                self._callbacks.put((self._answer_request, (message["id"], method, params)))
-            elif method == "$/progress" and isinstance(params, dict) and params.get("token") in self._progress:
-                fn = self._progress.get(params.get("token"))
-                if fn is not None:
-                    self._callbacks.put((fn, (params.get("value"),)))
-            else:
-                with self._state_lock:
-                    handlers = list(self._event_handlers.get(method, ()))
-                if not handlers:
-                    log.debug("unhandled notification %s", method)
-                for fn in handlers:
-                    self._callbacks.put((fn, (params,)))
-            return
-        rid = message.get("id")
-        with self._state_lock:
-            pending = self._pending.pop(rid, None) if _hashable(rid) else None
-            if pending is not None and pending.token is not None:
-                self._progress.pop(pending.token, None)
-        if pending is None:
-            if "error" in message:
-                log.warning("larder answered an error to no known request: %s", message.get("error"))
-            else:
-                log.warning("larder answered an unknown request id %r", rid)
-            return
-        if pending.token is not None:
-            # After the progress callbacks already queued for it.
-            self._callbacks.put((self._complete, (pending, message)))
-        else:
-            self._complete(pending, message)
-
-    @staticmethod
-    def _complete(pending: _Pending, message: dict[str, Any]) -> None:
-        if pending.future.done():
-            return
-        if "error" in message:
-            pending.future.set_exception(error_from_json(message["error"]))
-            return
-        result = message.get("result")
-        if pending.transform is not None:
-            try:
-                result = pending.transform(result)
-            except Exception as e:  # a malformed answer
-                pending.future.set_exception(e)
-                return
-        pending.future.set_result(result)
-
-    def _answer_request(self, rid: Any, method: str, params: Any) -> None:
-        fn = self._request_handlers.get(method)
-        response: dict[str, Any] = {"jsonrpc": "2.0", "id": rid}
-        if fn is None:
-            response["error"] = MethodNotFound(f"Method not found: {method}").to_json()
-        else:
-            try:
-                response["result"] = fn({} if params is None else params)
-            except LarderError as e:
-                response["error"] = e.to_json()
-            except Exception as e:
-                log.exception("the handler for %s failed", method)
-                response["error"] = {"code": -32603, "message": f"Internal error: {type(e).__name__}: {e}"}
-        try:
-            payload = _encode(response)
-        except (TypeError, ValueError) as e:
-            response.pop("result", None)
-            response["error"] = {"code": -32603, "message": f"Internal error: the result is not JSON: {e}"}
-            payload = _encode(response)
-        try:
-            self._write(payload + b"\n")
-        except SidecarExited:
-            pass
-
-    def _run_callbacks(self) -> None:
-        while True:
-            item = self._callbacks.get()
-            if item is None:
-                return
-            fn, args = item
-            try:
-                fn(*args)
-            except Exception:
-                log.exception("a larder callback failed")
-
-    def _read_stderr(self) -> None:
-        stderr = self._proc.stderr
-        assert stderr is not None
-        try:
-            for line in stderr:
-                text = line.decode("utf-8", "replace")
-                self._stderr_tail.append(text)
-                log.debug("larder stderr: %s", text.rstrip())
-        except (OSError, ValueError):
-            pass
-
-    def _output_ended(self) -> None:
-        """The sidecar's stdout closed: learn how it ended and fail every
-        request still waiting."""
-        try:
-            returncode = self._proc.wait(5.0)
-        except subprocess.TimeoutExpired:
-            returncode = None
-        self._stderr_thread.join(2.0)
-        reason = "the larder client was closed" if self._closed and returncode == 0 else None
-        info = (returncode, self.stderr_tail, reason)
-        with self._state_lock:
-            self._exit_info = info
-            pendings = list(self._pending.values())
-            self._pending.clear()
-            self._progress.clear()
-        for p in pendings:
-            if not p.future.done():
-                p.future.set_exception(SidecarExited(*info))
-        self._callbacks.put(None)
-        self._eof.set()
+    def _request_sync(self, method: str, params: dict[str, Any] | None, transform: Transform,
+                      progress: Handler | None = None) -> Any:
+        return self._connection.request(method, params, transform, progress, self.timeout)
 
 
 class Pipeline:
     """Calls queued to be sent in one write (see :meth:`Larder.pipeline`).
 
     ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
-    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return futures;
-    after the ``with`` block, ``p.results`` holds each call's result in
-    order, or its exception for one that failed.
+    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return a
+    :class:`~larder.connection.Reply` each; after the ``with`` block,
+    ``p.results`` holds each call's result in order, or its exception for one
+    that failed. The answers are read together and decoded in bulk.
     """
 
     def __init__(self, db: Larder, *, batch: bool = False, raise_on_error: bool = True) -> None:
@@ -746,47 +463,67 @@ class Pipeline:
         self.object = ObjectMethods(self._request)
         self.migrate = MigrateMethods(self._request)
         self.entity = EntityMethods(self._request, pipelined=True)
-        self.futures: list[Future[Any]] = []
-        self._queued: list[_Pending] = []
+        #: Every call's reply, in order.
+        self.replies: list[Reply] = []
+        self._calls: list[tuple[str, Any, Handler | None]] = []
+        self._sent = 0
         self._results: list[Any] | None = None
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, progress: Handler | None = None) -> Future[Any]:
-        """Queues a request; returns the future of its result."""
-        p = _Pending(method, params, None, progress)
-        return self._queue(p)
+    def call(self, method: str, params: dict[str, Any] | None = None, *, progress: Handler | None = None) -> Reply:
+        """Queues a request; returns its reply."""
+        return self._request(method, params, None, progress)
 
     def namespace(self, name: str) -> Namespace:
         return Namespace(self._request, name)
 
-    def _request(
-        self, method: str, params: dict[str, Any] | None, transform: Transform, progress: Handler | None = None
-    ) -> Future[Any]:
-        return self._queue(_Pending(method, params, transform, progress))
-
-    def _queue(self, p: _Pending) -> Future[Any]:
+    def _request(self, method: str, params: dict[str, Any] | None, transform: Transform,
+                 progress: Handler | None = None) -> Reply:
         if self._results is not None:
             raise RuntimeError("this pipeline has already run")
-        self._queued.append(p)
-        self.futures.append(p.future)
-        return p.future
+        reply = Reply(self.db._connection, transform)
+        self._calls.append((method, params, progress))
+        self.replies.append(reply)
+        return reply
 
     def __len__(self) -> int:
-        return len(self.futures)
+        return len(self.replies)
 
     def flush(self) -> None:
         """Sends what is queued (in one write) without waiting for answers."""
-        queued, self._queued = self._queued, []
-        if queued:
-            self.db._submit(queued, batch=self.batch)
+        calls, self._calls = self._calls, []
+        if not calls:
+            return
+        sent = self._sent
+        self._sent += len(calls)
+        replies = self.replies[sent:sent + len(calls)]
+        try:
+            first, tokens = self.db._connection.start(calls, batch=self.batch)
+        except SidecarExited as e:
+            for reply in replies:
+                reply._fail(e)
+            return
+        for rid, (reply, token) in enumerate(zip(replies, tokens), first):
+            reply.request_id = rid
+            reply._progress = token
 
     def wait(self, timeout: float | None = None) -> list[Any]:
         """Sends what is queued and waits for every answer; returns the results
         (exceptions in the places of failed calls)."""
         self.flush()
+        connection = self.db._connection
         results: list[Any] = []
-        for f in self.futures:
-            error = f.exception(timeout if timeout is not None else self.db.timeout)
-            results.append(error if error is not None else f.result())
+        append = results.append
+        timeout = timeout if timeout is not None else self.db.timeout
+        for reply in self.replies:
+            if reply._state == Reply._PENDING:
+                if reply._progress is None and reply.request_id is not None:
+                    try:
+                        reply._settle_with(connection.answer(reply.request_id, timeout))
+                    except SidecarExited as e:
+                        reply._fail(e)
+                else:
+                    reply._wait(timeout)
+            append(reply._value)
         self._results = results
         return results
 
@@ -802,20 +539,12 @@ class Pipeline:
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         if exc_type is not None:
-            for p in self._queued:
-                p.future.cancel()
-            self._queued = []
+            for reply in self.replies[self._sent:]:
+                reply.cancel()
+            self._calls = []
             return
         results = self.wait()
         if self.raise_on_error:
             for r in results:
                 if isinstance(r, BaseException):
                     raise r
-
-
-def _encode(message: Any) -> bytes:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
-
-
-def _hashable(value: Any) -> bool:
-    return isinstance(value, (int, str, float, type(None)))

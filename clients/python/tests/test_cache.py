@@ -24,7 +24,7 @@ def test_set_and_get_json_values(db):
     for key, value in [("null", None), ("int", 42), ("float", 1.5), ("text", "héllo ✓"), ("list", [1, [2, {}]]),
                        ("obj", {"a": {"b": [True, False, None]}}), ("bool", False)]:
         assert db.cache.set(key, value)["stored"] is True
-        got = db.cache.get(key)
+        got = db.cache.entry(key)
         assert got["found"] is True and got["value"] == value and "data" not in got
         assert got["expired"] is False
         assert got["tier"] == "memory"
@@ -40,7 +40,7 @@ def test_set_reports_size(db):
 def test_bytes_round_trip_as_data(db):
     blob = bytes(range(256)) * 4
     db.cache.set("blob", data=blob)
-    got = db.cache.get("blob")
+    got = db.cache.entry("blob")
     assert got["data"] == blob and "value" not in got
 
 
@@ -54,8 +54,8 @@ def test_set_argument_checks(db):
 
 
 def test_get_missing(db):
-    assert db.cache.get("nothing") == {"found": False}
-    assert db.cache.get("nothing", cache="no-such-cache") == {"found": False}
+    assert db.cache.entry("nothing") == {"found": False}
+    assert db.cache.entry("nothing", cache="no-such-cache") == {"found": False}
 
 
 def test_groups_and_caches_are_separate(db):
@@ -63,13 +63,13 @@ def test_groups_and_caches_are_separate(db):
     db.cache.set("k", 2, group="g")
     db.cache.set("k", 3, cache="other")
     db.cache.set("k", 4, cache="other", group="g")
-    assert [db.cache.get("k")["value"], db.cache.get("k", group="g")["value"],
-            db.cache.get("k", cache="other")["value"], db.cache.get("k", cache="other", group="g")["value"]] == [1, 2, 3, 4]
+    assert [db.cache.entry("k")["value"], db.cache.entry("k", group="g")["value"],
+            db.cache.entry("k", cache="other")["value"], db.cache.entry("k", cache="other", group="g")["value"]] == [1, 2, 3, 4]
 
 
 def test_ttl_expiry_has_touch(db):
     db.cache.set("k", "v", ttl=10)
-    got = db.cache.get("k")
+    got = db.cache.entry("k")
     assert got["expiresAt"] == "2026-01-01T00:00:10.000Z"
     assert db.cache.has("k") == {"found": True, "valid": True}
     advance(db, 8)
@@ -78,7 +78,7 @@ def test_ttl_expiry_has_touch(db):
     assert db.cache.has("k") == {"found": True, "valid": True}
     advance(db, 3)
     assert db.cache.has("k") == {"found": True, "valid": False}
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}
     assert db.cache.touch("missing") == {"found": False}
 
 
@@ -92,7 +92,7 @@ def test_open_settings_and_returns_expired(db):
     assert again["created"] is False and again["config"]["disk"]["maxCount"] == 7
     db.cache.set("k", 1, cache="stale")
     advance(db, 6)
-    got = db.cache.get("k", cache="stale")
+    got = db.cache.entry("k", cache="stale")
     assert got["found"] is True and got["expired"] is True and got["value"] == 1
 
 
@@ -122,17 +122,17 @@ def test_set_many_list_and_mapping(db):
     result = db.cache.set_many([{"key": "a", "value": 1}, {"key": "b", "data": b"xy", "ttl": 5},
                                 {"key": "c", "value": None, "group": "other"}], group="g")
     assert result == {"stored": 3, "size": 1 + 2 + 4}
-    assert db.cache.get("a", group="g")["value"] == 1
-    assert db.cache.get("b", group="g")["expiresAt"] == "2026-01-01T00:00:05.000Z"
-    assert db.cache.get("c", group="other")["value"] is None
+    assert db.cache.entry("a", group="g")["value"] == 1
+    assert db.cache.entry("b", group="g")["expiresAt"] == "2026-01-01T00:00:05.000Z"
+    assert db.cache.entry("c", group="other")["value"] is None
     assert db.cache.set_many({"x": [1], "y": b"raw"}) == {"stored": 2, "size": 3 + 3}
-    assert db.cache.get("y")["data"] == b"raw"
+    assert db.cache.entry("y")["data"] == b"raw"
 
 
 def test_set_many_is_all_or_nothing(db):
     with pytest.raises(larder.InvalidParams):
         db.call("cache.setMany", {"entries": [{"key": "ok", "value": 1}, {"key": "", "value": 2}]})
-    assert db.cache.get("ok") == {"found": False}
+    assert db.cache.entry("ok") == {"found": False}
 
 
 def test_keys_prefix_limit_cursor(db):
@@ -159,9 +159,9 @@ def test_clear(db):
     db.cache.set_many({"a": 1, "b": 2})
     db.cache.set("c", 3, group="g")
     assert db.cache.clear(group="g") == {"removed": 1}
-    assert db.cache.get("a")["found"] is True
+    assert db.cache.entry("a")["found"] is True
     assert db.cache.clear()["removed"] == 2
-    assert db.cache.get("a") == {"found": False}
+    assert db.cache.entry("a") == {"found": False}
     with pytest.raises(larder.InvalidParams, match="tier"):
         db.cache.clear(tier="attic")
     with pytest.raises(larder.CacheNotFound):
@@ -181,8 +181,8 @@ def test_purge_expired(db):
 
 def test_stats(db):
     db.cache.set("a", "xyz")
-    db.cache.get("a")
-    db.cache.get("missing")
+    db.cache.entry("a")
+    db.cache.entry("missing")
     stats = db.cache.stats()
     assert stats["cache"] == "default"
     assert stats["memory"]["count"] == 1 and stats["memory"]["bytes"] == 5
@@ -201,7 +201,7 @@ def test_list_and_drop(db):
     assert caches["one"]["count"] == 1 and "config" in caches["one"]
     assert db.cache.drop("one") == {"dropped": True}
     assert "one" not in {c["name"] for c in db.cache.list()["caches"]}
-    assert db.cache.get("a", cache="one") == {"found": False}
+    assert db.cache.entry("a", cache="one") == {"found": False}
     with pytest.raises(larder.CacheNotFound):
         db.cache.drop("one")
 
@@ -217,9 +217,9 @@ def test_persistent_store_survives_restart(binary, store_dir):
         db.cache.set("k", {"kept": True})
         db.cache.set("b", data=b"\x01\x02", cache="files", group="g")
     with larder.Larder.spawn(store=store_dir, binary=binary) as db:
-        got = db.cache.get("k")
+        got = db.cache.entry("k")
         assert got["value"] == {"kept": True} and got["tier"] == "disk"
-        assert db.cache.get("b", cache="files", group="g")["data"] == b"\x01\x02"
+        assert db.cache.entry("b", cache="files", group="g")["data"] == b"\x01\x02"
 
 
 def test_cache_view(db):
@@ -232,8 +232,8 @@ def test_cache_view(db):
     assert thumbs.get("dog") is None and thumbs.get("dog", "x") == "x"
     with pytest.raises(KeyError):
         thumbs["dog"]
-    assert db.cache.get("cat", cache="images", group="thumbs")["data"] == b"\x89PNG"
-    assert db.cache.get("cat", cache="images") == {"found": False}
+    assert db.cache.entry("cat", cache="images", group="thumbs")["data"] == b"\x89PNG"
+    assert db.cache.entry("cat", cache="images") == {"found": False}
     assert sorted(thumbs) == ["cat", "meta"]
     del thumbs["cat"]
     with pytest.raises(KeyError):
@@ -291,5 +291,48 @@ def test_wrappers_cover_the_openrpc_document(db):
         sent = {larder.cache.camel(p) for p in inspect.signature(wrapper).parameters}
         if name == "cache.set":
             sent |= {"value", "data"}
+        if name == "cache.get":
+            sent -= {"default"}  # the client's own: what get returns when nothing is found
         assert sent <= documented[name], f"{name}: {sorted(sent - documented[name])} are not documented"
         assert documented[name] <= sent, f"{name}: {sorted(documented[name] - sent)} cannot be passed"
+
+
+def test_get_returns_the_value_or_the_default(db):
+    db.cache.set("json", {"a": [1]})
+    db.cache.set("blob", data=b"\x00\xff")
+    db.cache.set("null", None)
+    assert db.cache.get("json") == {"a": [1]}
+    assert db.cache.get("blob") == b"\x00\xff"
+    assert db.cache.get("null", "fallback") is None  # a stored null is a value
+    assert db.cache.get("missing") is None
+    assert db.cache.get("missing", 0) == 0
+    db.cache.set("soon", 1, ttl=1)
+    advance(db, 2)
+    assert db.cache.get("soon", "gone") == "gone"
+
+
+def test_cache_view_is_a_mutable_mapping(db, monkeypatch):
+    from collections.abc import MutableMapping
+
+    view = db.cache_view("mm", group="g")
+    assert isinstance(view, MutableMapping)
+    view.update({f"k{i:04}": i for i in range(2500)})
+    view["bytes"] = b"\x01"
+    view.page_size = 1000
+    calls = []
+    original = db._connection.request
+
+    def spy(method, *args, **kw):
+        calls.append(method)
+        return original(method, *args, **kw)
+
+    monkeypatch.setattr(db._connection, "request", spy)
+    assert len(view) == 2501
+    assert calls == ["cache.keys"] * 3
+    calls.clear()
+    items = dict(view.items())
+    assert items["k0042"] == 42 and items["bytes"] == b"\x01" and len(items) == 2501
+    assert calls.count("cache.getMany") == 3 and "cache.get" not in calls
+    assert sum(v for v in view.values() if isinstance(v, int)) == sum(range(2500))
+    assert view.setdefault("new", 5) == 5 and view["new"] == 5
+    assert view.popitem()[0] == "bytes"  # MutableMapping's own, in key order

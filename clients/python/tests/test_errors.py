@@ -86,7 +86,7 @@ def test_invalid_params(db):
     with pytest.raises(larder.InvalidParams, match="not valid base64"):
         db.call("cache.set", {"key": "k", "data": "***"})
     with pytest.raises(larder.InvalidParams, match="must not be empty"):
-        db.cache.get("")
+        db.cache.entry("")
 
 
 def test_invalid_request_initialize_twice(db):
@@ -97,10 +97,10 @@ def test_invalid_request_initialize_twice(db):
 def test_server_not_initialized(binary):
     with larder.Larder.spawn(memory=True, binary=binary, args=["--require-initialize"], initialize=False) as db:
         with pytest.raises(larder.ServerNotInitialized) as e:
-            db.cache.get("k")
+            db.cache.entry("k")
         assert e.value.code == -32002
         db.initialize(app_version="1.2.3")
-        assert db.cache.get("k") == {"found": False}
+        assert db.cache.entry("k") == {"found": False}
 
 
 def test_request_failed(binary):
@@ -141,7 +141,7 @@ def test_timeout_sends_cancel(db):
     with pytest.raises(TimeoutError):
         db.call("debug.ask", {"method": "client.slow"}, timeout=0.3)
     release.set()
-    assert db.cache.get("x") == {"found": False}
+    assert db.cache.entry("x") == {"found": False}
 
 
 def test_unserializable_params(db):

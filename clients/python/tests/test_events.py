@@ -14,7 +14,7 @@ def test_evicted_on_capacity(db, waiter):
         db.cache.set(k, 1, cache="small")
     [event] = waiter.wait(1)
     assert event == {"cache": "small", "group": "", "key": "a", "tier": "memory", "reason": "capacity"}
-    assert db.cache.get("a", cache="small") == {"found": False}
+    assert db.cache.entry("a", cache="small") == {"found": False}
 
 
 def test_no_events_without_subscription(db, waiter):
@@ -67,7 +67,7 @@ def test_callback_errors_do_not_break_the_client(db, waiter):
     db.cache.set("k", 1)
     db.cache.clear()
     waiter.wait(1)
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}
 
 
 def test_callback_may_call_the_server(db, waiter):

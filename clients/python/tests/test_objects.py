@@ -108,7 +108,7 @@ def test_hmcache_objects_written_at_every_version(db):
     db.object.put("at 1.0.2", "FooObject", {"changeNameString": "new", "date": 1.5, "addString": "x"})
     assert "migratedFrom" not in db.object.get("at 1.0.2")
     # Stored as 1.0.0 until read: cache.get shows the stored (unmigrated) object.
-    raw = db.cache.get("foo")
+    raw = db.cache.entry("foo")
     assert raw["version"] == "1.0.0" and raw["value"]["integer"] == 1
 
 
@@ -187,7 +187,7 @@ def test_object_get_errors_and_options(db):
     assert db.object.get("n") == {"found": False}
     assert db.object.get("n", cache="notes") == {"found": False}
     assert db.object.get("n", cache="notes", group="g")["value"] == {"title": "t", "tags": []}
-    assert db.cache.get("n", cache="notes", group="g")["expiresAt"] == "2026-01-01T00:00:10.000Z"
+    assert db.cache.entry("n", cache="notes", group="g")["expiresAt"] == "2026-01-01T00:00:10.000Z"
     with pytest.raises(larder.RequestFailed, match="is a Note, not a Memo") as e:
         db.object.get("n", type="Memo", cache="notes", group="g")
     assert e.value.data == {"key": "n", "type": "Note"}
@@ -283,7 +283,7 @@ def test_callback_answered_with_drop(cdb):
     note_v1_v2_callback(cdb, [("b", "drop")])
     assert cdb.object.get("b") == {"found": False, "dropped": True, "type": "Note", "migratedFrom": "1"}
     assert cdb.object.get("b") == {"found": False}
-    assert cdb.cache.get("b") == {"found": False}
+    assert cdb.cache.entry("b") == {"found": False}
 
 
 @pytest.mark.parametrize("mode,reason", [("fail", "cannot migrate this one"), ("crash", "ValueError: the handler crashed")])
@@ -295,7 +295,7 @@ def test_callback_raising_fails_and_leaves_the_object(cdb, mode, reason):
     assert e.value.data["key"] == "c" and e.value.data["type"] == "Note"
     assert (e.value.data["fromVersion"], e.value.data["toVersion"]) == ("1", "2")
     assert reason in e.value.data["reason"]
-    raw = cdb.cache.get("c")
+    raw = cdb.cache.entry("c")
     assert raw["version"] == "1" and raw["value"] == {"n": 1, "mode": mode}, "the stored object is untouched"
     # A later read asks again; this time the handler copes.
     cdb.handler.fail_modes = set()
@@ -347,7 +347,7 @@ def test_without_the_capability_the_server_does_not_ask(db):
     with pytest.raises(larder.MigrationFailed, match="migrationCallbacks"):
         db.object.get("a")
     assert asked == []
-    assert db.cache.get("a")["version"] == "1"
+    assert db.cache.entry("a")["version"] == "1"
 
 
 def test_capability_can_be_refused_explicitly(binary):
@@ -361,7 +361,7 @@ def test_capability_can_be_refused_explicitly(binary):
 
 def test_handler_may_call_the_server(cdb):
     cdb.cache.set("factor", 7)
-    cdb.on_migrate(lambda p: {**p["value"], "n": cdb.cache.get("factor")["value"]})
+    cdb.on_migrate(lambda p: {**p["value"], "n": cdb.cache.entry("factor")["value"]})
     note_v1_v2_callback(cdb, [("a", "ok")])
     assert cdb.object.get("a")["value"]["n"] == 7
 
@@ -401,9 +401,9 @@ def test_migrate_run_counts_and_progress(cdb):
     assert reports[0]["message"] == "stored objects: 5"
     percentages = [r["percentage"] for r in reports if r["kind"] == "report"]
     assert percentages == sorted(percentages) and 0 < percentages[0] and percentages[-1] <= 100
-    assert cdb.cache.get("a")["version"] == "2" and cdb.cache.get("a")["value"]["n"] == 10
-    assert cdb.cache.get("b") == {"found": False}
-    assert cdb.cache.get("c")["version"] == "1"
+    assert cdb.cache.entry("a")["version"] == "2" and cdb.cache.entry("a")["value"]["n"] == 10
+    assert cdb.cache.entry("b") == {"found": False}
+    assert cdb.cache.entry("c")["version"] == "1"
     # A second run finds only the failure left.
     again = cdb.migrate.run()
     assert (again["migrated"], again["failed"], again["upToDate"]) == (0, 1, 3)
@@ -413,18 +413,18 @@ def test_migrate_run_dry_run_writes_nothing(cdb):
     note_v1_v2_callback(cdb, [("a", "ok"), ("b", "drop")])
     counts = cdb.migrate.run(dry_run=True)
     assert (counts["examined"], counts["migrated"], counts["failed"]) == (2, 1, 0)
-    assert cdb.cache.get("a")["version"] == "1"
-    assert cdb.cache.get("b")["found"] is True
+    assert cdb.cache.entry("a")["version"] == "1"
+    assert cdb.cache.entry("b")["found"] is True
     assert cdb.migrate.run()["migrated"] == 1
-    assert cdb.cache.get("a")["version"] == "2"
-    assert cdb.cache.get("b") == {"found": False}
+    assert cdb.cache.entry("a")["version"] == "2"
+    assert cdb.cache.entry("b") == {"found": False}
 
 
 def test_migrate_run_on_failure_drop(cdb):
     note_v1_v2_callback(cdb, [("a", "ok"), ("c", "fail")])
     counts = cdb.migrate.run(on_failure="drop")
     assert (counts["migrated"], counts["failed"], counts["dropped"]) == (1, 1, 1)
-    assert cdb.cache.get("c") == {"found": False}
+    assert cdb.cache.entry("c") == {"found": False}
     with pytest.raises(larder.InvalidParams, match="onFailure"):
         cdb.migrate.run(on_failure="shrug")
 

@@ -9,13 +9,14 @@ import larder
 
 def count_writes(db, monkeypatch):
     writes = []
-    original = db._write
+    connection = db._connection
+    original = connection._write_locked
 
     def spy(payload):
         writes.append(payload)
         return original(payload)
 
-    monkeypatch.setattr(db, "_write", spy)
+    monkeypatch.setattr(connection, "_write_locked", spy)
     return writes
 
 
@@ -38,13 +39,16 @@ def test_results_in_order_with_futures_and_decoding(db):
         p.cache.set("a", 1)
         f_bytes = p.cache.set("b", data=b"\x00")
         p.cache.get("a")
-        f_get = p.cache.get("b")
+        f_get = p.cache.entry("b")
         p.call("cache.has", {"key": "a"})
+        p.cache.get("b")
+        p.cache.get("missing", "fallback")
     assert p.results[0] == {"stored": True, "size": 1}
     assert f_bytes.result() == {"stored": True, "size": 1}
-    assert p.results[2]["value"] == 1
+    assert p.results[2] == 1
     assert f_get.result()["data"] == b"\x00" and p.results[3] is f_get.result()
     assert p.results[4] == {"found": True, "valid": True}
+    assert p.results[5:] == [b"\x00", "fallback"]
 
 
 def test_errors_raise_first_and_stay_in_results(db):
@@ -53,7 +57,7 @@ def test_errors_raise_first_and_stay_in_results(db):
             p.cache.set("a", 1)
             p.cache.stats(cache="missing")
             p.call("nope")
-            p.cache.get("a")
+            p.cache.entry("a")
     assert isinstance(p.results[1], larder.CacheNotFound)
     assert isinstance(p.results[2], larder.MethodNotFound)
     assert p.results[3]["value"] == 1
@@ -72,7 +76,7 @@ def test_batch_mode(db, monkeypatch):
     with db.pipeline(batch=True, raise_on_error=False) as p:
         for i in range(100):
             p.cache.set(f"k{i}", i)
-        p.cache.get("k42")
+        p.cache.entry("k42")
         p.call("nope")
     assert len(writes) == 1 and writes[0].startswith(b"[")
     assert p.results[100]["value"] == 42
@@ -86,7 +90,7 @@ def test_exception_in_block_sends_nothing(db, monkeypatch):
             f = p.cache.set("a", 1)
             raise RuntimeError("changed my mind")
     assert writes == [] and f.cancelled()
-    assert db.cache.get("a") == {"found": False}
+    assert db.cache.entry("a") == {"found": False}
 
 
 def test_results_before_running(db):

@@ -53,7 +53,7 @@ def test_decorator_form_and_params_default(db):
 
 def test_handler_may_call_the_server(db):
     db.cache.set("k", "from the store")
-    db.on_request("client.lookup", lambda params: db.cache.get(params["key"])["value"])
+    db.on_request("client.lookup", lambda params: db.cache.entry(params["key"])["value"])
     assert db.call("debug.ask", {"method": "client.lookup", "params": {"key": "k"}}) == {"result": "from the store"}
 
 

@@ -23,7 +23,7 @@ def test_clean_shutdown(binary):
     assert not db.alive and db.returncode == 0
     assert db.close() == 0  # again: nothing happens
     with pytest.raises(larder.SidecarExited):
-        db.cache.get("k")
+        db.cache.entry("k")
 
 
 def test_context_manager_closes_on_error(binary):
@@ -40,7 +40,7 @@ def test_killed_sidecar_raises_promptly(binary):
         start = time.monotonic()
         with pytest.raises(larder.SidecarExited) as e:
             for _ in range(1000):  # the first call after the kill may still be written into the pipe
-                db.cache.get("k")
+                db.cache.entry("k")
         assert time.monotonic() - start < 5
         assert e.value.returncode == -signal.SIGKILL
         assert "signal 9" in str(e.value)

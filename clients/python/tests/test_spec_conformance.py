@@ -34,6 +34,6 @@ def test_failed_initialize_may_be_retried(binary, tmp_path):
 def test_touch_does_not_revive_expired_entries(db):
     db.cache.set("k", 1, ttl=1)
     db.call("debug.advanceClock", {"seconds": 2})
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}
     assert db.cache.touch("k") == {"found": False}
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}

@@ -220,7 +220,7 @@ def test_a_session_recorded_from_python_replays(binary, tmp_path):
         db.cache.open("recorded", disk={"max_count": 2})
         db.cache.set("a", {"x": [1, 2]}, cache="recorded")
         db.cache.set("b", data=b"\x00\x01", cache="recorded")
-        assert db.cache.get("a", cache="recorded")["value"] == {"x": [1, 2]}
+        assert db.cache.entry("a", cache="recorded")["value"] == {"x": [1, 2]}
         with pytest.raises(larder.InvalidParams):
             db.cache.set("", 1)
     text = recording.read_text()

@@ -22,7 +22,7 @@ def test_unknown_member_via_call(db):
                       "suggestion": "ttl"}
     assert (e.path, e.suggestion) == ("params.tll", "ttl")
     assert e.expected == ["cache", "group", "key", "value", "data", "ttl"]
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}
 
 
 def test_unknown_member_without_a_suggestion(db):
@@ -75,7 +75,7 @@ def test_misspelt_member_in_set_many_stores_nothing(db):
 def test_typed_keyword_typo_sends_nothing(db):
     with pytest.raises(TypeError):
         db.cache.set("k", 1, tll=5)  # type: ignore[call-arg]
-    assert db.cache.get("k") == {"found": False}
+    assert db.cache.entry("k") == {"found": False}
 
 
 def test_unknown_method_with_a_suggestion(db):
@@ -106,14 +106,14 @@ def test_pipeline_keeps_the_error_of_a_misspelt_call(db):
     ok, refused = p.results
     assert ok["stored"] is True
     assert isinstance(refused, larder.InvalidParams) and refused.suggestion == "cache"
-    assert db.cache.get("p2")["found"] is False
+    assert db.cache.entry("p2")["found"] is False
 
 
 def test_namespace_sends_nested_values_as_given(db):
     value = {"first_name": "Ada", "nested": {"snake_case": [1, {"a_b": None}]}}
     cache = db.namespace("cache")
     cache.set(key="n", value=value)
-    assert db.cache.get("n")["value"] == value
+    assert db.cache.entry("n")["value"] == value
     with pytest.raises(larder.InvalidParams) as info:
         cache.set(key="n", value=1, tll=5)
     assert info.value.suggestion == "ttl"
@@ -121,7 +121,7 @@ def test_namespace_sends_nested_values_as_given(db):
 
 def test_values_and_records_are_never_renamed(db):
     db.cache.set("v", {"snake_key": 1, "camelKey": {"inner_key": None}})
-    assert db.cache.get("v")["value"] == {"snake_key": 1, "camelKey": {"inner_key": None}}
+    assert db.cache.entry("v")["value"] == {"snake_key": 1, "camelKey": {"inner_key": None}}
     db.entity.define("People", [{"name": "Person", "attributes": {"id": "string", "firstName": "string?"}}],
                      casing="snake_case")
     db.entity.upsert("Person", [{"id": "p1", "first_name": "Ada"}])

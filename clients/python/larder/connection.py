@@ -1,0 +1,532 @@
+"""The pipes to one ``larder`` process: writing requests, reading answers,
+running callbacks.
+
+No thread reads the sidecar's output in the background. A thread that
+waits for an answer reads it itself: whoever waits first takes the *read
+turn* (a lock), reads what has arrived, files every answer under its
+request id and hands notifications and server-to-client requests to the
+callback thread; when its own answer is in, it gives the turn up and wakes
+the other waiters, one of which takes it over. A single thread making
+plain calls therefore writes a line and reads a line — no thread hop, no
+future. Callbacks (server-to-client requests, event notifications,
+``$/progress``) run in arrival order on one callback thread, so that a
+callback may call the server itself. Because the server only sends
+notifications while answering requests, they are read — and their handlers
+run — while some thread waits for an answer.
+
+The input pipe is non-blocking: a writer whose burst does not fit reads
+answers while it waits (when it can take the read turn), so that a long
+pipeline never leaves both processes blocked on full pipes.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import queue
+import select
+import subprocess
+import threading
+import time
+from typing import Any, Callable
+
+from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
+from .wire import Lines, Message, decode_lines, encode_notification, encode_request, encode_response
+
+__all__ = ["Connection", "Reply"]
+
+log = logging.getLogger("larder")
+
+Handler = Callable[[Any], Any]
+Shape = Callable[[Any], Any] | None
+
+_STDERR_TAIL_LINES = 200
+_READ_SIZE = 1 << 18
+
+
+class Connection:
+    """Requests and answers over a sidecar process's stdin and stdout (see
+    the module docstring for who reads when)."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        if process.stdin is None or process.stdout is None or process.stderr is None:
+            raise ValueError("the process needs pipes for stdin, stdout and stderr")
+        self.process = process
+        self._rfd = process.stdout.fileno()
+        self._wfd = process.stdin.fileno()
+        os.set_blocking(self._wfd, False)
+        self._lines = Lines()
+        self._next_id = 1
+        self._write_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        self._turn = threading.Condition(threading.Lock())
+        self._waiters = 0
+        self._answers: dict[Any, Message] = {}
+        self._abandoned: set[int] = set()
+        self._progress: dict[Any, Handler] = {}
+        self.request_handlers: dict[str, Handler] = {}
+        self.event_handlers: dict[str, list[Handler]] = {}
+        self.exit_info: tuple[int | None, str, str | None] | None = None
+        self.closing = False
+        self._input_closed = False
+        self._ended = threading.Event()
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
+        self._callbacks: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        pid = process.pid
+        self._stderr_thread = threading.Thread(target=self._read_stderr, name=f"larder-{pid}-stderr", daemon=True)
+        self.callback_thread = threading.Thread(target=self._run_callbacks, name=f"larder-{pid}-callbacks", daemon=True)
+        self._stderr_thread.start()
+        self.callback_thread.start()
+
+    @property
+    def stderr_tail(self) -> str:
+        return "".join(self._stderr_tail)
+
+    # ------------------------------------------------------------------
+    # Requests
+
+    def request(self, method: str, params: Any, shape: Shape = None, progress: Handler | None = None,
+                timeout: float | None = None) -> Any:
+        """Sends one request and returns its result (shaped), reading the
+        answer on this thread unless another thread is already reading."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        token = None
+        with self._write_lock:
+            rid = self._next_id
+            self._next_id = rid + 1
+            if progress is not None:
+                params, token = self._track_progress(rid, params, progress)
+            try:
+                line = encode_request(rid, method, params)
+            except (TypeError, ValueError) as e:
+                self._progress.pop(token, None)
+                raise TypeError(f"parameters are not JSON: {e}") from e
+            self._write_locked(line.encode("utf-8"))
+        try:
+            message = self._await(rid, deadline)
+        except TimeoutError:
+            self._give_up(rid)
+            raise TimeoutError(f"no answer to request {rid} within {timeout}s") from None
+        finally:
+            if token is not None:
+                self._progress.pop(token, None)
+        if token is not None:
+            self.wait_for_callbacks()
+        return _settle(message, shape)
+
+    def start(self, calls: list[tuple[str, Any, Handler | None]], batch: bool = False) -> tuple[int, list[Any]]:
+        """Writes requests in one burst (a JSON array when ``batch``). Each
+        call is ``(method, params, progress)``. Returns the id of the first
+        (the others follow one by one) and each call's progress token (or
+        ``None``)."""
+        with self._write_lock:
+            first = self._next_id
+            self._next_id = first + len(calls)
+            tokens: list[Any] = []
+            try:
+                lines = []
+                for rid, (method, params, progress) in enumerate(calls, first):
+                    token = None
+                    if progress is not None:
+                        params, token = self._track_progress(rid, params, progress)
+                    tokens.append(token)
+                    lines.append(encode_request(rid, method, params))
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"parameters are not JSON: {e}") from e
+            if batch:
+                payload = "[" + ",".join(line[:-1] for line in lines) + "]\n"
+            else:
+                payload = "".join(lines)
+            self._write_locked(payload.encode("utf-8"))
+        return first, tokens
+
+    def answer(self, rid: int, timeout: float | None = None) -> Message:
+        """The answer to request ``rid`` (read on this thread if need be)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        return self._await(rid, deadline)
+
+    def answered(self, rid: int) -> Message | None:
+        """The answer to ``rid`` if it has been read, without waiting."""
+        return self._answers.pop(rid, None)
+
+    def finish_progress(self, token: Any) -> None:
+        """Forgets a progress callback once its request is answered, and
+        returns after the callbacks queued before the answer have run."""
+        self._progress.pop(token, None)
+        self.wait_for_callbacks()
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Sends a notification."""
+        payload = encode_notification(method, params)
+        with self._write_lock:
+            self._write_locked(payload)
+
+    def _give_up(self, rid: int) -> None:
+        """A request timed out: its answer is dropped when it comes, and the
+        server is asked to cancel it."""
+        self._abandoned.add(rid)
+        self._answers.pop(rid, None)
+        try:
+            self.notify("$/cancelRequest", {"id": rid})
+        except LarderError:
+            pass
+
+    def _track_progress(self, rid: int, params: Any, progress: Handler) -> tuple[dict[str, Any], Any]:
+        """``params`` with a ``workDoneToken`` (unless it has one) whose
+        ``$/progress`` notifications go to ``progress``."""
+        params = dict(params or {})
+        token = params.setdefault("workDoneToken", f"python-{rid}")
+        self._progress[token] = progress
+        return params, token
+
+    # ------------------------------------------------------------------
+    # Writing
+
+    def _write_locked(self, data: bytes) -> None:
+        """Writes all of ``data`` (the write lock is held)."""
+        if self.exit_info is not None:
+            raise SidecarExited(*self.exit_info)
+        if self._input_closed:
+            raise SidecarExited(self.process.poll(), self.stderr_tail, "the larder client was closed")
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._wfd, view)
+            except BlockingIOError:
+                self._wait_writable()
+                continue
+            except (OSError, ValueError) as e:
+                # The sidecar is gone (EPIPE) or its input was closed: learn how it ended.
+                if not self._ended.is_set():
+                    self._drain_to_end()
+                info = self.exit_info or (self.process.poll(), self.stderr_tail,
+                                          f"cannot write to the larder sidecar: {e}")
+                raise SidecarExited(*info) from e
+            view = view[n:]
+
+    def _wait_writable(self) -> None:
+        """The input pipe is full: read answers meanwhile when no one else is
+        reading, so the server can go on writing and hence reading."""
+        if self._read_lock.acquire(blocking=False):
+            try:
+                readable, _, _ = select.select([self._rfd], [self._wfd], [])
+                if readable:
+                    self._read_some(None)
+                    if self.exit_info is not None:
+                        raise SidecarExited(*self.exit_info)
+            finally:
+                self._read_lock.release()
+                self._wake()
+        else:
+            select.select([], [self._wfd], [], 0.05)
+
+    def _drain_to_end(self) -> None:
+        """Reads (and files) whatever the sidecar still wrote, up to its end."""
+        with self._read_lock:
+            while self.exit_info is None:
+                self._read_some(None)
+
+    # ------------------------------------------------------------------
+    # Reading
+
+    def _await(self, rid: int, deadline: float | None) -> Message:
+        answers = self._answers
+        while True:
+            message = answers.pop(rid, None)
+            if message is not None:
+                return message
+            if self.exit_info is not None:
+                raise SidecarExited(*self.exit_info)
+            if self._read_lock.acquire(blocking=False):
+                try:
+                    while rid not in answers and self.exit_info is None:
+                        self._read_some(deadline)
+                finally:
+                    self._read_lock.release()
+                    self._wake()
+            else:
+                self._wait_turn(rid, deadline)
+
+    def _wait_turn(self, rid: int, deadline: float | None) -> None:
+        """Waits until ``rid`` is answered, the read turn is free, or the
+        sidecar has ended."""
+        with self._turn:
+            self._waiters += 1
+            try:
+                while rid not in self._answers and self._read_lock.locked() and self.exit_info is None:
+                    remaining = None if deadline is None else deadline - time.monotonic()
+                    if remaining is not None and remaining <= 0:
+                        raise TimeoutError
+                    self._turn.wait(remaining)
+            finally:
+                self._waiters -= 1
+
+    def _wake(self) -> None:
+        if self._waiters:
+            with self._turn:
+                self._turn.notify_all()
+
+    def _read_some(self, deadline: float | None) -> None:
+        """One read of the sidecar's output; files what it held. Raises
+        ``TimeoutError`` when nothing arrives before ``deadline``."""
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._rfd], [], [], remaining)[0]:
+                raise TimeoutError
+        try:
+            data = os.read(self._rfd, _READ_SIZE)
+        except OSError as e:
+            log.debug("reading larder's output failed: %s", e)
+            data = b""
+        if not data:
+            self._output_ended()
+            return
+        lines = self._lines.feed(data)
+        if lines:
+            self._file(decode_lines(lines))
+
+    def _file(self, messages: list[Any]) -> None:
+        """Files answers by id; queues callbacks for the rest."""
+        answers = self._answers
+        for m in messages:
+            if type(m) is not dict:
+                log.warning("larder sent a message that is not an object: %r", m)
+            elif "method" in m:
+                self._incoming(m)
+            else:
+                rid = m.get("id")
+                if type(rid) is int and rid not in self._abandoned:
+                    answers[rid] = m
+                elif rid in self._abandoned:
+                    self._abandoned.discard(rid)
+                elif "error" in m:
+                    log.warning("larder answered an error to no known request: %s", m.get("error"))
+                else:
+                    log.warning("larder answered an unknown request id %r", rid)
+        if self._waiters:
+            with self._turn:
+                self._turn.notify_all()
+
+    def _incoming(self, message: Message) -> None:
+        method = message["method"]
+        params = message.get("params")
+        if not isinstance(method, str):
+            log.warning("larder sent a message with a method that is not a string: %r", message)
+        elif "id" in message:
+            self._callbacks.put((self._answer_request, (message["id"], method, params)))
+        elif method == "$/progress" and isinstance(params, dict) and _hashable(params.get("token")) \
+                and params.get("token") in self._progress:
+            self._callbacks.put((self._progress[params["token"]], (params.get("value"),)))
+        else:
+            handlers = self.event_handlers.get(method)
+            if not handlers:
+                log.debug("unhandled notification %s", method)
+                return
+            for fn in list(handlers):
+                self._callbacks.put((fn, (params,)))
+
+    def _output_ended(self) -> None:
+        """The sidecar's output closed: learn how it ended; every waiter, now
+        and later, gets :class:`~larder.SidecarExited`."""
+        if self.exit_info is not None:
+            return
+        try:
+            returncode = self.process.wait(5.0)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        self._stderr_thread.join(2.0)
+        reason = "the larder client was closed" if self.closing and returncode == 0 else None
+        self.end((returncode, self.stderr_tail, reason))
+
+    def end(self, info: tuple[int | None, str, str | None]) -> None:
+        """Marks the connection ended with ``info`` (``SidecarExited``'s
+        arguments) unless it already is."""
+        with self._turn:
+            if self.exit_info is None:
+                self.exit_info = info
+                self._callbacks.put(None)
+            self._turn.notify_all()
+        self._ended.set()
+
+    # ------------------------------------------------------------------
+    # Callbacks
+
+    def wait_for_callbacks(self, timeout: float | None = None) -> None:
+        """Returns once the callbacks queued so far have run (at once on the
+        callback thread itself, or after the end)."""
+        if threading.current_thread() is self.callback_thread or not self.callback_thread.is_alive():
+            return
+        done = threading.Event()
+        self._callbacks.put((done.set, ()))
+        done.wait(timeout)
+
+    def _answer_request(self, rid: Any, method: str, params: Any) -> None:
+        fn = self.request_handlers.get(method)
+        if fn is None:
+            payload = encode_response(rid, error=MethodNotFound(f"Method not found: {method}").to_json())
+        else:
+            try:
+                payload = encode_response(rid, fn({} if params is None else params))
+            except LarderError as e:
+                payload = encode_response(rid, error=e.to_json())
+            except Exception as e:
+                log.exception("the handler for %s failed", method)
+                payload = encode_response(rid, error={"code": -32603,
+                                                      "message": f"Internal error: {type(e).__name__}: {e}"})
+        try:
+            with self._write_lock:
+                self._write_locked(payload)
+        except SidecarExited:
+            pass
+
+    def _run_callbacks(self) -> None:
+        while True:
+            item = self._callbacks.get()
+            if item is None:
+                return
+            fn, args = item
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("a larder callback failed")
+
+    def _read_stderr(self) -> None:
+        stderr = self.process.stderr
+        assert stderr is not None
+        try:
+            for line in stderr:
+                text = line.decode("utf-8", "replace")
+                self._stderr_tail.append(text)
+                log.debug("larder stderr: %s", text.rstrip())
+        except (OSError, ValueError):
+            pass
+
+    # ------------------------------------------------------------------
+    # Closing
+
+    def close_input(self) -> None:
+        with self._write_lock:
+            self._input_closed = True
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+            except (OSError, ValueError):
+                pass
+
+    def join(self, timeout: float) -> None:
+        """After the process has exited: stops the threads and closes the pipes."""
+        self._callbacks.put(None)
+        for t, limit in ((self._stderr_thread, timeout), (self.callback_thread, min(timeout, 2.0))):
+            if t is not threading.current_thread():
+                t.join(limit)
+        for stream in (self.process.stdout, self.process.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except (OSError, ValueError):
+                pass
+
+
+class Reply:
+    """The answer to a request sent without waiting (:meth:`Larder.call_async`,
+    pipelines), like a :class:`concurrent.futures.Future`. Nothing reads in
+    the background: the answer is read when :meth:`result` or
+    :meth:`exception` is called (or when another call reads past it)."""
+
+    __slots__ = ("request_id", "_connection", "_shape", "_state", "_value", "_progress")
+
+    _PENDING, _DONE, _FAILED, _CANCELLED = range(4)
+
+    def __init__(self, connection: Connection, shape: Shape = None) -> None:
+        self.request_id: int | None = None
+        self._connection = connection
+        self._shape = shape
+        self._state = Reply._PENDING
+        self._value: Any = None
+        self._progress: Any = None  # the progress token, once sent
+
+    def __repr__(self) -> str:
+        state = ("pending", "done", "failed", "cancelled")[self._state]
+        return f"<Reply id={self.request_id} {state}>"
+
+    def _settle_with(self, message: Message) -> None:
+        if "error" in message:
+            self._state = Reply._FAILED
+            self._value = error_from_json(message["error"])
+            return
+        try:
+            result = message.get("result")
+            self._value = result if self._shape is None else self._shape(result)
+            self._state = Reply._DONE
+        except Exception as e:  # a malformed answer
+            self._value = e
+            self._state = Reply._FAILED
+
+    def _fail(self, error: BaseException) -> None:
+        self._value = error
+        self._state = Reply._FAILED
+
+    def _wait(self, timeout: float | None) -> None:
+        if self._state != Reply._PENDING:
+            return
+        if self.request_id is None:
+            raise RuntimeError("this request has not been sent yet")
+        try:
+            message = self._connection.answer(self.request_id, timeout)
+        except SidecarExited as e:
+            self._fail(e)
+            return
+        except TimeoutError:
+            raise TimeoutError(f"no answer to request {self.request_id} within {timeout}s") from None
+        if self._progress is not None:
+            self._connection.finish_progress(self._progress)
+        self._settle_with(message)
+
+    def done(self) -> bool:
+        if self._state == Reply._PENDING and self.request_id is not None:
+            message = self._connection.answered(self.request_id)
+            if message is not None:
+                self._settle_with(message)
+        return self._state != Reply._PENDING
+
+    def cancelled(self) -> bool:
+        return self._state == Reply._CANCELLED
+
+    def cancel(self) -> bool:
+        """Cancels a request not sent yet (use :meth:`Larder.cancel` to ask
+        the server to cancel one that was sent)."""
+        if self._state == Reply._PENDING and self.request_id is None:
+            self._state = Reply._CANCELLED
+            return True
+        return self._state == Reply._CANCELLED
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The result; raises the request's error."""
+        self._wait(timeout)
+        if self._state == Reply._DONE:
+            return self._value
+        if self._state == Reply._CANCELLED:
+            raise RuntimeError("the request was cancelled before it was sent")
+        raise self._value
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        """The request's error, or ``None`` when it succeeded."""
+        self._wait(timeout)
+        if self._state == Reply._FAILED:
+            return self._value  # type: ignore[no-any-return]
+        return None
+
+
+def _settle(message: Message, shape: Shape) -> Any:
+    if "error" in message:
+        raise error_from_json(message["error"])
+    result = message.get("result")
+    return result if shape is None else shape(result)
+
+
+def _token(params: Any) -> Any:
+    return params.get("workDoneToken") if isinstance(params, dict) else None
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (int, str, float, type(None)))
