@@ -113,15 +113,16 @@ class Larder:
     def __init__(self, process: subprocess.Popen[bytes], *, timeout: float | None = None) -> None:
         self._connection = Connection(process)
         self._proc = process
-        self.timeout = timeout
+        self._connection.timeout = timeout
         self.init_result: dict[str, Any] | None = None
         self.migration_callbacks = False
         self._closed = False
-        self.cache = CacheMethods(self._request_sync)
-        self.schema = SchemaMethods(self._request_sync)
-        self.object = ObjectMethods(self._request_sync)
-        self.migrate = MigrateMethods(self._request_sync)
-        self.entity = EntityMethods(self._request_sync)
+        request = self._connection.request
+        self.cache = CacheMethods(request)
+        self.schema = SchemaMethods(request)
+        self.object = ObjectMethods(request)
+        self.migrate = MigrateMethods(request)
+        self.entity = EntityMethods(request)
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -314,7 +315,8 @@ class Larder:
         returned. ``timeout`` (default: ``self.timeout``) raises
         :class:`TimeoutError` after sending ``$/cancelRequest``.
         """
-        return self._connection.request(method, params, None, progress, self.timeout if timeout is None else timeout)
+        return self._connection.request(method, params, None, progress,
+                                        self.timeout if timeout is None else timeout)
 
     def call_async(self, method: str, params: dict[str, Any] | None = None, *,
                    progress: Handler | None = None) -> Reply:
@@ -359,7 +361,7 @@ class Larder:
 
     def namespace(self, name: str) -> Namespace:
         """Generic access to ``name.*`` methods (see :class:`Namespace`)."""
-        return Namespace(self._request_sync, name)
+        return Namespace(self._connection.request, name)
 
     def discover(self) -> dict[str, Any]:
         """``rpc.discover``: the server's OpenRPC document."""
@@ -439,9 +441,14 @@ class Larder:
 
         return remove
 
-    def _request_sync(self, method: str, params: dict[str, Any] | None, transform: Transform,
-                      progress: Handler | None = None) -> Any:
-        return self._connection.request(method, params, transform, progress, self.timeout)
+    @property
+    def timeout(self) -> float | None:
+        """Seconds to wait for an answer by default (``None``: forever)."""
+        return self._connection.timeout
+
+    @timeout.setter
+    def timeout(self, seconds: float | None) -> None:
+        self._connection.timeout = seconds
 
 
 class Pipeline:

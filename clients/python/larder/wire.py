@@ -28,6 +28,7 @@ from .errors import error_from_json
 __all__ = [
     "Lines",
     "Message",
+    "decode_line",
     "decode_lines",
     "encode",
     "encode_notification",
@@ -72,7 +73,7 @@ def _decode(text: str) -> Any:
     ``json.loads`` (with its whitespace rules and error messages) otherwise."""
     try:
         value, end = _scan(text, 0)
-        if end == len(text):
+        if end == len(text) or text[end:].isspace():
             return value
     except (StopIteration, ValueError):
         pass
@@ -155,15 +156,21 @@ class Lines:
         return bool(self._partial)
 
 
+def decode_line(line: bytes) -> Any:
+    """The message on one line (its ``\n`` may be included); ``None`` for
+    a line that is not JSON (logged)."""
+    try:
+        return _decode(line.decode("utf-8"))
+    except ValueError:
+        return _bad(line)
+
+
 def decode_lines(lines: list[bytes]) -> list[Any]:
     """The messages on ``lines``, in order. A line holding a batch (a JSON
     array) gives its elements. Blank lines are skipped; a line that is not
     JSON is logged and skipped."""
     if len(lines) == 1:
-        try:
-            message = _decode(lines[0].decode("utf-8"))
-        except ValueError:
-            message = _bad(lines[0])
+        message = decode_line(lines[0])
         if isinstance(message, list):
             return message
         return [] if message is None else [message]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import larder
@@ -320,13 +322,13 @@ def test_cache_view_is_a_mutable_mapping(db, monkeypatch):
     view["bytes"] = b"\x01"
     view.page_size = 1000
     calls = []
-    original = db._connection.request
+    original = db._connection._write_locked
 
-    def spy(method, *args, **kw):
-        calls.append(method)
-        return original(method, *args, **kw)
+    def spy(payload):
+        calls.extend(json.loads(line)["method"] for line in payload.splitlines())
+        return original(payload)
 
-    monkeypatch.setattr(db._connection, "request", spy)
+    monkeypatch.setattr(db._connection, "_write_locked", spy)
     assert len(view) == 2501
     assert calls == ["cache.keys"] * 3
     calls.clear()
