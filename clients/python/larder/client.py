@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import subprocess
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from .binary import find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
 from .errors import LarderError, SidecarExited
@@ -32,30 +31,6 @@ CLIENT_VERSION = "0.1.0"
 
 Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
-
-
-def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
-    """Where the ``larder`` executable is: ``binary`` if given, else
-    ``$LARDER_BIN``, else ``larder`` on ``PATH``, else the repository's
-    ``.build/release/larder`` then ``.build/debug/larder`` (for a checkout
-    where this package lives in ``clients/python``)."""
-    if binary:
-        return os.fspath(binary)
-    env = os.environ.get("LARDER_BIN")
-    if env:
-        return env
-    on_path = shutil.which("larder")
-    if on_path:
-        return on_path
-    repo = Path(__file__).resolve().parents[3]
-    for config in ("release", "debug"):
-        candidate = repo / ".build" / config / "larder"
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    raise FileNotFoundError(
-        "cannot find the larder executable: pass binary=, set $LARDER_BIN, put larder on PATH, "
-        f"or build it with `swift build` in {repo}"
-    )
 
 
 class Namespace:

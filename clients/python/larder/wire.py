@@ -28,6 +28,7 @@ from .errors import error_from_json
 __all__ = [
     "Lines",
     "Message",
+    "RawJSON",
     "decode_line",
     "decode_lines",
     "encode",
@@ -99,11 +100,22 @@ def _method_head(method: str) -> str:
     return head
 
 
+class RawJSON(str):
+    """Params already encoded as JSON text, sent exactly as written (one
+    line: no LF inside). For replaying recorded requests byte for byte."""
+
+    __slots__ = ()
+
+
 def encode_request(request_id: int, method: str, params: Any = None) -> str:
     """One request line (with its ``\\n``) as text; encode the joined lines
     of a burst to UTF-8 once. ``params`` ``None`` leaves ``params`` out."""
     if params is None:
         return '{"jsonrpc":"2.0","id":%d%s}\n' % (request_id, _method_head(method))
+    if type(params) is RawJSON:
+        if "\n" in params:
+            raise ValueError("raw params must be one line")
+        return '{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (request_id, _method_head(method), params)
     return '{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (request_id, _method_head(method), _dumps(params))
 
 

@@ -13,7 +13,8 @@ import pytest
 
 import larder
 from conftest import FAKE_SIDECAR, REPO
-from larder.client import find_binary
+from larder.binary import find_binary
+import larder.binary
 
 
 def test_clean_shutdown(binary):
@@ -144,17 +145,22 @@ def _executable(path, text="#!/bin/sh\nexit 0\n"):
 def test_find_binary_order(tmp_path, monkeypatch):
     (tmp_path / "bin").mkdir()
     on_path = _executable(tmp_path / "bin" / "larder")
+    packaged = tmp_path / "pkg" / "bin" / "larder"
+    packaged.parent.mkdir(parents=True)
+    monkeypatch.setattr(larder.binary, "PACKAGED_BINARY", packaged)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     monkeypatch.setenv("LARDER_BIN", "/from/env")
     assert find_binary("/explicit") == "/explicit"
     assert find_binary() == "/from/env"
     monkeypatch.delenv("LARDER_BIN")
     assert find_binary() == str(on_path)
+    _executable(packaged)
+    assert find_binary() == str(packaged)  # the packaged binary comes before PATH
+    packaged.unlink()
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
-    built = [REPO / ".build" / c / "larder" for c in ("release", "debug")]
-    built = [b for b in built if b.is_file()]
-    if built:
-        assert find_binary() == str(built[0])
-    else:
-        with pytest.raises(FileNotFoundError):
-            find_binary()
+    with pytest.raises(FileNotFoundError) as e:
+        find_binary()
+    for tried in ("binary=", "$LARDER_BIN", str(packaged), "PATH"):
+        assert tried in str(e.value)
+    with pytest.raises(FileNotFoundError):
+        larder.Larder.spawn(memory=True)

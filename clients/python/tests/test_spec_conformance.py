@@ -20,7 +20,8 @@ def test_answers_leave_in_request_order(binary, tmp_path):
         '<-- {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope"}}\n'
         '<-- {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: [..]"}}\n'
     )
-    tr.replay(path, binary, timeout=5)
+    result = tr.replay([str(path)], binary)
+    assert result.returncode == 0, result.stdout
 
 
 def test_failed_initialize_may_be_retried(binary, tmp_path):

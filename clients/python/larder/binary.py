@@ -1,0 +1,34 @@
+"""Finding the ``larder`` executable."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+__all__ = ["PACKAGED_BINARY", "find_binary"]
+
+#: Where ``pip install`` puts the executable it builds (see setup.py).
+PACKAGED_BINARY = Path(__file__).resolve().parent / "bin" / "larder"
+
+
+def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
+    """Where the ``larder`` executable is: ``binary`` if given, else
+    ``$LARDER_BIN``, else the one installed inside this package, else
+    ``larder`` on ``PATH``. Raises :class:`FileNotFoundError` naming each
+    place tried."""
+    if binary:
+        return os.fspath(binary)
+    env = os.environ.get("LARDER_BIN")
+    if env:
+        return env
+    if PACKAGED_BINARY.is_file() and os.access(PACKAGED_BINARY, os.X_OK):
+        return str(PACKAGED_BINARY)
+    on_path = shutil.which("larder")
+    if on_path:
+        return on_path
+    raise FileNotFoundError(
+        "cannot find the larder executable; tried: the binary= argument (not given), $LARDER_BIN (not set), "
+        f"{PACKAGED_BINARY} (not there: `pip install ./clients/python` builds it), "
+        "larder on PATH (not found)"
+    )
