@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from .binary import find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
 from .errors import LarderError, SidecarExited
 from .entities import EntityMethods
+from .memoize import memoize
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
@@ -29,6 +30,7 @@ log = logging.getLogger("larder")
 CLIENT_NAME = "larder-python"
 CLIENT_VERSION = "0.1.0"
 
+F = TypeVar("F", bound=Callable[..., Any])
 Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
 
@@ -333,6 +335,23 @@ class Larder:
     def cache_view(self, cache: str = "default", group: str = "", *, ttl: float | None = None) -> CacheView:
         """A dict-like view of one group of one cache (see :class:`~larder.CacheView`)."""
         return CacheView(self, cache, group, ttl=ttl)
+
+    def memoize(self, cache: str | None = None, *, ttl: float | None = None, group: str | None = None,
+                name: str | None = None, typed: bool = False) -> Callable[[F], F]:
+        """A decorator that keeps a function's results in ``cache`` (the
+        server's default cache when ``None``), like diskcache's
+        ``memoize``::
+
+            @db.memoize(cache="api", ttl=300)
+            def profile(user_id: int) -> dict: ...
+
+        The key is the function's full name (or ``name``) with its
+        arguments, as JSON text (``typed=True`` adds their types), so
+        arguments must be JSON values; ``f.__cache_key__(*args, **kwargs)``
+        gives it. A result is stored as JSON (bytes as data), so a tuple
+        comes back from the cache as a list. ``ttl`` is in seconds (default:
+        the cache's lifespan)."""
+        return memoize(self.cache, cache, ttl=ttl, group=group, name=name, typed=typed)
 
     def namespace(self, name: str) -> Namespace:
         """Generic access to ``name.*`` methods (see :class:`Namespace`)."""

@@ -86,6 +86,10 @@ def _order(order_by: str | Iterable[str] | None) -> str | list[str] | None:
     return list(order_by)
 
 
+def _count(result: Any) -> int:
+    return int(result["count"])
+
+
 def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if where is None:
         return None
@@ -280,6 +284,6 @@ class EntityMethods:
         return pages()
 
     def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Any:
-        """``entity.count``: ``{"count": n}``, the records matching ``where``
-        (all of them without)."""
-        return self._request("entity.count", _params(entity=entity, where=_where(where)), None)
+        """``entity.count``: how many records match ``where`` (all of them
+        without), as an ``int``."""
+        return self._request("entity.count", _params(entity=entity, where=_where(where)), _count)

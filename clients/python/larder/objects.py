@@ -170,16 +170,19 @@ class ObjectMethods:
         ttl: float | None = None,
         cache: str | None = None,
         group: str | None = None,
+        version: int | None = None,
     ) -> Any:
         """``object.put``: validates ``value`` against the newest version of
-        ``type`` and stores it under ``key`` (``ttl`` in seconds, as for
+        ``type`` (or against ``version``, an older registered version, to
+        write an object of that version on purpose) and stores it under
+        ``key`` tagged with that version (``ttl`` in seconds, as for
         ``cache.set``). ``{"stored": True, "type", "version"}``.
 
         Raises :class:`~larder.InvalidObject` (``data = {"path", "reason"}``,
         e.g. ``value.barObject.date``) for a value that does not fit, and
         :class:`~larder.SchemaNotFound` for an unknown type.
         """
-        params = _params(key=key, type=type, ttl=ttl, cache=cache, group=group)
+        params = _params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version)
         params["value"] = value
         return self._request("object.put", params, None)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import larder
-from conftest import CLOCK
+from conftest import CLOCK, missing
 
 
 def advance(db, seconds):
@@ -283,7 +283,7 @@ def test_wrappers_cover_the_openrpc_document(db):
     try:
         doc = db.discover()
     except larder.MethodNotFound:
-        pytest.skip("this larder has no rpc.discover yet")
+        missing("this larder has no rpc.discover yet")
     documented = {m["name"]: {p["name"] for p in m.get("params", [])} for m in doc["methods"]}
     cache_methods = {name for name in documented if name.startswith("cache.")}
     assert cache_methods, "the document lists no cache methods"
@@ -338,3 +338,39 @@ def test_cache_view_is_a_mutable_mapping(db, monkeypatch):
     assert sum(v for v in view.values() if isinstance(v, int)) == sum(range(2500))
     assert view.setdefault("new", 5) == 5 and view["new"] == 5
     assert view.popitem()[0] == "bytes"  # MutableMapping's own, in key order
+
+
+def test_memoize(db):
+    calls = []
+
+    @db.memoize(cache="memo", ttl=5)
+    def square(n, *, label="x"):
+        calls.append(n)
+        return {"label": label, "n": n * n}
+
+    assert square(3) == {"label": "x", "n": 9}
+    assert square(3) == {"label": "x", "n": 9}
+    assert square(3, label="y") == {"label": "y", "n": 9}
+    assert calls == [3, 3]
+    key = square.__cache_key__(3)
+    assert db.cache.get(key, cache="memo") == {"label": "x", "n": 9}
+    advance(db, 6)
+    square(3)
+    assert calls == [3, 3, 3], "an expired result is computed again"
+    assert square.__name__ == "square"
+
+    @db.memoize(cache="memo")
+    def nothing():
+        calls.append("nothing")
+        return None
+
+    assert nothing() is None and nothing() is None
+    assert calls.count("nothing") == 1, "a stored None is a result"
+
+    @db.memoize(cache="memo", name="blob")
+    def blob():
+        return b"\x00\x01"
+
+    assert blob() == b"\x00\x01" and blob() == b"\x00\x01"
+    with pytest.raises(TypeError, match="JSON"):
+        square(object())
