@@ -42,7 +42,7 @@ class BuildWithBinary(build_py):
         command = ["swift", "build", "-c", "release", "--product", "larder"]
         print("building larder:", " ".join(command), "in", REPOSITORY, flush=True)
         subprocess.run(command, cwd=REPOSITORY, check=True)
-        bin_path = subprocess.run([*command[:3], "--show-bin-path"], cwd=REPOSITORY, check=True,
+        bin_path = subprocess.run([*command[:4], "--show-bin-path"], cwd=REPOSITORY, check=True,
                                   capture_output=True, text=True).stdout.strip()
         return Path(bin_path) / "larder"
 

@@ -205,7 +205,7 @@ class Larder:
         if capabilities:
             params["capabilities"] = capabilities
         params.update(camel_keys(extra))
-        result = self.call("initialize", params)
+        result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
         declared = params.get("capabilities")
         self.migration_callbacks = isinstance(declared, dict) and declared.get("migrationCallbacks") is True
@@ -359,7 +359,8 @@ class Larder:
 
     def discover(self) -> dict[str, Any]:
         """``rpc.discover``: the server's OpenRPC document."""
-        return self.call("rpc.discover")
+        document: dict[str, Any] = self.call("rpc.discover")
+        return document
 
     def shutdown(self) -> None:
         """``shutdown``: commits everything; afterwards only ``exit`` is accepted.

@@ -120,12 +120,14 @@ class MethodNotFound(LarderError):
     @property
     def method(self) -> str | None:
         """The method asked for, when the server sent it (``data.method``)."""
-        return self._datum("method")
+        value = self._datum("method")
+        return value if isinstance(value, str) else None
 
     @property
     def suggestion(self) -> str | None:
         """The known method most likely meant (``data.suggestion``), or ``None``."""
-        return self._datum("suggestion")
+        value = self._datum("suggestion")
+        return value if isinstance(value, str) else None
 
 
 @register_error
@@ -140,17 +142,20 @@ class InvalidParams(LarderError):
     @property
     def path(self) -> str | None:
         """Where the unknown member is, such as ``"params.tll"`` (``data.path``), or ``None``."""
-        return self._datum("path")
+        value = self._datum("path")
+        return value if isinstance(value, str) else None
 
     @property
     def expected(self) -> list[str] | None:
         """The members allowed at :attr:`path` (``data.expected``), or ``None``."""
-        return self._datum("expected")
+        value = self._datum("expected")
+        return [str(v) for v in value] if isinstance(value, list) else None
 
     @property
     def suggestion(self) -> str | None:
         """The known member most likely meant, such as ``"ttl"`` (``data.suggestion``), or ``None``."""
-        return self._datum("suggestion")
+        value = self._datum("suggestion")
+        return value if isinstance(value, str) else None
 
 
 @register_error

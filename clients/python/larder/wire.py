@@ -62,10 +62,10 @@ if _c_encoder is not None:
         except RecursionError as e:
             raise ValueError(f"the value is nested too deeply or refers to itself: {e}") from None
 else:  # pragma: no cover - Pythons without the C accelerator
-    _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+    _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False,  # type: ignore[assignment]
                               check_circular=False, default=_unencodable).encode
 
-_scan = json.scanner.make_scanner(json.decoder.JSONDecoder())
+_scan: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(json.decoder.JSONDecoder())  # type: ignore[arg-type]
 _loads = json.loads
 
 
@@ -206,7 +206,8 @@ def decode_lines(lines: list[bytes]) -> list[Any]:
     return messages
 
 
-def _bad(line: bytes) -> None:
+def _bad(line: bytes) -> Any:
+    """Logs a line that is not JSON; stands for it as ``None``."""
     if line.strip():
         log.warning("larder sent a line that is not JSON: %r", line[:200])
     return None
