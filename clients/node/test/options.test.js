@@ -70,7 +70,7 @@ test('starting: spawn, the constructor and initialize refuse unknown options', a
 test('spawn still hands its options to the constructor and initialize', async () => {
   const other = await Larder.spawn({ memory: true, appVersion: '9.9.9', events: true, framing: 'content-length', onError() {} });
   try {
-    assert.equal(other.server.protocolVersion, '1.3');
+    assert.equal(other.server.protocolVersion, '1.4');
     assert.deepEqual(await other.cache.set('k', { value: 1 }), { stored: true, size: 1 });
   } finally {
     await other.close();
