@@ -199,7 +199,7 @@ test('object.get: cache, group, ttl, type check, NotAnObject', () => withDb({}, 
   const e = await db.object.get('n', { type: 'Memo', cache: 'notes', group: 'g' }).catch((x) => x);
   assert.ok(e instanceof RequestFailed);
   assert.deepEqual(e.data, { key: 'n', type: 'Note' });
-  await db.cache.set('plain', { value: 1 });
+  await db.cache.set('plain', 1);
   const n = await db.object.get('plain').catch((x) => x);
   assert.ok(n instanceof NotAnObject);
   assert.equal(n.code, -31023);
@@ -359,7 +359,7 @@ test('migrationCallbacks: false refuses the capability despite onMigrate', () =>
 }));
 
 test('a handler may call the server, and others are served while it works', () => withDb({ migrationCallbacks: true }, async (db) => {
-  await db.cache.set('factor', { value: 7 });
+  await db.cache.set('factor', 7);
   let release;
   const gate = new Promise((r) => (release = r));
   db.onMigrate(async (p) => {
@@ -369,7 +369,7 @@ test('a handler may call the server, and others are served while it works', () =
   await noteWithCallback(db, [['a', 'ok']]);
   let done = false;
   const pending = db.object.get('a').then((r) => ((done = true), r));
-  assert.equal((await db.cache.set('meanwhile', { value: 1 })).stored, true);
+  assert.equal((await db.cache.set('meanwhile', 1)).stored, true);
   assert.equal(done, false);
   release();
   assert.equal((await pending).value.n, 7);
