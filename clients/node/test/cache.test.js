@@ -1,5 +1,5 @@
 // Every cache.* method against the real binary.
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

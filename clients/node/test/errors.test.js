@@ -1,5 +1,5 @@
 // LarderError and its subclasses, from the real server and from fromResponse.
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import * as larder from '../index.js';
 

@@ -1,5 +1,5 @@
 // Server notifications: cache.evicted and cache.cleared.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import { Larder } from '../index.js';
 

@@ -1,5 +1,5 @@
 // schema.*, object.*, migrate.run and migrate.object callbacks against the real binary.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import {
   Larder, DROP, LarderError, InvalidParams, RequestFailed, SchemaConflict, SchemaNotFound, InvalidObject,

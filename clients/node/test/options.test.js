@@ -1,7 +1,7 @@
 // A misspelt name never succeeds silently: typed methods refuse options they
 // do not know before sending anything, and the server's refusals of unknown
 // members and methods arrive as InvalidParams / MethodNotFound with data.
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { Larder, InvalidParams, MethodNotFound } from '../index.js';
 import { nearestName, checkOptions } from '../options.js';

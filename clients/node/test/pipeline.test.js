@@ -1,5 +1,5 @@
 // Pipelining: many requests in flight at once, written in few batches.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Larder, InvalidParams } from '../index.js';

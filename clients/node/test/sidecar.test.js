@@ -1,5 +1,5 @@
 // The sidecar process: start, close, and dying with calls in flight.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Larder, SidecarExited } from '../index.js';
