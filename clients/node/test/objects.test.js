@@ -1,6 +1,7 @@
 // schema.*, object.*, migrate.run and migrate.object callbacks against the real binary.
 import { test } from './support.js';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import {
   Larder, DROP, LarderError, InvalidParams, RequestFailed, SchemaConflict, SchemaNotFound, InvalidObject,
   NotAnObject, MigrationMissing, MigrationFailed, ErrorCode,
@@ -483,3 +484,15 @@ test('MigrationMissing names the fields that differ', () => withDb({}, async (db
   await db.schema.register('Shape', '3', { sides: 'string' }, { migrations: [{ from: '1', steps: [{ op: 'convert', field: 'sides', to: 'string' }] }] });
   assert.deepEqual((await db.object.get('s')).value, { sides: '3' });
 }));
+
+test('object.put sends version only when given', async () => {
+  const fake = await Larder.spawn({ binary: fileURLToPath(new URL('./fixtures/fake-larder', import.meta.url)) });
+  try {
+    const given = await fake.object.put('n', { type: 'Note', value: { title: 'old' }, version: 1 });
+    assert.deepEqual(given.sent, { key: 'n', type: 'Note', value: { title: 'old' }, version: 1 });
+    const left = await fake.object.put('n', { type: 'Note', value: { title: 'new' }, version: undefined });
+    assert.deepEqual(left.sent, { key: 'n', type: 'Note', value: { title: 'new' } });
+  } finally {
+    await fake.close();
+  }
+});
