@@ -96,7 +96,7 @@ export interface ObjectPutOptions extends Target {
   type: string;
   value: unknown;
   /** A registered version of `type` to write instead of the newest (an old-version object, on purpose). */
-  version?: number | string;
+  version?: string;
   ttl?: number;
 }
 

@@ -496,3 +496,24 @@ test('object.put sends version only when given', async () => {
     await fake.close();
   }
 });
+
+test('an older release writes at the version it knows; the object migrates when read', () => withDb({}, async (db) => {
+  await db.schema.register('Note', '1', { text: 'string', stars: 'integer' });
+  await db.schema.register('Note', '2', { body: 'string', rating: 'string' }, {
+    migrations: [{ from: '1', steps: [
+      { op: 'rename', from: 'text', to: 'body' },
+      { op: 'convert', field: 'stars', to: 'string' },
+      { op: 'rename', from: 'stars', to: 'rating' },
+    ] }],
+  });
+  assert.deepEqual(await db.object.put('old', { type: 'Note', version: '1.0', value: { text: 'from 1.x', stars: 4 } }),
+    { stored: true, type: 'Note', version: '1' });
+  assert.deepEqual(await db.object.get('old'),
+    { found: true, type: 'Note', version: '2', value: { body: 'from 1.x', rating: '4' }, migratedFrom: '1' });
+  const missing = await db.object.put('x', { type: 'Note', version: '3', value: { body: 'b', rating: '1' } }).catch((e) => e);
+  assert.ok(missing instanceof SchemaNotFound);
+  assert.deepEqual(missing.data, { type: 'Note', version: '3' });
+  const wrong = await db.object.put('x', { type: 'Note', version: '1', value: { body: 'b', rating: '1' } }).catch((e) => e);
+  assert.ok(wrong instanceof InvalidObject);
+  assert.equal(wrong.data.path, 'value.body');
+}));
