@@ -17,7 +17,7 @@ export async function readme(): Promise<void> {
   const thumbs = db.cacheView('thumbs', { group: 'small', ttl: 600 });
   await thumbs.set('a', 'x');
   for await (const key of thumbs) use(key);
-  await db.object.put('n1', { type: 'Note', value: { title: 'hi' }, version: 1 });
+  await db.object.put('n1', { type: 'Note', value: { title: 'hi' }, version: '1' });
   await db.migrate.run({ batchSize: 100, onProgress: (p) => use(p.kind) });
   for await (const album of db.entity.iterQuery('Album', { where: { released: { gte: '1980' } }, pageSize: 500 })) {
     use(album);
