@@ -60,31 +60,56 @@ public enum Base64 {
 
     /// `decode` of text given as its UTF-8 bytes.
     public static func decode(_ chars: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard chars.count % 4 == 0 else { return nil }
-        // Padding may end only the last group of four.
-        let pad = chars.count == 0 || chars[chars.count - 1] != 61 ? 0 : (chars[chars.count - 2] == 61 ? 2 : 1)
-        var valid = true
-        let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 4 * 3 - pad) { out, written in
-            decodeTable.withUnsafeBufferPointer { table in
-                var i = 0, o = 0
-                while i < chars.count {
-                    let last = i + 4 == chars.count ? pad : 0
-                    var n: UInt32 = 0
-                    for k in 0..<4 {
-                        if k >= 4 - last { n <<= 6; continue }
-                        let v = table[Int(chars[i + k])]
-                        guard v != 0xFF else { valid = false; return }
-                        n = n << 6 | UInt32(v)
-                    }
-                    out[o] = UInt8(n >> 16 & 0xFF)
-                    if last < 2 { out[o + 1] = UInt8(n >> 8 & 0xFF) }
-                    if last < 1 { out[o + 2] = UInt8(n & 0xFF) }
-                    o += 3 - last
-                    i += 4
-                }
-                written = o
-            }
+        guard let count = decodedCount(chars) else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: count) { out, written in
+            written = decode(chars, to: out.baseAddress!)
         }
-        return valid ? bytes : nil
+    }
+
+    /// Decodes `chars` over themselves and returns how many bytes they became
+    /// (the first that many of `chars`), or nil, leaving them untouched, unless
+    /// they are canonical padded base64. A large `data` value is decoded in the
+    /// request that brought it: a decoded copy beside the request was a third
+    /// of the peak memory of storing it (3.3× the value; 2.3× in place).
+    public static func decodeInPlace(_ chars: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        guard decodedCount(UnsafeBufferPointer(chars)) != nil else { return nil }
+        return decode(UnsafeBufferPointer(chars), to: chars.baseAddress!)
+    }
+
+    /// The decoded size of `chars`, or nil unless they are canonical padded base64.
+    public static func decodedCount(_ chars: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard chars.count % 4 == 0 else { return nil }
+        guard !chars.isEmpty else { return 0 }
+        // Padding may end only the last group of four.
+        let pad = chars[chars.count - 1] != 61 ? 0 : (chars[chars.count - 2] == 61 ? 2 : 1)
+        let valid = decodeTable.withUnsafeBufferPointer { table in
+            for i in 0..<(chars.count - pad) where table[Int(chars[i])] == 0xFF { return false }
+            return true
+        }
+        return valid ? chars.count / 4 * 3 - pad : nil
+    }
+
+    /// Writes the bytes of `chars`, already checked by `decodedCount`, at `out`
+    /// and returns how many. `out` may be `chars` itself: each group of four is
+    /// read whole before its three bytes are written, never past it.
+    private static func decode(_ chars: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        guard !chars.isEmpty else { return 0 }
+        let pad = chars[chars.count - 1] != 61 ? 0 : (chars[chars.count - 2] == 61 ? 2 : 1)
+        return decodeTable.withUnsafeBufferPointer { table in
+            var i = 0, o = 0
+            while i < chars.count {
+                let last = i + 4 == chars.count ? pad : 0
+                var n: UInt32 = 0
+                for k in 0..<4 {
+                    n = k >= 4 - last ? n << 6 : n << 6 | UInt32(table[Int(chars[i + k])])
+                }
+                out[o] = UInt8(n >> 16 & 0xFF)
+                if last < 2 { out[o + 1] = UInt8(n >> 8 & 0xFF) }
+                if last < 1 { out[o + 2] = UInt8(n & 0xFF) }
+                o += 3 - last
+                i += 4
+            }
+            return o
+        }
     }
 }

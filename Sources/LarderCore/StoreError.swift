@@ -24,6 +24,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case schemaConflict(type: String, version: String)
     /// No version of this type is registered.
     case schemaNotFound(String)
+    /// The type is registered, but not at this version.
+    case schemaVersionNotFound(type: String, version: String)
     /// An object does not match its schema: where, and what was expected.
     case invalidObject(path: String, reason: String)
     /// No chain of migrations leads from the stored version to the newest.

@@ -51,24 +51,27 @@ extension Server {
             guard let ms = Self.milliseconds(text) else { return .declined }
             ttl = ms
         }
-        var decoded: [UInt8]?, text: UnsafeBufferPointer<UInt8>?
+        let text: UnsafeBufferPointer<UInt8>
         if isData {
             // Base64 has no escapes: anything but a plain string is not base64 (or is null, "absent").
-            guard case .plainString(let base64) = stored, let bytes = Base64.decode(base64) else { return .declined }
-            decoded = bytes
+            guard case .plainString(let base64) = stored, Base64.decodedCount(base64) != nil else { return .declined }
+            text = base64
         } else {
             guard let json = p.text("value") else { return .declined }
             text = json
         }
         guard admit(CacheSet.method) else { return .declined }
+        var bytes = text
+        if isData {
+            // The request's bytes are the connection's own and already recorded:
+            // nothing reads its base64 again, so it is decoded where it lies.
+            let count = Base64.decodeInPlace(UnsafeMutableBufferPointer(mutating: text))!
+            bytes = UnsafeBufferPointer(rebasing: text.prefix(count))
+        }
         let entryKey = EntryKey(group: group, key: key)
         do throws(StoreError) {
-            if let text {
-                try CacheSet.store(entryKey, kind: .json, value: text, ttl: ttl, in: store, cache: name).write(into: &result)
-            } else if let decoded {
-                try CacheSet.store(Cache.Write(key: entryKey, kind: .data, bytes: decoded, ttl: ttl), in: store, cache: name)
-                    .write(into: &result)
-            }
+            try CacheSet.store(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, in: store, cache: name)
+                .write(into: &result)
         } catch {
             return failed(request, error)
         }

@@ -57,6 +57,10 @@ extension StoreError {
         case .schemaNotFound(let type):
             let type = type.echoed
             return ResponseError(code: .schemaNotFound, message: "no schema registered for type \"\(type)\"", data: ["type": .string(type)])
+        case .schemaVersionNotFound(let type, let version):
+            let (type, version) = (type.echoed, version.echoed)
+            return ResponseError(code: .schemaNotFound, message: "\(type) has no version \(version)",
+                                 data: ["type": .string(type), "version": .string(version)])
         case .invalidObject(let path, let reason):
             let (path, reason) = (path.echoed, reason.echoed)
             return ResponseError(code: .invalidObject, message: "invalid object at \(path): \(reason)",

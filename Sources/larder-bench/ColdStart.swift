@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderCore
 
 /// Spawn to first `initialize` answer, and idle memory.
 extension Benchmark {
@@ -44,33 +45,43 @@ extension Benchmark {
     /// Peak RSS (VmHWM) while one large value is stored and read back: in the
     /// process that stored it, then in a new one on the same store (from the
     /// disk tier). Each figure is noted as a multiple of the value above the
-    /// process's own peak before the value arrived.
+    /// process's own peak before the value arrived. Once as a JSON string, and
+    /// once as bytes (`data`, whose base64 request is a third larger).
     private func measureLargeValue(_ title: String) {
-        let size = plan.largeValue
-        let label = "\(size / 1_000_000) MB"
-        let value = Value.json(size: size)
-        let writer = session("large-value")
+        for member in ["value", "data"] { measureLargeValue(title, member: member) }
+    }
+
+    private func measureLargeValue(_ title: String, member: String) {
+        let isData = member == "data"
+        // As base64 the bytes take the request the string took (a message is
+        // at most 64 MiB).
+        let size = isData ? plan.largeValue / 4 * 3 : plan.largeValue
+        let label = "\(size / 1_000_000) MB " + (isData ? "data" : "value")
+        let value = isData ? [UInt8(ascii: "\"")] + Array(Base64.encode(Array(repeating: 0xA5, count: size)).utf8) + [UInt8(ascii: "\"")]
+                           : Value.json(size: size)
+        let writer = session("large-\(member)")
         let idle = writer.child.peakResidentKiB ?? 0
-        let set = Array(#"{"jsonrpc":"2.0","id":1000001,"method":"cache.set","params":{"key":"large","value":"#.utf8)
+        let set = Array(#"{"jsonrpc":"2.0","id":1000001,"method":"cache.set","params":{"key":"large","\#(member)":"#.utf8)
             + value + Array("}}\n".utf8)
         let stored = writer.driver.exchange(set)
         guard String(decoding: stored, as: UTF8.self).contains(#""stored":true,"size":\#(size)"#) else {
-            Progress.fail("storing a \(label) value: \(String(decoding: stored.prefix(300), as: UTF8.self))")
+            Progress.fail("storing a \(label): \(String(decoding: stored.prefix(300), as: UTF8.self))")
         }
         let afterSet = writer.child.peakResidentKiB ?? 0
-        readBack(writer, size: size, label: label)
+        readBack(writer, size: size, member: member, label: label)
         let afterGet = writer.child.peakResidentKiB ?? 0
         writer.close()
         let reader = LarderSession(larder: larderPath, store: writer.storePath)
         let readerIdle = reader.child.peakResidentKiB ?? 0
-        readBack(reader, size: size, label: label)
+        readBack(reader, size: size, member: member, label: label)
         let fromDisk = reader.child.peakResidentKiB ?? 0
         discard(reader)
 
+        let prefix = isData ? "data." : ""
         func figure(_ key: String, _ what: String, _ kib: Int, idle: Int) {
             let multiple = Double(kib - idle) * 1024 / Double(size)
             largeValueMultiples.append(multiple)
-            report.add(Report.Figure(key: "start.rss.largeValue.\(key)", label: "peak RSS, \(label) value: \(what)",
+            report.add(Report.Figure(key: "start.rss.largeValue.\(prefix)\(key)", label: "peak RSS, \(label): \(what)",
                                      value: Spread(single: Double(kib) / 1024), unit: "MB", decimals: 1,
                                      note: "\(Format.fixed(multiple, 2))× the value above idle (\(Format.fixed(Double(idle) / 1024, 1)) MB)"),
                        to: title)
@@ -81,11 +92,11 @@ extension Benchmark {
     }
 
     /// Gets the large value and checks its answer without parsing it.
-    private func readBack(_ s: LarderSession, size: Int, label: String) {
+    private func readBack(_ s: LarderSession, size: Int, member: String, label: String) {
         let answer = s.driver.exchange(Array(#"{"jsonrpc":"2.0","id":1000002,"method":"cache.get","params":{"key":"large"}}"#.utf8) + [0x0A])
-        let head = Array(#"{"jsonrpc":"2.0","id":1000002,"result":{"found":true,"value":"#.utf8)
+        let head = Array(#"{"jsonrpc":"2.0","id":1000002,"result":{"found":true,"\#(member)":"#.utf8)
         guard answer.count > head.count + size, answer.starts(with: head) else {
-            Progress.fail("reading back a \(label) value: \(String(decoding: answer.prefix(300), as: UTF8.self))")
+            Progress.fail("reading back a \(label): \(String(decoding: answer.prefix(300), as: UTF8.self))")
         }
     }
 

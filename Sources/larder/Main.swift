@@ -57,6 +57,7 @@ enum Main {
         }
         let output = ProtocolOutput.claim()
         PipeBuffers.enlarge(0, output)
+        MemoryRelease.fixMappingThreshold()
         return LarderService.serve(options: serverOptions, store: store, input: 0, output: output) { connection in
             connection.onQuiet = MemoryRelease.trim
             guard let recorder else { return }

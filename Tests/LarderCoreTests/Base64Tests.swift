@@ -40,4 +40,19 @@ final class Base64Tests: XCTestCase {
             XCTAssertNil(Base64.decode(bad), bad)
         }
     }
+
+    func testDecodesInPlaceOrLeavesTheTextAlone() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 7) }
+            var text = Array(Base64.encode(bytes).utf8)
+            let count = text.withUnsafeMutableBufferPointer { Base64.decodeInPlace($0) }
+            XCTAssertEqual(count, length)
+            XCTAssertEqual(Array(text.prefix(count ?? 0)), bytes)
+        }
+        for bad in ["Zg=", "Zm9v!AAA", "Zg==Zg==", "Zm=v"] {
+            var text = Array(bad.utf8)
+            XCTAssertNil(text.withUnsafeMutableBufferPointer { Base64.decodeInPlace($0) }, bad)
+            XCTAssertEqual(text, Array(bad.utf8), "text that is not base64 is left as it was")
+        }
+    }
 }

@@ -1,36 +1,78 @@
-// Message framing shared by the client and the transcript replayer.
+// Message framing: how message bodies become bytes on the pipe and back.
 //
-// `lines`: one JSON text per line, LF-terminated (a CR before the LF is
-// dropped, whitespace-only lines are ignored). `content-length`: the Language
-// Server Protocol's base protocol (`Content-Length: N\r\n\r\n` then N bytes).
+// `lines`: one JSON text per line. A message ends at LF (0x0A); a CR (0x0D)
+// right before the LF is not part of it, and a line holding only spaces,
+// tabs or CRs is skipped. JSON text never holds a raw LF, so a body never
+// needs escaping. `content-length`: the Language Server Protocol's base
+// protocol, `Content-Length: N\r\n\r\n` then N bytes of UTF-8 (other header
+// lines are ignored).
+//
+// Bytes are decoded once, straight from the chunks the pipe delivered into
+// the message's string: a message inside one chunk is never copied before
+// that, and one spread over several chunks is joined once, when complete.
 
-import { StringDecoder } from 'node:string_decoder';
+/** @typedef {'lines' | 'content-length'} Framing */
 
-export const FRAMINGS = ['lines', 'content-length'];
+/** The framings the server speaks. */
+export const FRAMINGS = Object.freeze(/** @type {Framing[]} */ (['lines', 'content-length']));
 
-/** Frames one message body (a string) for writing. */
+const LF = 0x0a;
+const CR = 0x0d;
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+/**
+ * Frames one message body for writing.
+ * @param {string} text the message body, one JSON text
+ * @param {Framing} [framing]
+ * @returns {string}
+ */
 export function frame(text, framing = 'lines') {
-  if (framing === 'content-length') {
-    return `Content-Length: ${Buffer.byteLength(text, 'utf8')}\r\n\r\n${text}`;
-  }
+  if (framing === 'content-length') return `Content-Length: ${Buffer.byteLength(text, 'utf8')}\r\n\r\n${text}`;
   return text + '\n';
 }
 
 /**
- * Splits a byte stream into message bodies (strings). `onMessage(text)` runs
- * once per message; `onError(err)` for a malformed Content-Length header.
+ * Frames several message bodies as one string, to go out in one write.
+ * @param {string[]} texts
+ * @param {Framing} [framing]
+ * @returns {string}
+ */
+export function frameAll(texts, framing = 'lines') {
+  if (framing === 'lines') return texts.length === 1 ? texts[0] + '\n' : texts.join('\n') + '\n';
+  let out = '';
+  for (const text of texts) out += frame(text, framing);
+  return out;
+}
+
+/** Whether a line holds nothing but spaces, tabs and CRs. */
+function isBlank(bytes, start, end) {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i];
+    if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  }
+  return true;
+}
+
+/**
+ * Splits a byte stream into message bodies. `onMessage(text)` runs once per
+ * message, in order; `onError(err)` for a Content-Length header that is
+ * malformed (the reader then looks for the next header).
  */
 export class MessageReader {
   #framing;
   #onMessage;
   #onError;
-  // lines
-  #decoder = new StringDecoder('utf8');
-  #text = '';
-  // content-length
-  #bytes = Buffer.alloc(0);
+  /** Chunks holding the start of a message not complete yet, and their total length. */
+  #held = [];
+  #heldLength = 0;
+  /** content-length: the body length of the frame being read, or -1 while reading its header. */
   #bodyLength = -1;
 
+  /**
+   * @param {Framing} framing
+   * @param {(text: string) => void} onMessage
+   * @param {(err: Error) => void} [onError]
+   */
   constructor(framing, onMessage, onError = () => {}) {
     if (!FRAMINGS.includes(framing)) throw new TypeError(`unknown framing ${framing}; use ${FRAMINGS.join(' or ')}`);
     this.#framing = framing;
@@ -38,62 +80,107 @@ export class MessageReader {
     this.#onError = onError;
   }
 
+  /**
+   * Reads the next chunk from the pipe.
+   * @param {Buffer} chunk
+   */
   push(chunk) {
-    if (this.#framing === 'lines') this.#pushLines(this.#decoder.write(chunk));
+    if (this.#framing === 'lines') this.#pushLines(chunk);
     else this.#pushContentLength(chunk);
   }
 
-  /** The input ended: a last line without LF still counts. Returns leftover bytes of an unfinished frame, if any. */
+  /**
+   * The input ended. In line framing a last line without LF still counts.
+   * @returns {number} the bytes of an unfinished message left over (0 if none)
+   */
   end() {
-    if (this.#framing === 'lines') {
-      const rest = this.#text + this.#decoder.end();
-      this.#text = '';
-      if (rest.trim() !== '') this.#onMessage(rest.endsWith('\r') ? rest.slice(0, -1) : rest);
+    const rest = this.#takeHeld();
+    if (this.#framing === 'lines' && rest.length > 0) {
+      this.#emitLine(rest, 0, rest.length);
       return 0;
     }
-    return this.#bytes.length;
+    return rest.length;
   }
 
-  #pushLines(text) {
+  #hold(bytes) {
+    if (bytes.length === 0) return;
+    this.#held.push(bytes);
+    this.#heldLength += bytes.length;
+  }
+
+  #takeHeld() {
+    const held = this.#held.length === 1 ? this.#held[0] : Buffer.concat(this.#held, this.#heldLength);
+    this.#held = [];
+    this.#heldLength = 0;
+    return held;
+  }
+
+  #emitLine(bytes, start, end) {
+    if (end > start && bytes[end - 1] === CR) end--;
+    if (end === start || (bytes[start] !== 0x7b && bytes[start] !== 0x5b && isBlank(bytes, start, end))) return;
+    this.#onMessage(bytes.toString('utf8', start, end));
+  }
+
+  #pushLines(chunk) {
     let start = 0;
-    let buffered = this.#text;
-    for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
-      let line = buffered + text.slice(start, nl);
-      buffered = '';
+    let nl = chunk.indexOf(LF);
+    if (nl < 0) return this.#hold(chunk);
+    if (this.#heldLength > 0) {
+      this.#hold(chunk.subarray(0, nl));
+      const line = this.#takeHeld();
+      this.#emitLine(line, 0, line.length);
       start = nl + 1;
-      if (line.endsWith('\r')) line = line.slice(0, -1);
-      if (line.trim() === '') continue;
-      this.#onMessage(line);
+      nl = chunk.indexOf(LF, start);
     }
-    this.#text = buffered + text.slice(start);
+    while (nl >= 0) {
+      this.#emitLine(chunk, start, nl);
+      start = nl + 1;
+      nl = chunk.indexOf(LF, start);
+    }
+    if (start < chunk.length) this.#hold(chunk.subarray(start));
   }
 
   #pushContentLength(chunk) {
-    this.#bytes = this.#bytes.length ? Buffer.concat([this.#bytes, chunk]) : chunk;
+    this.#hold(chunk);
     for (;;) {
       if (this.#bodyLength < 0) {
-        const end = this.#bytes.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const header = this.#bytes.subarray(0, end).toString('latin1');
-        this.#bytes = this.#bytes.subarray(end + 4);
-        let length = -1;
-        for (const line of header.split('\r\n')) {
-          const m = /^content-length:\s*(\d+)\s*$/i.exec(line);
-          if (m) length = Number(m[1]);
+        let bytes = this.#held.length === 1 ? this.#held[0] : this.#takeHeld();
+        const end = bytes.indexOf(HEADER_END);
+        if (end < 0) {
+          if (this.#held.length === 0) this.#hold(bytes);
+          return;
         }
+        const header = bytes.toString('latin1', 0, end);
+        bytes = bytes.subarray(end + HEADER_END.length);
+        this.#held = [];
+        this.#heldLength = 0;
+        this.#hold(bytes);
+        const length = contentLength(header);
         if (length < 0) {
           this.#onError(new Error(`a header without Content-Length: ${JSON.stringify(header)}`));
           continue;
         }
         this.#bodyLength = length;
       }
-      if (this.#bytes.length < this.#bodyLength) return;
-      const body = this.#bytes.subarray(0, this.#bodyLength).toString('utf8');
-      this.#bytes = this.#bytes.subarray(this.#bodyLength);
+      if (this.#heldLength < this.#bodyLength) return;
+      const bytes = this.#held.length === 1 ? this.#held[0] : this.#takeHeld();
+      const body = bytes.toString('utf8', 0, this.#bodyLength);
+      const rest = bytes.subarray(this.#bodyLength);
+      this.#held = [];
+      this.#heldLength = 0;
+      this.#hold(rest);
       this.#bodyLength = -1;
       this.#onMessage(body);
     }
   }
+}
+
+/** The value of a header's Content-Length line, or -1 when it has none. */
+function contentLength(header) {
+  let length = -1;
+  for (const line of header.split('\r\n')) {
+    const m = /^content-length:\s*(\d+)\s*$/i.exec(line);
+    if (m) length = Number(m[1]);
+  }
+  return length;
 }

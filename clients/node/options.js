@@ -66,3 +66,17 @@ export function checkOptions(method, options, known, what = 'option') {
   }
   return options;
 }
+
+/**
+ * Copies the members of `from` named in `names` that are not undefined onto
+ * `to`: an option left out is never sent, so the server applies its default.
+ * @template {object} T
+ * @param {T} to
+ * @param {object | undefined} from
+ * @param {readonly string[]} names
+ * @returns {T}
+ */
+export function pick(to, from, names) {
+  if (from) for (const n of names) if (from[n] !== undefined) to[n] = from[n];
+  return to;
+}

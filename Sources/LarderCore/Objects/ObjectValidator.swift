@@ -12,9 +12,10 @@ public struct ObjectValidator {
     init(store: Store) { self.store = store }
 
     /// `value` validated against the newest schema of `type`, tagged for storage.
-    public static func tagged(_ value: JSON, as type: String, store: Store) throws(StoreError) -> StoredObject {
+    public static func tagged(_ value: JSON, as type: String, version: SchemaVersion? = nil,
+                              store: Store) throws(StoreError) -> StoredObject {
         do {
-            return try ObjectValidator(store: store).tag(value, as: type, path: "value")
+            return try ObjectValidator(store: store).tag(value, as: type, version: version, path: "value")
         } catch let e as StoreError {
             throw e
         } catch {
@@ -22,9 +23,13 @@ public struct ObjectValidator {
         }
     }
 
-    /// A tagged object of `type` at its newest version, defaults filled in.
-    func tag(_ value: JSON, as type: String, path: String, relative: String = "") throws -> StoredObject {
-        guard let schema = try store.newestSchema(of: type) else { throw StoreError.schemaNotFound(type) }
+    /// A tagged object of `type` at `version` (its newest when nil), defaults
+    /// filled in. Objects in its `ref` fields are always at their newest.
+    func tag(_ value: JSON, as type: String, version: SchemaVersion? = nil, path: String, relative: String = "") throws -> StoredObject {
+        guard let schema = try version.map({ v throws(StoreError) in try store.schema(of: type, version: v) }) ?? store.newestSchema(of: type) else {
+            guard let version, try store.newestSchema(of: type) != nil else { throw StoreError.schemaNotFound(type) }
+            throw StoreError.schemaVersionNotFound(type: type, version: version.text)
+        }
         guard case .object(let o) = value else {
             throw StoreError.invalidObject(path: path, reason: "expected an object of type \(type), got \(value.typeName)")
         }

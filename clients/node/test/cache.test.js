@@ -1,5 +1,5 @@
 // Every cache.* method against the real binary.
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +25,7 @@ test('spawn initializes and reports the server', () => {
 
 test('set and get a JSON value', async () => {
   const value = { n: 1, list: [1, 2.5, 'x'], nested: { ok: true }, nothing: null };
-  assert.deepEqual(await db.cache.set('json', { value }), { stored: true, size: JSON.stringify(value).length });
+  assert.deepEqual(await db.cache.set('json', value), { stored: true, size: JSON.stringify(value).length });
   const r = await db.cache.get('json');
   assert.equal(r.found, true);
   assert.deepEqual(r.value, value);
@@ -38,7 +38,7 @@ test('set and get a JSON value', async () => {
 
 test('null, false, 0 and "" are values', async () => {
   for (const [key, value] of [['null', null], ['false', false], ['zero', 0], ['empty', '']]) {
-    await db.cache.set(key, { value });
+    await db.cache.set(key, value);
     const r = await db.cache.get(key);
     assert.equal(r.found, true, key);
     assert.equal(r.value, value, key);
@@ -47,23 +47,56 @@ test('null, false, 0 and "" are values', async () => {
 
 test('Buffers travel as base64 data and come back as Buffers', async () => {
   const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
-  assert.deepEqual(await db.cache.set('bytes', { value: bytes }), { stored: true, size: bytes.length });
+  assert.deepEqual(await db.cache.set('bytes', bytes), { stored: true, size: bytes.length });
   const r = await db.cache.get('bytes');
   assert.ok(Buffer.isBuffer(r.data));
   assert.deepEqual(r.data, bytes);
   assert.ok(!('value' in r));
 
-  await db.cache.set('u8', { data: new Uint8Array([7, 8, 9]) });
+  await db.cache.set('u8', undefined, { data: new Uint8Array([7, 8, 9]) });
   assert.deepEqual((await db.cache.get('u8')).data, Buffer.from([7, 8, 9]));
-  await db.cache.set('b64', { data: Buffer.from('hello').toString('base64') });
+  await db.cache.set('b64', undefined, { data: Buffer.from('hello').toString('base64') });
   assert.equal((await db.cache.get('b64')).data.toString(), 'hello');
-  await db.cache.set('empty-bytes', { data: Buffer.alloc(0) });
+  await db.cache.set('empty-bytes', undefined, { data: Buffer.alloc(0) });
   assert.equal((await db.cache.get('empty-bytes')).data.length, 0);
 });
 
-test('set refuses value and data together, and the server refuses neither', async () => {
-  assert.throws(() => db.cache.set('k', { value: 1, data: Buffer.from('x') }), TypeError);
-  await assert.rejects(db.cache.set('k', {}), InvalidParams);
+test('set refuses value and data together, and neither', async () => {
+  assert.throws(() => db.cache.set('k', 1, { data: Buffer.from('x') }), /cache\.set: give value or data, not both/);
+  assert.throws(() => db.cache.set('k'), /cache\.set: give a value \(any JSON\) or data \(bytes\)/);
+});
+
+test('set(key, value, options): an object value is stored whole, even one with a ttl member', async () => {
+  await db.cache.set('shaped', { value: 1, ttl: 5 }, { cache: 'order' });
+  const hit = await db.cache.get('shaped', { cache: 'order' });
+  assert.deepEqual(hit.value, { value: 1, ttl: 5 });
+  assert.equal(hit.expiresAt, undefined);
+  await db.cache.set('null', null, { cache: 'order' });
+  assert.deepEqual((await db.cache.get('null', { cache: 'order' })).value, null);
+});
+
+test('a value JSON cannot hold throws a TypeError naming where, and nothing is stored', async () => {
+  const refused = [
+    [NaN, 'cache.set: value is NaN, which JSON cannot hold'],
+    [Infinity, 'cache.set: value is Infinity, which JSON cannot hold'],
+    [{ a: [1, -Infinity] }, 'cache.set: value.a[1] is -Infinity, which JSON cannot hold'],
+    [() => 1, 'cache.set: value is a function, which JSON cannot hold'],
+    [{ f() {} }, 'cache.set: value.f is a function, which JSON cannot hold'],
+    [[1, undefined], 'cache.set: value[1] is undefined, which JSON cannot hold'],
+    [{ n: 10n }, 'cache.set: value.n is a bigint, which JSON cannot hold'],
+    [Symbol('s'), 'cache.set: value is a symbol, which JSON cannot hold'],
+  ];
+  for (const [value, message] of refused) {
+    assert.throws(() => db.cache.set('bad', value, { cache: 'refused' }), (e) => e instanceof TypeError && e.message === message);
+  }
+  assert.throws(() => db.cache.setMany({ ok: 1, bad: NaN }, { cache: 'refused' }),
+    { message: 'cache.setMany: entry "bad": value is NaN, which JSON cannot hold' });
+  assert.throws(() => db.cacheView('refused').set('bad', { x: NaN }), /value\.x is NaN/);
+  assert.equal((await db.cache.has('bad', { cache: 'refused' })).found, false);
+  assert.equal((await db.cache.has('ok', { cache: 'refused' })).found, false);
+  // A member that is undefined is left out, as JSON.stringify leaves it; a Date travels as its toJSON.
+  await db.cache.set('fine', { gone: undefined, at: new Date(0) }, { cache: 'refused' });
+  assert.deepEqual((await db.cache.get('fine', { cache: 'refused' })).value, { at: '1970-01-01T00:00:00.000Z' });
 });
 
 test('get of a missing key, and of a missing cache', async () => {
@@ -72,9 +105,9 @@ test('get of a missing key, and of a missing cache', async () => {
 });
 
 test('groups and caches keep keys apart', async () => {
-  await db.cache.set('k', { value: 'default' });
-  await db.cache.set('k', { value: 'grouped', group: 'g1' });
-  await db.cache.set('k', { value: 'other', cache: 'other' });
+  await db.cache.set('k', 'default');
+  await db.cache.set('k', 'grouped', { group: 'g1' });
+  await db.cache.set('k', 'other', { cache: 'other' });
   assert.equal((await db.cache.get('k')).value, 'default');
   assert.equal((await db.cache.get('k', { group: 'g1' })).value, 'grouped');
   assert.equal((await db.cache.get('k', { cache: 'other' })).value, 'other');
@@ -83,8 +116,8 @@ test('groups and caches keep keys apart', async () => {
 
 test('ttl sets expiresAt, and entries expire with the clock', async () => {
   await db.cache.open('ttl');
-  await db.cache.set('short', { value: 1, ttl: 5, cache: 'ttl' });
-  await db.cache.set('long', { value: 2, ttl: 3600, cache: 'ttl' });
+  await db.cache.set('short', 1, { ttl: 5, cache: 'ttl' });
+  await db.cache.set('long', 2, { ttl: 3600, cache: 'ttl' });
   const before = await db.cache.get('short', { cache: 'ttl' });
   assert.equal(before.found, true);
   assert.equal(Date.parse(before.expiresAt) - Date.parse(before.storedAt), 5000);
@@ -110,8 +143,8 @@ test('open: settings, lifespan, returnsExpired and touch', async () => {
   assert.equal(opened.config.memory.maxCount, 50);
   assert.equal((await db.cache.open('life')).created, false);
 
-  await db.cache.set('a', { value: 'A', cache: 'life' });
-  await db.cache.set('b', { value: 'B', cache: 'life' });
+  await db.cache.set('a', 'A', { cache: 'life' });
+  await db.cache.set('b', 'B', { cache: 'life' });
   await db.call('debug.advanceClock', { seconds: 20 });
   const stale = await db.cache.get('a', { cache: 'life' });
   assert.equal(stale.found, true);
@@ -126,8 +159,8 @@ test('open: settings, lifespan, returnsExpired and touch', async () => {
 });
 
 test('getMany answers every key, found or not', async () => {
-  await db.cache.set('m1', { value: 1, cache: 'many' });
-  await db.cache.set('m2', { value: Buffer.from('two'), cache: 'many' });
+  await db.cache.set('m1', 1, { cache: 'many' });
+  await db.cache.set('m2', Buffer.from('two'), { cache: 'many' });
   const { entries } = await db.cache.getMany(['m1', 'm2', 'm3'], { cache: 'many' });
   assert.deepEqual(Object.keys(entries).sort(), ['m1', 'm2', 'm3']);
   assert.equal(entries.m1.value, 1);
@@ -169,7 +202,7 @@ test('setMany is all or none', async () => {
 });
 
 test('has and remove', async () => {
-  await db.cache.set('h', { value: 1, cache: 'hr' });
+  await db.cache.set('h', 1, { cache: 'hr' });
   assert.deepEqual(await db.cache.has('h', { cache: 'hr' }), { found: true, valid: true });
   assert.deepEqual(await db.cache.remove('h', { cache: 'hr' }), { removed: true });
   assert.deepEqual(await db.cache.remove('h', { cache: 'hr' }), { removed: false });
@@ -180,8 +213,8 @@ test('has and remove', async () => {
 test('keys: prefix, limit, cursor paging, and iterKeys', async () => {
   const names = Array.from({ length: 25 }, (_, i) => `key${String(i).padStart(2, '0')}`);
   await db.cache.setMany(names.map((key) => ({ key, value: key })), { cache: 'keys' });
-  await db.cache.set('other', { value: 0, cache: 'keys' });
-  await db.cache.set('key99', { value: 0, cache: 'keys', group: 'elsewhere' });
+  await db.cache.set('other', 0, { cache: 'keys' });
+  await db.cache.set('key99', 0, { cache: 'keys', group: 'elsewhere' });
 
   const all = await db.cache.keys({ cache: 'keys' });
   assert.deepEqual(all, { keys: [...names, 'other'] });
@@ -212,7 +245,7 @@ test('clear: a group, a tier, everything', async () => {
 });
 
 test('stats counts entries, hits and misses', async () => {
-  await db.cache.set('x', { value: 'xyz', cache: 'st' });
+  await db.cache.set('x', 'xyz', { cache: 'st' });
   await db.cache.get('x', { cache: 'st' });
   await db.cache.get('nope', { cache: 'st' });
   const s = await db.cache.stats({ cache: 'st' });
@@ -228,7 +261,7 @@ test('stats counts entries, hits and misses', async () => {
 });
 
 test('list and drop', async () => {
-  await db.cache.set('d', { value: 1, cache: 'doomed' });
+  await db.cache.set('d', 1, { cache: 'doomed' });
   const { caches } = await db.cache.list();
   const doomed = caches.find((c) => c.name === 'doomed');
   assert.deepEqual({ count: doomed.count, bytes: doomed.bytes }, { count: 1, bytes: 1 });
@@ -276,8 +309,8 @@ test('a persistent store keeps values across sessions', async () => {
   try {
     const first = await Larder.spawn({ store: dir });
     assert.equal(first.server.store.persistent, true);
-    await first.cache.set('kept', { value: { saved: true }, cache: 'disk' });
-    await first.cache.set('bytes', { value: Buffer.from([9, 9]), cache: 'disk' });
+    await first.cache.set('kept', { saved: true }, { cache: 'disk' });
+    await first.cache.set('bytes', Buffer.from([9, 9]), { cache: 'disk' });
     assert.deepEqual(await first.close(), { exitCode: 0, signal: null });
 
     const second = await Larder.spawn({ store: dir });

@@ -1,5 +1,5 @@
 // LarderError and its subclasses, from the real server and from fromResponse.
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import * as larder from '../index.js';
 
@@ -79,9 +79,9 @@ test('MethodNotFound for an unknown method', async () => {
 });
 
 test('InvalidParams for bad params', async () => {
-  await assert.rejects(db.cache.set('', { value: 1 }), (e) => e instanceof InvalidParams && /must not be empty/.test(e.message));
-  await assert.rejects(db.cache.set('k', { value: 1, ttl: -1 }), InvalidParams);
-  await assert.rejects(db.cache.set('k', { data: '!!not base64!!' }), InvalidParams);
+  await assert.rejects(db.cache.set('', 1), (e) => e instanceof InvalidParams && /must not be empty/.test(e.message));
+  await assert.rejects(db.cache.set('k', 1, { ttl: -1 }), InvalidParams);
+  await assert.rejects(db.cache.set('k', undefined, { data: '!!not base64!!' }), InvalidParams);
   await assert.rejects(db.call('cache.get', { key: 5 }), InvalidParams);
   await assert.rejects(db.call('cache.get', [1]), InvalidParams);
   await assert.rejects(db.call('cache.drop', {}), InvalidParams);

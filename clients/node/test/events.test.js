@@ -1,5 +1,5 @@
 // Server notifications: cache.evicted and cache.cleared.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import { Larder } from '../index.js';
 
@@ -13,8 +13,8 @@ test('cache.evicted after subscribing to one cache', async () => {
     await db.cache.subscribe('small');
     await db.cache.open('small', { persistent: false, memory: { maxCount: 2 } });
     await db.cache.open('quiet', { persistent: false, memory: { maxCount: 1 } });
-    for (const key of ['a', 'b', 'c', 'd']) await db.cache.set(key, { value: key, cache: 'small' });
-    for (const key of ['a', 'b']) await db.cache.set(key, { value: key, cache: 'quiet' });
+    for (const key of ['a', 'b', 'c', 'd']) await db.cache.set(key, key, { cache: 'small' });
+    for (const key of ['a', 'b']) await db.cache.set(key, key, { cache: 'quiet' });
     assert.deepEqual(evicted, [
       { cache: 'small', group: '', key: 'a', tier: 'memory', reason: 'capacity' },
       { cache: 'small', group: '', key: 'b', tier: 'memory', reason: 'capacity' },
@@ -33,7 +33,7 @@ test('events: true in spawn subscribes to every cache; cache.cleared', async () 
     const evicted = [];
     db.onEvent('cache.cleared', (p) => cleared.push(p));
     db.onEvent('cache.evicted', (p) => evicted.push(p));
-    await db.cache.set('k', { value: 1, cache: 'one', group: 'g' });
+    await db.cache.set('k', 1, { cache: 'one', group: 'g' });
     await db.cache.clear({ cache: 'one', group: 'g', tier: 'memory' });
     await db.cache.clear({ cache: 'one' });
     assert.deepEqual(cleared, [
@@ -41,8 +41,8 @@ test('events: true in spawn subscribes to every cache; cache.cleared', async () 
       { cache: 'one', tier: 'all' },
     ]);
     await db.cache.open('disk', { disk: { maxCount: 1 } });
-    await db.cache.set('x', { value: 1, cache: 'disk' });
-    await db.cache.set('y', { value: 2, cache: 'disk', group: 'h' });
+    await db.cache.set('x', 1, { cache: 'disk' });
+    await db.cache.set('y', 2, { cache: 'disk', group: 'h' });
     assert.equal(evicted.length, 1);
     assert.equal(evicted[0].tier, 'disk');
     assert.equal(evicted[0].key, 'x');
@@ -55,10 +55,10 @@ test('an event arrives before the answer to the request that caused it', async (
   const db = await Larder.spawn({ memory: true, events: true });
   try {
     await db.cache.open('tiny', { persistent: false, memory: { maxCount: 1 } });
-    await db.cache.set('first', { value: 1, cache: 'tiny' });
+    await db.cache.set('first', 1, { cache: 'tiny' });
     let seen = false;
     db.onEvent('cache.evicted', () => (seen = true));
-    await db.cache.set('second', { value: 2, cache: 'tiny' });
+    await db.cache.set('second', 2, { cache: 'tiny' });
     assert.equal(seen, true);
   } finally {
     await db.close();
@@ -74,7 +74,7 @@ test('removing a handler, and a throwing handler goes to onError', async () => {
     db.onEvent('cache.cleared', () => {
       throw new Error('handler bug');
     });
-    await db.cache.set('k', { value: 1 });
+    await db.cache.set('k', 1);
     await db.cache.clear();
     off();
     await db.cache.clear();

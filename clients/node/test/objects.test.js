@@ -1,6 +1,7 @@
 // schema.*, object.*, migrate.run and migrate.object callbacks against the real binary.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import {
   Larder, DROP, LarderError, InvalidParams, RequestFailed, SchemaConflict, SchemaNotFound, InvalidObject,
   NotAnObject, MigrationMissing, MigrationFailed, ErrorCode,
@@ -199,7 +200,7 @@ test('object.get: cache, group, ttl, type check, NotAnObject', () => withDb({}, 
   const e = await db.object.get('n', { type: 'Memo', cache: 'notes', group: 'g' }).catch((x) => x);
   assert.ok(e instanceof RequestFailed);
   assert.deepEqual(e.data, { key: 'n', type: 'Note' });
-  await db.cache.set('plain', { value: 1 });
+  await db.cache.set('plain', 1);
   const n = await db.object.get('plain').catch((x) => x);
   assert.ok(n instanceof NotAnObject);
   assert.equal(n.code, -31023);
@@ -359,7 +360,7 @@ test('migrationCallbacks: false refuses the capability despite onMigrate', () =>
 }));
 
 test('a handler may call the server, and others are served while it works', () => withDb({ migrationCallbacks: true }, async (db) => {
-  await db.cache.set('factor', { value: 7 });
+  await db.cache.set('factor', 7);
   let release;
   const gate = new Promise((r) => (release = r));
   db.onMigrate(async (p) => {
@@ -369,7 +370,7 @@ test('a handler may call the server, and others are served while it works', () =
   await noteWithCallback(db, [['a', 'ok']]);
   let done = false;
   const pending = db.object.get('a').then((r) => ((done = true), r));
-  assert.equal((await db.cache.set('meanwhile', { value: 1 })).stored, true);
+  assert.equal((await db.cache.set('meanwhile', 1)).stored, true);
   assert.equal(done, false);
   release();
   assert.equal((await pending).value.n, 7);
@@ -482,4 +483,37 @@ test('MigrationMissing names the fields that differ', () => withDb({}, async (db
   assert.deepEqual(e.data, { type: 'Shape', fromVersion: '1', toVersion: '2', fields: ['sides (integer → string)'] });
   await db.schema.register('Shape', '3', { sides: 'string' }, { migrations: [{ from: '1', steps: [{ op: 'convert', field: 'sides', to: 'string' }] }] });
   assert.deepEqual((await db.object.get('s')).value, { sides: '3' });
+}));
+
+test('object.put sends version only when given', async () => {
+  const fake = await Larder.spawn({ binary: fileURLToPath(new URL('./fixtures/fake-larder', import.meta.url)) });
+  try {
+    const given = await fake.object.put('n', { type: 'Note', value: { title: 'old' }, version: 1 });
+    assert.deepEqual(given.sent, { key: 'n', type: 'Note', value: { title: 'old' }, version: 1 });
+    const left = await fake.object.put('n', { type: 'Note', value: { title: 'new' }, version: undefined });
+    assert.deepEqual(left.sent, { key: 'n', type: 'Note', value: { title: 'new' } });
+  } finally {
+    await fake.close();
+  }
+});
+
+test('an older release writes at the version it knows; the object migrates when read', () => withDb({}, async (db) => {
+  await db.schema.register('Note', '1', { text: 'string', stars: 'integer' });
+  await db.schema.register('Note', '2', { body: 'string', rating: 'string' }, {
+    migrations: [{ from: '1', steps: [
+      { op: 'rename', from: 'text', to: 'body' },
+      { op: 'convert', field: 'stars', to: 'string' },
+      { op: 'rename', from: 'stars', to: 'rating' },
+    ] }],
+  });
+  assert.deepEqual(await db.object.put('old', { type: 'Note', version: '1.0', value: { text: 'from 1.x', stars: 4 } }),
+    { stored: true, type: 'Note', version: '1' });
+  assert.deepEqual(await db.object.get('old'),
+    { found: true, type: 'Note', version: '2', value: { body: 'from 1.x', rating: '4' }, migratedFrom: '1' });
+  const missing = await db.object.put('x', { type: 'Note', version: '3', value: { body: 'b', rating: '1' } }).catch((e) => e);
+  assert.ok(missing instanceof SchemaNotFound);
+  assert.deepEqual(missing.data, { type: 'Note', version: '3' });
+  const wrong = await db.object.put('x', { type: 'Note', version: '1', value: { body: 'b', rating: '1' } }).catch((e) => e);
+  assert.ok(wrong instanceof InvalidObject);
+  assert.equal(wrong.data.path, 'value.body');
 }));

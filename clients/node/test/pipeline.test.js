@@ -1,5 +1,5 @@
 // Pipelining: many requests in flight at once, written in few batches.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Larder, InvalidParams } from '../index.js';
@@ -19,7 +19,7 @@ test('10,000 pipelined sets all resolve, each with its own answer', async (t) =>
     try {
       const promises = [];
       // Values of different sizes: a mixed-up answer would show in `size`.
-      for (let i = 0; i < N; i++) promises.push(db.cache.set(`k${i}`, { value: 'x'.repeat(i % 37), cache: 'bulk' }));
+      for (let i = 0; i < N; i++) promises.push(db.cache.set(`k${i}`, 'x'.repeat(i % 37), { cache: 'bulk' }));
       results = await Promise.all(promises);
     } finally {
       net.Socket.prototype.write = realWrite;
@@ -45,9 +45,9 @@ test('mixed pipelined requests, with failures among them, settle in their own pr
   try {
     const calls = [];
     for (let i = 0; i < 500; i++) {
-      calls.push(db.cache.set(`m${i}`, { value: i }));
+      calls.push(db.cache.set(`m${i}`, i));
       calls.push(db.cache.get(`m${i}`));
-      calls.push(db.cache.set('', { value: i })); // invalid: empty key
+      calls.push(db.cache.set('', i)); // invalid: empty key
       calls.push(db.call('no.such.method'));
     }
     const settled = await Promise.allSettled(calls);

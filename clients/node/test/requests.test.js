@@ -1,6 +1,6 @@
 // Requests from the server to the client through debug.ask (real binary), and
 // $/progress routing (a stand-in server).
-import { test, before, after } from 'node:test';
+import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Larder, LarderError, MethodNotFound, InternalError } from '../index.js';

@@ -1,8 +1,8 @@
 // The sidecar process: start, close, and dying with calls in flight.
-import { test } from 'node:test';
+import { test } from './support.js';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { Larder, SidecarExited, findBinary } from '../index.js';
+import { Larder, SidecarExited } from '../index.js';
 
 const FAKE = fileURLToPath(new URL('./fixtures/fake-larder', import.meta.url));
 
@@ -14,20 +14,6 @@ function alive(pid) {
     return false;
   }
 }
-
-test('findBinary: option, then $LARDER_BIN, then the build folder or PATH', () => {
-  assert.equal(findBinary('/x/larder'), '/x/larder');
-  const saved = process.env.LARDER_BIN;
-  try {
-    process.env.LARDER_BIN = '/from/env/larder';
-    assert.equal(findBinary(), '/from/env/larder');
-    delete process.env.LARDER_BIN;
-    assert.match(findBinary(), /(\.build\/(release|debug)\/larder|^larder)$/);
-  } finally {
-    if (saved === undefined) delete process.env.LARDER_BIN;
-    else process.env.LARDER_BIN = saved;
-  }
-});
 
 test('close sends shutdown and exit; the process ends with code 0', async () => {
   const db = await Larder.spawn({ memory: true, appVersion: '1.2.3' });
@@ -48,7 +34,7 @@ test('writes pipelined just before close are committed', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'larder-node-close-'));
   try {
     const db = await Larder.spawn({ store: dir });
-    const sets = Array.from({ length: 100 }, (_, i) => db.cache.set(`k${i}`, { value: i }));
+    const sets = Array.from({ length: 100 }, (_, i) => db.cache.set(`k${i}`, i));
     await db.close();
     await Promise.all(sets);
     const again = await Larder.spawn({ store: dir });
@@ -70,7 +56,7 @@ test('a killed sidecar rejects every pending call with SidecarExited, promptly',
   });
   const stuck = db.call('debug.ask', { method: 'client.never' });
   await askedOnce;
-  const more = Array.from({ length: 1000 }, (_, i) => db.cache.set(`k${i}`, { value: i }));
+  const more = Array.from({ length: 1000 }, (_, i) => db.cache.set(`k${i}`, i));
   const started = Date.now();
   process.kill(db.pid, 'SIGKILL');
   const e = await stuck.catch((x) => x);
@@ -139,7 +125,7 @@ test('close kills a sidecar that will not exit', async () => {
 test('content-length framing works end to end', async () => {
   const db = await Larder.spawn({ memory: true, framing: 'content-length' });
   try {
-    await db.cache.set('ü', { value: 'naïve ☃ \n line' });
+    await db.cache.set('ü', 'naïve ☃ \n line');
     assert.equal((await db.cache.get('ü')).value, 'naïve ☃ \n line');
   } finally {
     await db.close();
@@ -150,10 +136,10 @@ test('unicode and large values survive the line framing', async () => {
   const db = await Larder.spawn({ memory: true });
   try {
     const big = 'é☃𝄞'.repeat(200_000);
-    await db.cache.set('big', { value: big });
+    await db.cache.set('big', big);
     assert.equal((await db.cache.get('big')).value, big);
     const bytes = Buffer.alloc(3 * 1024 * 1024, 7);
-    await db.cache.set('bytes', { value: bytes });
+    await db.cache.set('bytes', bytes);
     assert.ok((await db.cache.get('bytes')).data.equals(bytes));
   } finally {
     await db.close();

@@ -1,0 +1,557 @@
+// `Larder`: one JSON-RPC 2.0 session with a `larder` sidecar. It numbers
+// requests, matches answers to them, answers the server's own requests and
+// hands out notifications; the bytes are the transport's business.
+
+import { readFileSync } from 'node:fs';
+import { CacheMethods } from './cache.js';
+import { EntityMethods } from './entities.js';
+import { ErrorCode, LarderError } from './errors.js';
+import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
+import { checkOptions, pick } from './options.js';
+import { findBinary, Transport } from './transport.js';
+import { CacheView } from './view.js';
+
+/** The name this client gives itself in `initialize`. */
+export const CLIENT_NAME = 'larder-node';
+
+/** This package's version, sent in `initialize`'s `clientInfo`. */
+export const CLIENT_VERSION = (() => {
+  try {
+    return JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+const SPAWN_OPTIONS = [
+  'store', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks', 'clientInfo',
+  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError',
+];
+const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
+const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks'];
+const CALL_OPTIONS = ['signal', 'onProgress'];
+
+/** Each method name as a JSON string, encoded once. */
+const methodJSON = new Map();
+
+/**
+ * One request as JSON text: the envelope is written around a single
+ * JSON.stringify of the params, so nothing is encoded twice.
+ */
+function encodeRequest(id, method, params) {
+  let name = methodJSON.get(method);
+  if (name === undefined) {
+    if (typeof method !== 'string') throw new TypeError(`method must be a string, not ${typeof method}`);
+    name = JSON.stringify(method);
+    if (methodJSON.size < 1000) methodJSON.set(method, name);
+  }
+  const head = '{"jsonrpc":"2.0","id":' + id + ',"method":' + name;
+  if (params === undefined) return head + '}';
+  const body = JSON.stringify(params);
+  if (typeof body !== 'string') throw new TypeError(`params of ${method} cannot be JSON (${typeof params})`);
+  return head + ',"params":' + body + '}';
+}
+
+function toErrorObject(err) {
+  if (err instanceof LarderError && typeof err.code === 'number') return err.toJSON();
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: ErrorCode.internalError, message: `Internal error: ${message}` };
+}
+
+function delay(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** A request waiting for its answer. */
+class Pending {
+  constructor(method, resolve, reject) {
+    this.method = method;
+    this.resolve = resolve;
+    this.reject = reject;
+    /** The `workDoneToken` whose `$/progress` goes to a callback until the answer. */
+    this.token = undefined;
+    /** The AbortSignal and its listener, removed once answered. */
+    this.signal = undefined;
+    this.onAbort = undefined;
+  }
+}
+
+/** A connection to one `larder` sidecar process. Make one with `Larder.spawn`. */
+export class Larder {
+  #transport;
+  #nextId = 1;
+  /** @type {Map<number, Pending>} */
+  #pending = new Map();
+  #requestHandlers = new Map();
+  #eventHandlers = new Map();
+  #progress = new Map();
+  #closing = null;
+  #onError;
+  #migrationCallbacks = false;
+
+  /** Return it from an `onMigrate` handler to delete the object (`{drop: true}`). */
+  static DROP = DROP;
+
+  /** What `initialize` answered (serverInfo, protocolVersion, capabilities, store), or null. */
+  server = null;
+  /** `db.cache.*`: the cache methods. */
+  cache;
+  /** `db.schema.*`: versioned object types. */
+  schema;
+  /** `db.object.*`: objects checked against their type and migrated when read. */
+  object;
+  /** `db.migrate.*`: `migrate.run`. */
+  migrate;
+  /** `db.entity.*`: entity models kept as tables, filled from JSON records. */
+  entity;
+
+  /**
+   * Starts `larder` and, unless `initialize: false`, initializes it.
+   *
+   * Options: `store` (a directory) or `memory: true`; `binary` (else
+   * `$LARDER_BIN`, the one packaged in this package, `PATH`: see
+   * `findBinary`); `args` (extra command-line arguments); `appVersion`;
+   * `events` (ask for every cache event); `onMigrate(params)`: the
+   * `migrate.object` handler (see `onMigrate`), registered before
+   * `initialize`, which then declares `capabilities.migrationCallbacks`;
+   * `migrationCallbacks`: `true` declares it for a handler registered later,
+   * `false` never declares it (default: declared exactly when a handler is
+   * registered by then); `clientInfo`; `env`; `cwd`; `framing` ('lines' or
+   * 'content-length'); `stderr: 'inherit'` to copy the sidecar's stderr to
+   * ours; `onError(err)` for errors thrown by event handlers or unmatched
+   * messages. Any other option rejects with a TypeError naming the one most
+   * likely meant, before the process is started.
+   * @param {import('./index.js').SpawnOptions} [options]
+   * @returns {Promise<Larder>}
+   */
+  static async spawn(options = {}) {
+    checkOptions('Larder.spawn', options, SPAWN_OPTIONS);
+    if (options.store !== undefined && options.memory) throw new TypeError('give store or memory, not both');
+    const binary = findBinary(options.binary, { env: options.env ?? process.env });
+    const args = [];
+    if (options.memory) args.push('--memory');
+    else if (options.store !== undefined) args.push('--store', String(options.store));
+    args.push(...(options.args ?? []).map(String));
+    const transport = Transport.spawn(binary, args, {
+      env: options.env, cwd: options.cwd, framing: options.framing, stderr: options.stderr,
+    });
+    const db = new Larder(transport, pick({}, options, ['onError', 'onMigrate']));
+    if (options.initialize === false) {
+      await transport.started();
+      return db;
+    }
+    try {
+      await db.initialize(pick({}, options, INITIALIZE_OPTIONS));
+    } catch (err) {
+      transport.kill();
+      await transport.done;
+      throw err;
+    }
+    return db;
+  }
+
+  /**
+   * Use `Larder.spawn`; this wraps an already started child process (or a
+   * Transport). Options: `framing`, `stderr`, `onError`, `onMigrate` (as for
+   * `spawn`; `framing` and `stderr` only with a child process).
+   * @param {import('node:child_process').ChildProcess | Transport} child
+   * @param {{framing?: 'lines' | 'content-length', stderr?: 'inherit' | 'pipe', onError?: (err: unknown) => void, onMigrate?: import('./index.js').MigrateHandler}} [options]
+   */
+  constructor(child, options = {}) {
+    checkOptions('Larder', options, CONSTRUCTOR_OPTIONS);
+    this.#onError = options.onError ?? ((err) => process.emitWarning(err));
+    this.#transport = child instanceof Transport
+      ? child
+      : new Transport(child, { framing: options.framing ?? 'lines', stderr: options.stderr });
+    this.#transport.onMessage = (text) => this.#receive(text);
+    this.#transport.onError = (err) => this.#onError(err);
+    this.#transport.onExit = () => this.#failPending();
+    this.cache = new CacheMethods(this);
+    this.schema = new SchemaMethods(this);
+    this.object = new ObjectMethods(this);
+    this.migrate = new MigrateMethods(this);
+    this.entity = new EntityMethods(this);
+    if (options.onMigrate) this.onMigrate(options.onMigrate);
+  }
+
+  /** The transport: the process and its framed pipes. */
+  get transport() {
+    return this.#transport;
+  }
+
+  /** The sidecar's process id. */
+  get pid() {
+    return this.#transport.pid;
+  }
+
+  /** Whether the sidecar process has ended. */
+  get exited() {
+    return this.#transport.exited;
+  }
+
+  /** The last few KB the sidecar wrote to stderr. */
+  get stderr() {
+    return this.#transport.stderr;
+  }
+
+  /**
+   * Resolves with `{exitCode, signal}` once the process has ended.
+   * @returns {Promise<{exitCode: number | null, signal: string | null}>}
+   */
+  get done() {
+    return this.#transport.done;
+  }
+
+  /**
+   * Sends `initialize` (then the `initialized` notification) and resolves
+   * with its result, also kept as `db.server`. `spawn` does this unless told
+   * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
+   * to this store directory), `events`, `migrationCallbacks` (declare that
+   * this client answers `migrate.object`; default: whether `onMigrate` has a
+   * handler now). Must be the first request, and is accepted once. Any other
+   * option rejects with a TypeError before anything is sent.
+   * @param {import('./index.js').InitializeOptions} [options]
+   */
+  async initialize(options) {
+    let { clientInfo, appVersion, store, events, migrationCallbacks } =
+      checkOptions('initialize', options, INITIALIZE_OPTIONS);
+    const params = { clientInfo: clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION } };
+    if (appVersion !== undefined) params.appVersion = appVersion;
+    if (store !== undefined) params.store = { path: String(store) };
+    migrationCallbacks ??= this.#requestHandlers.has('migrate.object');
+    const capabilities = {};
+    if (events) capabilities.events = true;
+    if (migrationCallbacks) capabilities.migrationCallbacks = true;
+    if (Object.keys(capabilities).length > 0) params.capabilities = capabilities;
+    this.server = await this.call('initialize', params);
+    this.#migrationCallbacks = Boolean(migrationCallbacks);
+    this.notify('initialized', {});
+    return this.server;
+  }
+
+  /**
+   * Whether `initialize` declared `capabilities.migrationCallbacks`: only
+   * then does the server ask the `onMigrate` handler.
+   */
+  get migrationCallbacks() {
+    return this.#migrationCallbacks;
+  }
+
+  /** `shutdown`: commits everything; afterwards only `exit` is accepted (`close` does both). */
+  async shutdown() {
+    await this.call('shutdown');
+  }
+
+  // MARK: - Sending
+
+  /**
+   * Sends a request and resolves with its result, or rejects with a
+   * LarderError (a subclass by code) or SidecarExited.
+   *
+   * Options: `signal` (an AbortSignal: sends `$/cancelRequest`, the server then
+   * answers with RequestCancelled); `onProgress(value)`: adds a
+   * `workDoneToken` to params (unless they have one) and calls back with
+   * each `$/progress` for it, before the call resolves. Other options throw
+   * a TypeError. `params` are sent as given: the server refuses an unknown
+   * method with MethodNotFound and an unknown member with InvalidParams,
+   * both naming the name most likely meant in `data.suggestion`.
+   * @param {string} method
+   * @param {object} [params]
+   * @param {import('./index.js').CallOptions} [options]
+   * @returns {Promise<any>}
+   */
+  call(method, params, options) {
+    let signal, onProgress;
+    if (options !== undefined) ({ signal, onProgress } = checkOptions('call', options, CALL_OPTIONS));
+    if (this.#transport.exited) return Promise.reject(this.#transport.exitedError());
+    const id = this.#nextId++;
+    let token;
+    if (onProgress) {
+      token = params?.workDoneToken ?? `node-${id}`;
+      params = { ...(params ?? {}), workDoneToken: token };
+    }
+    let text;
+    try {
+      text = encodeRequest(id, method, params);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const pending = new Pending(method, resolve, reject);
+      this.#pending.set(id, pending);
+      if (token !== undefined) {
+        pending.token = token;
+        this.#progress.set(token, onProgress);
+      }
+      if (signal) {
+        if (signal.aborted) {
+          queueMicrotask(() => this.notify('$/cancelRequest', { id }));
+        } else {
+          pending.signal = signal;
+          pending.onAbort = () => this.notify('$/cancelRequest', { id });
+          signal.addEventListener('abort', pending.onAbort, { once: true });
+        }
+      }
+      this.#transport.send(text);
+    });
+  }
+
+  /**
+   * Sends a notification (no answer).
+   * @param {string} method
+   * @param {object} [params]
+   */
+  notify(method, params) {
+    if (this.#transport.exited) return;
+    const message = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    this.#transport.send(JSON.stringify(message));
+  }
+
+  /** `rpc.discover`: the server's OpenRPC description. */
+  discover() {
+    return this.call('rpc.discover');
+  }
+
+  /**
+   * Methods under a prefix, for namespaces without their own wrapper:
+   * `db.namespace('debug').advanceClock({...})` calls `debug.advanceClock`.
+   * @param {string} prefix
+   * @returns {Record<string, (params?: object, options?: import('./index.js').CallOptions) => Promise<any>>}
+   */
+  namespace(prefix) {
+    return new Proxy(
+      {},
+      {
+        get: (_, name) =>
+          typeof name === 'string' && name !== 'then'
+            ? (params, options) => this.call(`${prefix}.${name}`, params, options)
+            : undefined,
+      },
+    );
+  }
+
+  /**
+   * A view of one cache (and group) with Map-like get/set/delete/has; `ttl` applies to its sets.
+   * @param {string} [name]
+   * @param {{group?: string, ttl?: number}} [options]
+   * @returns {CacheView}
+   */
+  cacheView(name = 'default', options) {
+    const { group = '', ttl } = checkOptions('cacheView', options, ['group', 'ttl']);
+    return new CacheView(this, name, group, ttl);
+  }
+
+  // MARK: - Receiving
+
+  /**
+   * Answers the server's requests for `method`: `fn(params, {id, method})`
+   * may be async; what it returns is the result (undefined → null), a
+   * LarderError it throws is sent as that error, anything else it throws as
+   * -32603. `method` '*' catches requests no other handler takes. Unhandled
+   * requests are answered with -32601. Returns a function that removes it.
+   * @param {string} method
+   * @param {import('./index.js').RequestHandler} fn
+   * @returns {() => void}
+   */
+  onRequest(method, fn) {
+    this.#requestHandlers.set(method, fn);
+    return () => {
+      if (this.#requestHandlers.get(method) === fn) this.#requestHandlers.delete(method);
+    };
+  }
+
+  /**
+   * Answers `migrate.object`: the server asks it for each `{op: 'callback'}`
+   * migration step, when an object is read (`object.get`, `describe`,
+   * `equals`, `hash`) or during `migrate.run`.
+   *
+   * `fn(params, {id, method})` gets `{type, key, cache, group, fromVersion,
+   * toVersion, value}` (`value` as the earlier steps left it) and returns
+   * (or resolves to) the new value, answered as `{value}`, or `Larder.DROP`
+   * to delete the object (`{drop: true}`). Throwing answers with an error:
+   * the read fails with MigrationFailed and the stored object is left as it
+   * was, so a later read asks again. Replaces an earlier handler; returns a
+   * function that removes it.
+   *
+   * The server only asks clients that declared
+   * `capabilities.migrationCallbacks` in `initialize`: pass `onMigrate` (or
+   * `migrationCallbacks: true`) to `Larder.spawn`, or register the handler
+   * before calling `initialize`.
+   * @param {import('./index.js').MigrateHandler} fn
+   * @returns {() => void}
+   */
+  onMigrate(fn) {
+    if (this.server && !this.#migrationCallbacks) {
+      process.emitWarning(
+        'onMigrate: this client did not declare capabilities.migrationCallbacks in initialize, so the server will ' +
+          'not call the handler (pass onMigrate or migrationCallbacks: true to Larder.spawn)',
+        { code: 'LARDER_NO_MIGRATION_CALLBACKS' },
+      );
+    }
+    return this.onRequest('migrate.object', async (params, request) => {
+      const result = await fn(params, request);
+      return result === DROP ? { drop: true } : { value: result === undefined ? null : result };
+    });
+  }
+
+  /**
+   * Calls `fn(params, method)` for each server notification `name`
+   * (`cache.evicted`, `cache.cleared`, ...; '*' for all). Returns a function
+   * that removes it.
+   * @param {string} name
+   * @param {(params: any, method: string) => void} fn
+   * @returns {() => void}
+   */
+  onEvent(name, fn) {
+    let set = this.#eventHandlers.get(name);
+    if (!set) this.#eventHandlers.set(name, (set = new Set()));
+    set.add(fn);
+    return () => set.delete(fn);
+  }
+
+  /**
+   * Calls `fn(value)` for each `$/progress` with this token. Returns a function that removes it.
+   * @param {string | number} token
+   * @param {(value: any, token: string | number) => void} fn
+   * @returns {() => void}
+   */
+  onProgress(token, fn) {
+    this.#progress.set(token, fn);
+    return () => {
+      if (this.#progress.get(token) === fn) this.#progress.delete(token);
+    };
+  }
+
+  #receive(text) {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch (err) {
+      this.#onError(new Error(`larder sent something that is not JSON: ${text.slice(0, 200)}`, { cause: err }));
+      return;
+    }
+    if (Array.isArray(message)) for (const m of message) this.#dispatch(m);
+    else this.#dispatch(message);
+  }
+
+  #dispatch(m) {
+    if (m === null || typeof m !== 'object') {
+      this.#onError(new Error(`larder sent a message that is not an object: ${JSON.stringify(m)}`));
+      return;
+    }
+    if (m.method === undefined) {
+      const pending = this.#pending.get(m.id);
+      if (pending === undefined) {
+        const what = m.error ? `error ${JSON.stringify(m.error)}` : 'response';
+        this.#onError(new LarderError(m.error?.code ?? null,
+          `larder sent an ${what} for no pending request (id ${JSON.stringify(m.id)})`, m.error?.data));
+        return;
+      }
+      this.#pending.delete(m.id);
+      if (pending.token !== undefined) this.#progress.delete(pending.token);
+      if (pending.onAbort !== undefined) pending.signal.removeEventListener('abort', pending.onAbort);
+      if (m.error !== undefined) pending.reject(LarderError.fromResponse(m.error));
+      else pending.resolve(m.result);
+    } else if (typeof m.method === 'string') {
+      if ('id' in m) this.#answerRequest(m);
+      else this.#handleNotification(m);
+    } else {
+      this.#onError(new Error(`larder sent a message whose method is not a string: ${JSON.stringify(m).slice(0, 200)}`));
+    }
+  }
+
+  async #answerRequest(m) {
+    const handler = this.#requestHandlers.get(m.method) ?? this.#requestHandlers.get('*');
+    let reply;
+    if (!handler) {
+      reply = { error: { code: ErrorCode.methodNotFound, message: `Method not found: ${m.method}` } };
+    } else {
+      try {
+        const result = await handler(m.params, { id: m.id, method: m.method });
+        reply = { result: result === undefined ? null : result };
+      } catch (err) {
+        reply = { error: toErrorObject(err) };
+      }
+    }
+    if (this.#transport.exited) return;
+    let text;
+    try {
+      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, ...reply });
+    } catch (err) {
+      text = JSON.stringify({ jsonrpc: '2.0', id: m.id, error: toErrorObject(err) });
+    }
+    this.#transport.send(text);
+  }
+
+  #handleNotification(m) {
+    if (m.method === '$/progress') {
+      const fn = this.#progress.get(m.params?.token);
+      if (fn) this.#safely(fn, m.params.value, m.params.token);
+    }
+    for (const key of [m.method, '*']) {
+      const set = this.#eventHandlers.get(key);
+      if (set) for (const fn of [...set]) this.#safely(fn, m.params, m.method);
+    }
+  }
+
+  #safely(fn, ...args) {
+    try {
+      const r = fn(...args);
+      if (r && typeof r.then === 'function') r.then(undefined, (err) => this.#onError(err));
+    } catch (err) {
+      this.#onError(err);
+    }
+  }
+
+  // MARK: - Ending
+
+  #failPending() {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) {
+      if (p.onAbort !== undefined) p.signal.removeEventListener('abort', p.onAbort);
+      p.reject(this.#transport.exitedError(p.method));
+    }
+  }
+
+  /**
+   * Kills the sidecar (SIGKILL unless told otherwise) without asking.
+   * @param {NodeJS.Signals} [signal]
+   */
+  kill(signal = 'SIGKILL') {
+    this.#transport.kill(signal);
+  }
+
+  /**
+   * Ends the session politely: `shutdown` (everything is committed), `exit`,
+   * closes stdin and waits; kills the process only if it does not end within
+   * `timeout` ms. Resolves with `{exitCode, signal}`.
+   * @param {{timeout?: number}} [options]
+   * @returns {Promise<{exitCode: number | null, signal: string | null}>}
+   */
+  close(options) {
+    const { timeout = 5000 } = checkOptions('close', options, ['timeout']);
+    const transport = this.#transport;
+    this.#closing ??= (async () => {
+      if (!transport.exited) {
+        const shutdown = this.call('shutdown').catch(() => {});
+        await Promise.race([shutdown, transport.done, delay(timeout)]);
+        this.notify('exit');
+        transport.end();
+        if (!(await Promise.race([transport.done.then(() => true), delay(timeout).then(() => false)]))) {
+          transport.kill('SIGTERM');
+          if (!(await Promise.race([transport.done.then(() => true), delay(2000).then(() => false)]))) {
+            transport.kill('SIGKILL');
+          }
+        }
+      }
+      return transport.done;
+    })();
+    return this.#closing;
+  }
+
+  async [Symbol.asyncDispose ?? Symbol.for('Symbol.asyncDispose')]() {
+    await this.close();
+  }
+}

@@ -1,0 +1,453 @@
+// Types for the Larder Node.js client. They need nothing from @types/node:
+// where Node's own types are meant (Buffer, a child process, an AbortSignal)
+// the shape the client relies on is declared here, and with @types/node
+// present the full types take their place.
+
+declare global {
+  /** Node's Buffer; with @types/node this is its full declaration. */
+  interface Buffer extends Uint8Array {}
+}
+
+/** Bytes to store: a Buffer, any Uint8Array, or an ArrayBuffer. */
+export type Bytes = Uint8Array | ArrayBuffer;
+
+/** Any JSON value. */
+export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue | undefined };
+
+/** How messages are framed on the pipes. */
+export type Framing = 'lines' | 'content-length';
+
+/** What an AbortSignal offers that `call` uses. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** What a child process offers that the transport uses (Node's ChildProcess fits). */
+export interface ChildProcessLike {
+  readonly pid?: number;
+  readonly spawnfile: string;
+  stdin: any;
+  stdout: any;
+  stderr: any;
+  kill(signal?: string | number): boolean;
+  on(event: string, listener: (...args: any[]) => void): this;
+  once(event: string, listener: (...args: any[]) => void): this;
+}
+
+/** How the process ended. */
+export interface ExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+/** Which cache and group a call is about (the server defaults to "default" and ""). */
+export interface Target {
+  cache?: string;
+  group?: string;
+}
+
+/** Limits of one tier of a cache. */
+export interface TierLimits {
+  maxCount?: number;
+  maxBytes?: number;
+}
+
+export interface CacheOpenOptions {
+  persistent?: boolean;
+  memory?: TierLimits;
+  disk?: TierLimits;
+  /** Seconds an entry lives by default (0: forever). */
+  lifespan?: number;
+  returnsExpired?: boolean;
+}
+
+export interface CacheSetOptions extends Target {
+  /** Bytes to store instead of a value (then pass `undefined` as the value). */
+  data?: Bytes | string;
+  /** Seconds to live (0: never expires; default: the cache's lifespan). */
+  ttl?: number;
+}
+
+/** One `cache.setMany` entry. */
+export interface CacheEntry {
+  key: string;
+  value?: unknown;
+  data?: Bytes | string;
+  ttl?: number;
+  group?: string;
+}
+
+/** What `cache.get` answers; `data` is decoded to a Buffer. */
+export type CacheLookup =
+  | { found: false }
+  | {
+      found: true;
+      value?: any;
+      data?: Buffer;
+      expired: boolean;
+      storedAt: string;
+      expiresAt?: string;
+      tier: 'memory' | 'disk';
+    };
+
+export interface ObjectPutOptions extends Target {
+  type: string;
+  value: unknown;
+  /** A registered version of `type` to write instead of the newest (an old-version object, on purpose). */
+  version?: string;
+  ttl?: number;
+}
+
+export type ObjectSubject = string | { type: string; value: unknown } | { key: string; cache?: string; group?: string };
+
+export interface SchemaRegisterOptions {
+  parent?: string;
+  extensions?: Record<string, Record<string, unknown>>;
+  migrations?: Array<{ from: string | string[]; steps: Array<Record<string, unknown>> }>;
+}
+
+export interface MigrateRunOptions {
+  type?: string;
+  cache?: string;
+  dryRun?: boolean;
+  batchSize?: number;
+  onFailure?: 'keep' | 'drop';
+  workDoneToken?: string | number;
+  onProgress?: (value: any) => void;
+  signal?: AbortSignalLike;
+}
+
+export interface EntityDefinition {
+  name: string;
+  identifier?: string;
+  attributes: Record<string, string | { optional: string }>;
+  relationships?: Array<{
+    name: string;
+    destination: string;
+    toMany?: boolean;
+    inverse?: string;
+    deleteRule?: 'nullify' | 'cascade' | 'deny';
+  }>;
+}
+
+export interface ModelOptions {
+  casing?: 'camelCase' | 'snake_case';
+  dateFormat?: 'iso8601' | 'iso8601Basic' | 'epochSeconds';
+  reservedWords?: string[];
+}
+
+export type Where = Record<string, unknown>;
+
+export interface QueryOptions {
+  where?: Where;
+  orderBy?: string | string[];
+  limit?: number;
+  offset?: number;
+  include?: string | string[];
+}
+
+export interface CallOptions {
+  /** Aborting it sends `$/cancelRequest`; the call then rejects with RequestCancelled. */
+  signal?: AbortSignalLike;
+  /** Receives each `$/progress` value for the call's `workDoneToken`. */
+  onProgress?: (value: any) => void;
+}
+
+export interface InitializeOptions {
+  clientInfo?: { name: string; version?: string };
+  appVersion?: string;
+  /** Switch to this store directory. */
+  store?: string;
+  /** Ask for every cache event. */
+  events?: boolean;
+  /** Declare that this client answers `migrate.object`. */
+  migrationCallbacks?: boolean;
+}
+
+export interface SpawnOptions extends InitializeOptions {
+  memory?: boolean;
+  /** The larder executable (else `$LARDER_BIN`, `bin/larder` in this package, `PATH`). */
+  binary?: string;
+  args?: Array<string | number>;
+  onMigrate?: MigrateHandler;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  framing?: Framing;
+  stderr?: 'inherit' | 'pipe';
+  /** `false`: start the process without sending `initialize`. */
+  initialize?: boolean;
+  onError?: (err: unknown) => void;
+}
+
+/** `{id, method}` of a request from the server. */
+export interface ServerRequest {
+  id: string | number;
+  method: string;
+}
+
+export type RequestHandler = (params: any, request: ServerRequest) => unknown;
+
+/** Returns the migrated value, or DROP to delete the object; throwing refuses. */
+export type MigrateHandler = (
+  params: {
+    type: string;
+    key: string;
+    cache: string;
+    group: string;
+    fromVersion: string;
+    toVersion: string;
+    value: any;
+  },
+  request: ServerRequest,
+) => unknown;
+
+/** The name this client gives itself in `initialize`. */
+export const CLIENT_NAME: string;
+/** This package's version. */
+export const CLIENT_VERSION: string;
+/** Where a larder executable may be shipped inside this package (`bin/larder`). */
+export const PACKAGED_BINARY: string;
+
+/**
+ * The larder executable: `binary`, else `$LARDER_BIN`, else `bin/larder` in
+ * this package, else `larder` on `PATH`. Throws an Error with `code: 'ENOENT'`
+ * naming every place tried when there is none.
+ */
+export function findBinary(binary?: string, options?: { env?: Record<string, string | undefined> }): string;
+
+/** What an `onMigrate` handler returns to delete the object. */
+export const DROP: unique symbol;
+
+export interface TransportOptions {
+  framing?: Framing;
+  stderr?: 'inherit' | 'pipe';
+  onMessage?: (text: string) => void;
+  onError?: (err: Error) => void;
+  onExit?: (status: ExitStatus) => void;
+}
+
+/** A running larder process and its framed pipes; sends and reads message bodies. */
+export class Transport {
+  static spawn(
+    binary: string,
+    args: string[],
+    options?: TransportOptions & { env?: Record<string, string | undefined>; cwd?: string },
+  ): Transport;
+  constructor(child: ChildProcessLike, options?: TransportOptions);
+  onMessage: (text: string) => void;
+  onError: (err: Error) => void;
+  onExit: (status: ExitStatus) => void;
+  readonly framing: Framing;
+  readonly pid: number | undefined;
+  readonly exited: boolean;
+  readonly stderr: string;
+  readonly done: Promise<ExitStatus>;
+  started(): Promise<void>;
+  /** Queues one message body; what is queued leaves in one write once the pipe has drained. */
+  send(text: string): void;
+  flush(): void;
+  end(): void;
+  kill(signal?: string): void;
+  exitedError(method?: string): SidecarExited;
+}
+
+export class CacheMethods {
+  constructor(db: Larder);
+  open(name?: string, options?: CacheOpenOptions): Promise<any>;
+  /** Stores `value` (bytes as bytes) or `options.data`; a value JSON cannot hold throws a TypeError. */
+  set(key: string, value: unknown, options?: CacheSetOptions): Promise<{ stored: true; size: number }>;
+  get(key: string, options?: Target): Promise<CacheLookup>;
+  getMany(keys: Iterable<string>, options?: Target): Promise<{ entries: Record<string, CacheLookup> }>;
+  setMany(
+    entries: CacheEntry[] | Map<string, unknown> | Record<string, unknown>,
+    options?: Target & { ttl?: number },
+  ): Promise<any>;
+  has(key: string, options?: Target): Promise<{ found: boolean; valid: boolean }>;
+  remove(key: string, options?: Target): Promise<{ removed: boolean }>;
+  touch(key: string, options?: Target): Promise<{ found: boolean }>;
+  keys(options?: Target & { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: string[]; cursor?: string }>;
+  iterKeys(options?: Target & { prefix?: string; pageSize?: number }): AsyncGenerator<string>;
+  clear(options?: Target & { tier?: 'memory' | 'disk' | 'all' }): Promise<{ removed: number }>;
+  purgeExpired(options?: Target): Promise<{ removed: number }>;
+  stats(options?: { cache?: string }): Promise<any>;
+  list(): Promise<{ caches: any[] }>;
+  drop(name: string): Promise<any>;
+  subscribe(name?: string | { cache?: string }): Promise<any>;
+}
+
+export class CacheView {
+  constructor(db: Larder, name?: string, group?: string, ttl?: number);
+  name: string;
+  group: string;
+  ttl: number | undefined;
+  get(key: string): Promise<any>;
+  entry(key: string): Promise<CacheLookup>;
+  set(key: string, value: unknown, options?: { ttl?: number }): Promise<this>;
+  delete(key: string): Promise<boolean>;
+  has(key: string): Promise<boolean>;
+  touch(key: string): Promise<boolean>;
+  getMany(keys: Iterable<string>): Promise<Map<string, any>>;
+  setMany(entries: Map<string, unknown> | Record<string, unknown>, options?: { ttl?: number }): Promise<any>;
+  keys(options?: { prefix?: string; pageSize?: number }): AsyncGenerator<string>;
+  entries(options?: { prefix?: string; pageSize?: number }): AsyncGenerator<[string, any]>;
+  clear(options?: { tier?: 'memory' | 'disk' | 'all' }): Promise<number>;
+  stats(): Promise<any>;
+  [Symbol.asyncIterator](): AsyncGenerator<string>;
+}
+
+export class SchemaMethods {
+  constructor(db: Larder);
+  register(type: string, version: string, fields: Record<string, unknown>, options?: SchemaRegisterOptions): Promise<any>;
+  get(type: string, options?: { version?: string }): Promise<any>;
+  list(): Promise<any>;
+  remove(type: string): Promise<any>;
+  extend(type: string, category: string, fields: Record<string, unknown>): Promise<any>;
+}
+
+export class ObjectMethods {
+  constructor(db: Larder);
+  put(key: string, options: ObjectPutOptions): Promise<{ stored: boolean; type: string; version: string }>;
+  get(key: string, options?: Target & { type?: string }): Promise<any>;
+  describe(what: ObjectSubject, options?: Target): Promise<any>;
+  equals(a: ObjectSubject, b: ObjectSubject, options?: Target): Promise<{ equal: boolean }>;
+  hash(what: ObjectSubject, options?: Target): Promise<{ hash: string; algorithm: string }>;
+  copy(key: string, toKey: string, options?: Target & { toCache?: string; toGroup?: string }): Promise<any>;
+}
+
+export class MigrateMethods {
+  constructor(db: Larder);
+  run(options?: MigrateRunOptions): Promise<any>;
+}
+
+export class EntityMethods {
+  constructor(db: Larder);
+  define(model: string, entities: Iterable<EntityDefinition>, options?: ModelOptions): Promise<any>;
+  define(definition: { model: string; entities: EntityDefinition[] } & ModelOptions, options?: ModelOptions): Promise<any>;
+  models(): Promise<{ models: any[] }>;
+  stage(entity: string, records: Iterable<Record<string, unknown>>): Promise<{ staged: number; pending: number }>;
+  apply(options?: { onMissing?: 'fail' | 'null' }): Promise<any>;
+  discard(): Promise<{ discarded: number }>;
+  upsert(entity: string, records: Iterable<Record<string, unknown>>, options?: { onMissing?: 'fail' | 'null' }): Promise<any>;
+  get(entity: string, id: unknown, options?: { include?: string | string[] }): Promise<any>;
+  getMany(entity: string, ids: Iterable<unknown>, options?: { include?: string | string[] }): Promise<{ records: any[]; missing: unknown[] }>;
+  query(entity: string, options?: QueryOptions): Promise<{ records: any[]; nextOffset?: number }>;
+  iterQuery(entity: string, options?: Omit<QueryOptions, 'limit'> & { pageSize?: number }): AsyncGenerator<any>;
+  count(entity: string, options?: { where?: Where }): Promise<{ count: number }>;
+  delete(entity: string, id: unknown): Promise<{ deleted: number; nullified: number }>;
+}
+
+/** A connection to one larder sidecar process. */
+export class Larder {
+  static DROP: typeof DROP;
+  static spawn(options?: SpawnOptions): Promise<Larder>;
+  constructor(
+    child: ChildProcessLike | Transport,
+    options?: { framing?: Framing; stderr?: 'inherit' | 'pipe'; onError?: (err: unknown) => void; onMigrate?: MigrateHandler },
+  );
+  /** What `initialize` answered, or null. */
+  server: any;
+  cache: CacheMethods;
+  schema: SchemaMethods;
+  object: ObjectMethods;
+  migrate: MigrateMethods;
+  entity: EntityMethods;
+  readonly transport: Transport;
+  readonly pid: number | undefined;
+  readonly exited: boolean;
+  readonly stderr: string;
+  readonly done: Promise<ExitStatus>;
+  readonly migrationCallbacks: boolean;
+  initialize(options?: InitializeOptions): Promise<any>;
+  shutdown(): Promise<void>;
+  call(method: string, params?: object, options?: CallOptions): Promise<any>;
+  notify(method: string, params?: object): void;
+  discover(): Promise<any>;
+  namespace(prefix: string): Record<string, (params?: object, options?: CallOptions) => Promise<any>>;
+  cacheView(name?: string, options?: { group?: string; ttl?: number }): CacheView;
+  onRequest(method: string, fn: RequestHandler): () => void;
+  onMigrate(fn: MigrateHandler): () => void;
+  onEvent(name: string, fn: (params: any, method: string) => void): () => void;
+  onProgress(token: string | number, fn: (value: any, token: string | number) => void): () => void;
+  kill(signal?: string): void;
+  close(options?: { timeout?: number }): Promise<ExitStatus>;
+}
+
+/** The error codes the protocol defines. */
+export const ErrorCode: {
+  readonly parseError: -32700;
+  readonly invalidRequest: -32600;
+  readonly methodNotFound: -32601;
+  readonly invalidParams: -32602;
+  readonly internalError: -32603;
+  readonly serverNotInitialized: -32002;
+  readonly requestCancelled: -32800;
+  readonly requestFailed: -32803;
+  readonly storeUnavailable: -31000;
+  readonly storageFailure: -31001;
+  readonly storeLocked: -31002;
+  readonly storeLost: -31004;
+  readonly cacheNotFound: -31010;
+  readonly schemaConflict: -31020;
+  readonly schemaNotFound: -31021;
+  readonly invalidObject: -31022;
+  readonly notAnObject: -31023;
+  readonly migrationMissing: -31030;
+  readonly migrationFailed: -31031;
+  readonly entityNotFound: -31040;
+  readonly modelConflict: -31041;
+  readonly unresolvedReferences: -31042;
+  readonly deleteDenied: -31043;
+  readonly incompleteRecord: -31044;
+};
+
+/** An error the server answered (or a handler throws to answer with). */
+export class LarderError extends Error {
+  constructor(code: number | null, message: string, data?: unknown);
+  code: number | null;
+  data?: any;
+  static fromResponse(error: { code?: number; message?: string; data?: unknown }): LarderError;
+  static register<T extends { code: number }>(Class: T, code?: number): T;
+  toJSON(): { code: number | null; message: string; data?: unknown };
+}
+
+/** The class of the errors answered with one code. */
+declare class CodeError extends LarderError {
+  static code: number;
+  constructor(message?: string, data?: unknown);
+}
+
+export class ParseError extends CodeError {}
+export class InvalidRequest extends CodeError {}
+export class MethodNotFound extends CodeError {}
+export class InvalidParams extends CodeError {}
+export class InternalError extends CodeError {}
+export class ServerNotInitialized extends CodeError {}
+export class RequestCancelled extends CodeError {}
+export class RequestFailed extends CodeError {}
+export class StoreUnavailable extends CodeError {}
+export class StorageFailure extends CodeError {}
+export class StoreLocked extends CodeError {}
+export class StoreLost extends CodeError {}
+export class CacheNotFound extends CodeError {}
+export class SchemaConflict extends CodeError {}
+export class SchemaNotFound extends CodeError {}
+export class InvalidObject extends CodeError {}
+export class NotAnObject extends CodeError {}
+export class MigrationMissing extends CodeError {}
+export class MigrationFailed extends CodeError {}
+export class EntityNotFound extends CodeError {}
+export class ModelConflict extends CodeError {}
+export class UnresolvedReferences extends CodeError {}
+export class DeleteDenied extends CodeError {}
+export class IncompleteRecord extends CodeError {}
+
+/** The sidecar process is gone: every pending and later call rejects with this. */
+export class SidecarExited extends LarderError {
+  constructor(message: string, options?: { exitCode?: number | null; signal?: string | null; stderr?: string; cause?: unknown });
+  code: null;
+  exitCode: number | null;
+  signal: string | null;
+  stderr: string;
+}

@@ -1,0 +1,44 @@
+// Compiled (never run) by `tsc --noEmit -p clients/node`: the declarations
+// accept what the README shows and refuse what the client refuses.
+import {
+  CacheNotFound, DROP, ErrorCode, findBinary, InvalidParams, Larder, LarderError, SidecarExited, Transport,
+} from '../../index.js';
+
+declare function use(...values: unknown[]): void;
+
+export async function readme(): Promise<void> {
+  const db = await Larder.spawn({ store: './data', appVersion: '1.4.0', onMigrate: ({ value }) => (value.obsolete ? DROP : value) });
+  await db.cache.open('thumbs', { memory: { maxCount: 500 }, lifespan: 3600 });
+  const stored: { stored: true; size: number } = await db.cache.set('user:1', { name: 'Ada' }, { ttl: 60 });
+  await db.cache.set('avatar:1', new Uint8Array([1, 2]), { cache: 'thumbs' });
+  await db.cache.set('raw', undefined, { data: new ArrayBuffer(4) });
+  const hit = await db.cache.get('user:1');
+  if (hit.found) use(hit.value, hit.storedAt, hit.tier, hit.data?.byteLength);
+  const thumbs = db.cacheView('thumbs', { group: 'small', ttl: 600 });
+  await thumbs.set('a', 'x');
+  for await (const key of thumbs) use(key);
+  await db.object.put('n1', { type: 'Note', value: { title: 'hi' }, version: '1' });
+  await db.migrate.run({ batchSize: 100, onProgress: (p) => use(p.kind) });
+  for await (const album of db.entity.iterQuery('Album', { where: { released: { gte: '1980' } }, pageSize: 500 })) {
+    use(album);
+  }
+  try {
+    await db.cache.stats({ cache: 'nope' });
+  } catch (e) {
+    if (e instanceof CacheNotFound) use(e.code, e.message, e.data);
+    if (e instanceof SidecarExited) use(e.exitCode, e.signal, e.stderr);
+    if (e instanceof LarderError && e.code === ErrorCode.invalidParams) use(e instanceof InvalidParams);
+  }
+  db.transport.send('{"jsonrpc":"2.0","method":"initialized"}');
+  const transport: Transport = Transport.spawn(findBinary(), ['--memory'], { onMessage: (text) => use(text) });
+  transport.end();
+  const status = await db.close({ timeout: 1000 });
+  use(stored.size, status.exitCode, status.signal);
+
+  // @ts-expect-error a misspelt option is refused
+  await db.cache.set('k', 1, { tll: 5 });
+  // @ts-expect-error object.put needs a type
+  await db.object.put('n2', { value: {} });
+  // @ts-expect-error framing is 'lines' or 'content-length'
+  await Larder.spawn({ framing: 'xml' });
+}
