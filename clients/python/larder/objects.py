@@ -170,11 +170,12 @@ class ObjectMethods:
         ttl: float | None = None,
         cache: str | None = None,
         group: str | None = None,
-        version: int | None = None,
+        version: str | None = None,
     ) -> Any:
         """``object.put``: validates ``value`` against the newest version of
-        ``type`` (or against ``version``, an older registered version, to
-        write an object of that version on purpose) and stores it under
+        ``type`` (or against ``version``, an older registered version such as
+        ``"1"``, to write an object of that version on purpose, as a writer
+        that only knows that version would) and stores it under
         ``key`` tagged with that version (``ttl`` in seconds, as for
         ``cache.set``). ``{"stored": True, "type", "version"}``.
 

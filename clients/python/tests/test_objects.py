@@ -516,3 +516,16 @@ def test_object_wrappers_cover_the_openrpc_document(db):
         assert wrapper is not None, f"no wrapper for {name}"
         sent = {larder.cache.camel(p) for p in inspect.signature(wrapper).parameters} - {"progress"}
         assert documented[name] <= sent, f"{name}: {sorted(documented[name] - sent)} cannot be passed"
+
+
+def test_put_at_an_older_version(db):
+    db.schema.register("Memo", "1", {"text": "string"})
+    db.schema.register("Memo", "2", {"body": "string"}, migrations=[
+        {"from": "1", "steps": [{"op": "rename", "from": "text", "to": "body"}]}])
+    assert db.object.put("old", "Memo", {"text": "hi"}, version="1")["version"] == "1"
+    assert db.cache.entry("old")["version"] == "1", "stored tagged with the version it was written at"
+    got = db.object.get("old")
+    assert got["version"] == "2" and got["value"] == {"body": "hi"} and got["migratedFrom"] == "1"
+    with pytest.raises(larder.InvalidObject):
+        db.object.put("bad", "Memo", {"body": "v2 shape"}, version="1")
+    assert db.object.put("new", "Memo", {"body": "now"})["version"] == "2"
