@@ -32,9 +32,9 @@ enum CacheGetOrFetch: MethodDefinition {
             return .result(Result(found, extra: ",\"fetched\":false}"))
         }
         guard flights.clientFetches else {
-            throw FetchFlights.fetchFailed(ResponseError(code: .requestFailed,
-                message: "the key is missing, and the client did not declare capabilities.fetch in initialize, so it cannot be asked"),
-                attempts: 0, remembered: false)
+            let why = "the client did not declare capabilities.fetch in initialize, so it cannot be asked for a missing key"
+            throw ResponseError(code: .fetchFailed, message: "cannot fetch: \(why)",
+                                data: ["attempts": 0, "lastError": ResponseError(code: .requestFailed, message: why).json])
         }
         // Expired by less than `staleWhileRevalidate`: answered as it is while one fetch refreshes it.
         if let found, let expiresAt = found.expiresAt, server.store.clock.now - expiresAt < settings.staleWhileRevalidate {
