@@ -294,10 +294,22 @@ public final class Cache {
     }
 
     func evictFromMemory() {
-        memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k in
+        memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k, entry in
             stats.memory.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity))
+            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity, value: eventValue(entry)))
         }
+    }
+
+    /// What an event about `entry` carries: its value, if the subscriber asked for values.
+    private func eventValue(_ entry: Entry?) -> CacheEvent.Value? {
+        guard let entry, store.eventValues?(name) == true else { return nil }
+        return CacheEvent.Value(kind: entry.kind, bytes: entry.bytes)
+    }
+
+    /// The entry under `k` on disk, read only when an event about it will carry its value.
+    private func entryForEvent(_ k: EntryKey) throws(StoreError) -> Entry? {
+        guard store.onEvent != nil, store.eventValues?(name) == true else { return nil }
+        return try disk.lookup(k)
     }
 
     func evictFromDisk() throws(StoreError) {
@@ -318,26 +330,38 @@ public final class Cache {
     }
 
     private func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
+        let removed = try entryForEvent(row.key)
         try disk.delete(id: row.id)
         store.forgetUse(of: row.id)
         diskCount -= 1
         diskBytes -= row.size
         memory.remove(row.key)
         stats.disk.evictions += 1
-        store.emit(.evicted(cache: name, group: row.key.group, key: row.key.key, tier: .disk, reason: reason))
+        store.emit(.evicted(cache: name, group: row.key.group, key: row.key.key, tier: .disk, reason: reason,
+                            value: eventValue(removed)))
     }
 
-    /// Removes an entry from every tier; true if there was one.
+    /// Removes an entry from every tier; true if there was one. Reported
+    /// once (`removed`), whichever tiers held it.
     public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
         try ready()
-        let inMemory = memory.remove(k) != nil
-        guard config.persistent else { return inMemory }
-        guard let old = try disk.existing(k) else { return inMemory }
+        let fromMemory = memory.remove(k)
+        guard config.persistent else {
+            if let fromMemory { store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
+            return fromMemory != nil
+        }
+        guard let old = try disk.existing(k) else {
+            if let fromMemory { store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
+            return fromMemory != nil
+        }
+        var removed = fromMemory
+        if removed == nil { removed = try entryForEvent(k) }
         try store.beginWrite()
         try disk.delete(id: old.id)
         store.forgetUse(of: old.id)
         diskCount -= 1
         diskBytes -= old.size
+        store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(removed)))
         return true
     }
 
@@ -414,7 +438,7 @@ public final class Cache {
             memory.remove(k)
             removed += 1
             stats.memory.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired))
+            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
         }
         return removed
     }

@@ -3,14 +3,23 @@ public enum CacheEvent: Sendable, Equatable {
     public enum Tier: String, Sendable { case memory, disk, all }
     public enum Reason: String, Sendable { case capacity, expired }
 
+    /// The entry an event is about, when the subscriber asked for values
+    /// (`Store.eventValues`): Nativefier's delegate was handed the object removed.
+    public struct Value: Sendable, Equatable {
+        public let kind: Entry.Kind
+        public let bytes: [UInt8]
+    }
+
     /// An entry left a tier without being asked to (limits or expiry).
-    case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason)
+    case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason, value: Value? = nil)
     /// A tier was cleared by `cache.clear`.
     case cleared(cache: String, group: String?, tier: Tier)
+    /// An entry was removed by `cache.remove`, from every tier.
+    case removed(cache: String, group: String, key: String, value: Value? = nil)
 
     public var cache: String {
         switch self {
-        case .evicted(let c, _, _, _, _), .cleared(let c, _, _): return c
+        case .evicted(let c, _, _, _, _, _), .cleared(let c, _, _), .removed(let c, _, _, _): return c
         }
     }
 }

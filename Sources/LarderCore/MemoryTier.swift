@@ -115,11 +115,11 @@ final class MemoryTier {
 
     /// Removes least-recently-used entries until within both limits (0 = no
     /// limit), handing each key to `evicted`, oldest first.
-    func evict(toCount maxCount: Int, bytes maxBytes: Int, _ evicted: (EntryKey) -> Void) {
+    func evict(toCount maxCount: Int, bytes maxBytes: Int, _ evicted: (EntryKey, Entry?) -> Void) {
         while oldest >= 0, (maxCount > 0 && count > maxCount) || (maxBytes > 0 && bytes > maxBytes) {
             let key = nodes[oldest].key
-            remove(key)
-            evicted(key)
+            let entry = remove(key)
+            evicted(key, entry)
         }
     }
 

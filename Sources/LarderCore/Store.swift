@@ -14,6 +14,9 @@ public final class Store {
     /// Receives eviction and clearing events; nil when nobody listens, and
     /// then no event is even made (an eviction's would cost two Strings).
     public var onEvent: ((CacheEvent) -> Void)?
+    /// Whether the events of a cache carry the entry's value; nil: none do.
+    /// Only then does removing an entry from disk read its value first.
+    public var eventValues: ((String) -> Bool)?
 
     /// Open caches by name.
     var caches: [ExactString: Cache] = [:]

@@ -92,8 +92,10 @@ final class Server: MessageHandler {
     private func watchEvents() {
         guard events.wantsAny else {
             store.onEvent = nil
+            store.eventValues = nil
             return
         }
+        store.eventValues = events.wantsAnyValues ? { [unowned self] in events.wantsValues(of: $0) } : nil
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
             let n = EventSubscriptions.notification(for: event)

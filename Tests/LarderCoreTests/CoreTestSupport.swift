@@ -33,7 +33,7 @@ final class EventLog {
 
     var evictions: [(key: String, group: String, tier: CacheEvent.Tier, reason: CacheEvent.Reason)] {
         events.compactMap {
-            if case .evicted(_, let group, let key, let tier, let reason) = $0 { return (key, group, tier, reason) }
+            if case .evicted(_, let group, let key, let tier, let reason, _) = $0 { return (key, group, tier, reason) }
             return nil
         }
     }

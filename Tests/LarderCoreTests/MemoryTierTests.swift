@@ -4,7 +4,7 @@ import XCTest
 /// The keys `evict` hands over, in the order it hands them.
 private func evicted(from tier: MemoryTier, toCount count: Int, bytes: Int) -> [String] {
     var keys: [String] = []
-    tier.evict(toCount: count, bytes: bytes) { keys.append($0.key) }
+    tier.evict(toCount: count, bytes: bytes) { k, _ in keys.append(k.key) }
     return keys
 }
 
