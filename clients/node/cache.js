@@ -1,12 +1,37 @@
 // `db.cache.*`: one method per `cache.*` request, and how values and bytes
 // are put into params and taken out of answers.
 
+import { ErrorCode, LarderError } from './errors.js';
 import { checkOptions, pick } from './options.js';
+
+/** Used inside the client: warns when a fallback is registered the server will not ask. */
+export const WARN_FALLBACK = Symbol('warnFallback');
 
 /** @typedef {import('./client.js').Larder} Larder */
 /** @typedef {Uint8Array | ArrayBuffer} Bytes */
 
 export const TARGET = Object.freeze(['cache', 'group']);
+
+/** Return it from a fetcher or fallback to answer that there is nothing under the key (`{found: false}`). */
+export const NOT_FOUND = Symbol.for('larder.NOT_FOUND');
+
+/** The settings of a fetch (`cache.open`'s `fetch`, and `getOrFetch`'s overrides). */
+export const FETCH_SETTINGS = Object.freeze(['retries', 'retryDelayMs', 'timeoutMs', 'ttl', 'negativeTtl', 'staleWhileRevalidate']);
+
+/** Used inside the client: whether any cache-wide fallback is registered. */
+export const HAS_FALLBACK = Symbol('hasFallback');
+
+/** (cache, group, key) as one Map key. */
+function flightKey(cache, group, key) {
+  return `${cache}\u0000${group}\u0000${key}`;
+}
+
+/** What a fetcher or fallback threw, as the error to answer: its integer `code` (else 1), message and data. */
+function asAnswer(err) {
+  if (err instanceof LarderError && Number.isInteger(err.code)) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new LarderError(Number.isInteger(err?.code) ? err.code : 1, message, err?.data);
+}
 
 /** Deeper than this the check leaves the value to JSON.stringify (which also finds cycles). */
 const CHECKED_DEPTH = 512;
@@ -105,10 +130,153 @@ export function decodeLookup(r) {
  */
 export class CacheMethods {
   #db;
+  /** Fetchers passed to getOrFetch, oldest first, by (cache, group, key). */
+  #callFetchers = new Map();
+  /** The fetcher that answered a key's first attempt, kept for its retries (a background refresh outlives its call). */
+  #flightFetchers = new Map();
+  /** Why the last attempt of a key could not be answered here (a value JSON cannot hold). */
+  #localErrors = new Map();
+  /** `cache.open`'s fetcher and fallback by cache name; '*' for the spawn options'. */
+  #fetchers = new Map();
+  #fallbacks = new Map();
 
   /** @param {Larder} db */
   constructor(db) {
     this.#db = db;
+    db.onRequest('cache.fetch', (params, request) => this.#answerFetch(params, request));
+    db.onRequest('cache.fallback', (params, request) => this.#answerFallback(params, request));
+  }
+
+  /**
+   * Registers a fetcher or fallback for one cache (`'*'`: every cache
+   * without its own); `undefined` removes it. Used by `cache.open` and the
+   * spawn options.
+   * @param {'fetcher' | 'fallback'} kind
+   * @param {string} cache
+   * @param {Function | undefined | null} fn
+   */
+  register(kind, cache, fn) {
+    const map = kind === 'fallback' ? this.#fallbacks : this.#fetchers;
+    if (fn === undefined || fn === null) {
+      map.delete(cache);
+      return;
+    }
+    if (typeof fn !== 'function') throw new TypeError(`${kind} must be a function, not ${typeof fn}`);
+    map.set(cache, fn);
+  }
+
+  [HAS_FALLBACK]() {
+    return this.#fallbacks.size > 0;
+  }
+
+  /** Turns what a fetcher or fallback returned into the answer `{value} | {data} | {found: false}`. */
+  #answer(result, ttl, what) {
+    let answer;
+    if (result === undefined || result === NOT_FOUND) return { found: false };
+    if (isBytes(result)) answer = { data: toBase64(result) };
+    else {
+      checkJSON(result, what);
+      answer = { value: result };
+    }
+    if (ttl !== undefined) answer.ttl = ttl;
+    return answer;
+  }
+
+  async #answerFetch(params, request) {
+    const { cache = 'default', group = '', key, attempt = 1 } = params ?? {};
+    const k = flightKey(cache, group, key);
+    // Chosen before anything is awaited, so a call answered meanwhile (stale while revalidate) still counts.
+    let fetcher = this.#callFetchers.get(k)?.[0];
+    if (fetcher === undefined && attempt > 1) fetcher = this.#flightFetchers.get(k);
+    fetcher ??= this.#fetchers.get(cache) ?? this.#fetchers.get('*');
+    this.#localErrors.delete(k);
+    if (fetcher === undefined) {
+      this.#flightFetchers.delete(k);
+      throw new LarderError(1, `no fetcher for ${JSON.stringify(key)} in cache ${JSON.stringify(cache)}`);
+    }
+    this.#flightFetchers.set(k, fetcher);
+    const context = { cache, group, attempt, signal: request.signal, ttl: undefined };
+    let result;
+    try {
+      result = await fetcher(key, context);
+    } catch (err) {
+      throw asAnswer(err);
+    }
+    try {
+      const answer = this.#answer(result, context.ttl, `cache.getOrFetch: the fetcher's value for ${JSON.stringify(key)}`);
+      this.#flightFetchers.delete(k);
+      return answer;
+    } catch (err) {
+      this.#localErrors.set(k, err);
+      throw new LarderError(ErrorCode.invalidParams, err.message);
+    }
+  }
+
+  async #answerFallback(params, request) {
+    const { cache = 'default', group = '', key, error } = params ?? {};
+    const fallback = this.#fallbacks.get(cache) ?? this.#fallbacks.get('*');
+    // No fallback here: the fetch's own error stands.
+    if (fallback === undefined) throw LarderError.fromResponse(error ?? { code: 1, message: 'no fallback' });
+    const context = { cache, group, error: LarderError.fromResponse(error), signal: request.signal, ttl: undefined };
+    let result;
+    try {
+      result = await fallback(key, context);
+    } catch (err) {
+      throw asAnswer(err);
+    }
+    return this.#answer(result, context.ttl, `cache.getOrFetch: the fallback's value for ${JSON.stringify(key)}`);
+  }
+
+  /**
+   * `cache.getOrFetch`: the entry under `key`, as `get` answers it, with
+   * `fetched`; on a miss the server asks this client, which calls
+   * `fetcher(key, {cache, group, attempt, signal, ttl})` (else the cache's
+   * fetcher from `open`, else the spawn option's). What it returns is stored
+   * and answered: any JSON value, bytes (stored as data), or
+   * `undefined`/`NOT_FOUND` for nothing (`{found: false}`, not stored); set
+   * `context.ttl` to give the entry its own lifetime. Throwing fails the
+   * attempt (retried while `retries` allow). When every attempt failed and
+   * there is no fallback, rejects with FetchFailed (`data: {attempts,
+   * lastError}`); a fetcher value JSON cannot hold rejects with a TypeError.
+   * Concurrent calls for one key share one fetch (the first call's fetcher).
+   * @param {string} key
+   * @param {import('./index.js').Fetcher | null | undefined} fetcher
+   * @param {import('./index.js').GetOrFetchOptions} [options]
+   */
+  async getOrFetch(key, fetcher, options) {
+    if (options === undefined && fetcher !== null && typeof fetcher === 'object') {
+      options = fetcher;
+      fetcher = undefined;
+    }
+    if (fetcher !== undefined && fetcher !== null && typeof fetcher !== 'function') {
+      throw new TypeError(`cache.getOrFetch: fetcher must be a function, not ${typeof fetcher}`);
+    }
+    const known = [...TARGET, ...FETCH_SETTINGS];
+    const { signal, ...rest } = checkOptions('cache.getOrFetch', options, [...known, 'signal']);
+    const params = pick({ key }, rest, known);
+    const k = flightKey(params.cache ?? 'default', params.group ?? '', key);
+    let list;
+    if (fetcher) {
+      list = this.#callFetchers.get(k);
+      if (!list) this.#callFetchers.set(k, (list = []));
+      list.push(fetcher);
+    }
+    try {
+      return decodeLookup(await this.#db.call('cache.getOrFetch', params, signal ? { signal } : undefined));
+    } catch (err) {
+      const local = this.#localErrors.get(k);
+      if (local !== undefined && err?.code === ErrorCode.fetchFailed && err.data?.lastError?.code === ErrorCode.invalidParams) {
+        this.#localErrors.delete(k);
+        local.cause = err;
+        throw local;
+      }
+      throw err;
+    } finally {
+      if (list) {
+        list.splice(list.indexOf(fetcher), 1);
+        if (list.length === 0 && this.#callFetchers.get(k) === list) this.#callFetchers.delete(k);
+      }
+    }
   }
 
   /**
@@ -120,8 +288,14 @@ export class CacheMethods {
    * @param {import('./index.js').CacheOpenOptions} [options]
    */
   open(name = 'default', options) {
-    const known = ['persistent', 'memory', 'disk', 'lifespan', 'returnsExpired'];
-    return this.#db.call('cache.open', pick({ cache: name }, checkOptions('cache.open', options, known), known));
+    const known = ['persistent', 'memory', 'disk', 'lifespan', 'returnsExpired', 'fetch'];
+    const checked = checkOptions('cache.open', options, [...known, 'fetcher', 'fallback']);
+    if ('fetcher' in checked) this.register('fetcher', name, checked.fetcher);
+    if ('fallback' in checked) {
+      this.register('fallback', name, checked.fallback);
+      this.#db[WARN_FALLBACK]?.();
+    }
+    return this.#db.call('cache.open', pick({ cache: name }, checked, known));
   }
 
   /**

@@ -3,7 +3,7 @@
 // hands out notifications; the bytes are the transport's business.
 
 import { readFileSync } from 'node:fs';
-import { CacheMethods } from './cache.js';
+import { CacheMethods, HAS_FALLBACK, NOT_FOUND, WARN_FALLBACK } from './cache.js';
 import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
@@ -25,10 +25,10 @@ export const CLIENT_VERSION = (() => {
 
 const SPAWN_OPTIONS = [
   'store', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks', 'clientInfo',
-  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError',
+  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback',
 ];
 const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
-const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks'];
+const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks', 'fetch', 'fallback'];
 const CALL_OPTIONS = ['signal', 'onProgress'];
 
 /** Each method name as a JSON string, encoded once. */
@@ -88,9 +88,15 @@ export class Larder {
   #closing = null;
   #onError;
   #migrationCallbacks = false;
+  #fallback = false;
+  /** AbortControllers of the server's requests being answered, by id (aborted by `$/cancelRequest`). */
+  #serving = new Map();
 
   /** Return it from an `onMigrate` handler to delete the object (`{drop: true}`). */
   static DROP = DROP;
+
+  /** Return it from a fetcher or fallback: there is nothing under the key (`{found: false}`). */
+  static NOT_FOUND = NOT_FOUND;
 
   /** What `initialize` answered (serverInfo, protocolVersion, capabilities, store), or null. */
   server = null;
@@ -136,12 +142,16 @@ export class Larder {
       env: options.env, cwd: options.cwd, framing: options.framing, stderr: options.stderr,
     });
     const db = new Larder(transport, pick({}, options, ['onError', 'onMigrate']));
+    if (options.fetcher !== undefined) db.cache.register('fetcher', '*', options.fetcher);
+    if (typeof options.fallback === 'function') db.cache.register('fallback', '*', options.fallback);
     if (options.initialize === false) {
       await transport.started();
       return db;
     }
     try {
-      await db.initialize(pick({}, options, INITIALIZE_OPTIONS));
+      const init = pick({}, options, INITIALIZE_OPTIONS);
+      if (typeof init.fallback === 'function') init.fallback = true;
+      await db.initialize(init);
     } catch (err) {
       transport.kill();
       await transport.done;
@@ -213,7 +223,7 @@ export class Larder {
    * @param {import('./index.js').InitializeOptions} [options]
    */
   async initialize(options) {
-    let { clientInfo, appVersion, store, events, migrationCallbacks } =
+    let { clientInfo, appVersion, store, events, migrationCallbacks, fetch = true, fallback } =
       checkOptions('initialize', options, INITIALIZE_OPTIONS);
     const params = { clientInfo: clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION } };
     if (appVersion !== undefined) params.appVersion = appVersion;
@@ -222,9 +232,13 @@ export class Larder {
     const capabilities = {};
     if (events) capabilities.events = true;
     if (migrationCallbacks) capabilities.migrationCallbacks = true;
+    fallback = Boolean(fetch && (fallback ?? this.cache[HAS_FALLBACK]()));
+    if (fetch) capabilities.fetch = true;
+    if (fallback) capabilities.fallback = true;
     if (Object.keys(capabilities).length > 0) params.capabilities = capabilities;
     this.server = await this.call('initialize', params);
     this.#migrationCallbacks = Boolean(migrationCallbacks);
+    this.#fallback = fallback;
     this.notify('initialized', {});
     return this.server;
   }
@@ -235,6 +249,24 @@ export class Larder {
    */
   get migrationCallbacks() {
     return this.#migrationCallbacks;
+  }
+
+  /**
+   * Whether `initialize` declared `capabilities.fallback`: only then does the
+   * server ask the fallbacks given to `cache.open` (or to `spawn`).
+   */
+  get fallback() {
+    return this.#fallback;
+  }
+
+  [WARN_FALLBACK]() {
+    if (this.server && !this.#fallback) {
+      process.emitWarning(
+        'cache.open: this client did not declare capabilities.fallback in initialize, so the server will not ' +
+          'call the fallback (pass fallback: true, or a fallback function, to Larder.spawn)',
+        { code: 'LARDER_NO_FALLBACK' },
+      );
+    }
   }
 
   /** `shutdown`: commits everything; afterwards only `exit` is accepted (`close` does both). */
@@ -467,12 +499,18 @@ export class Larder {
     if (!handler) {
       reply = { error: { code: ErrorCode.methodNotFound, message: `Method not found: ${m.method}` } };
     } else {
+      const controller = new AbortController();
+      this.#serving.set(m.id, controller);
       try {
-        const result = await handler(m.params, { id: m.id, method: m.method });
+        const result = await handler(m.params, { id: m.id, method: m.method, signal: controller.signal });
         reply = { result: result === undefined ? null : result };
       } catch (err) {
         reply = { error: toErrorObject(err) };
+      } finally {
+        if (this.#serving.get(m.id) === controller) this.#serving.delete(m.id);
       }
+      // The server gave up on it ($/cancelRequest) and would ignore the answer.
+      if (controller.signal.aborted) return;
     }
     if (this.#transport.exited) return;
     let text;
@@ -485,7 +523,9 @@ export class Larder {
   }
 
   #handleNotification(m) {
-    if (m.method === '$/progress') {
+    if (m.method === '$/cancelRequest') {
+      this.#serving.get(m.params?.id)?.abort();
+    } else if (m.method === '$/progress') {
       const fn = this.#progress.get(m.params?.token);
       if (fn) this.#safely(fn, m.params.value, m.params.token);
     }

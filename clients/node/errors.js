@@ -26,6 +26,7 @@ export const ErrorCode = Object.freeze({
   unresolvedReferences: -31042,
   deleteDenied: -31043,
   incompleteRecord: -31044,
+  fetchFailed: -31050,
 });
 
 const byCode = new Map();
@@ -150,6 +151,13 @@ export const DeleteDenied = codeClass('DeleteDenied', ErrorCode.deleteDenied);
  * be updated partially); nothing was written. `data: {entity, id, missing}` (JSON keys).
  */
 export const IncompleteRecord = codeClass('IncompleteRecord', ErrorCode.incompleteRecord);
+/**
+ * `cache.getOrFetch` could not get a value: every attempt of the fetch failed
+ * (or the client declared no fetch capability) and there was no fallback, or
+ * the fallback failed too. `data: {attempts, lastError: {code, message},
+ * fallbackError?, remembered?}`.
+ */
+export const FetchFailed = codeClass('FetchFailed', ErrorCode.fetchFailed);
 
 /**
  * The sidecar process is gone (or never started): every call still waiting,

@@ -61,6 +61,78 @@ export interface CacheOpenOptions {
   /** Seconds an entry lives by default (0: forever). */
   lifespan?: number;
   returnsExpired?: boolean;
+  /** How `getOrFetch` fetches in this cache (sent to the server). */
+  fetch?: FetchSettings;
+  /** The cache's fetcher, kept in this client, for `getOrFetch` calls without their own; `null` removes it. */
+  fetcher?: Fetcher | null;
+  /** The cache's fallback, kept in this client; asked only when `initialize` declared `capabilities.fallback`. */
+  fallback?: Fallback | null;
+}
+
+/** How a fetch is made: `cache.open`'s `fetch`, and `getOrFetch`'s overrides. */
+export interface FetchSettings {
+  /** Retries after the first attempt. */
+  retries?: number;
+  /** Delay before a retry, [base, max] in ms. */
+  retryDelayMs?: [number, number];
+  /** How long one attempt may take, in ms. */
+  timeoutMs?: number;
+  /** Seconds a fetched entry lives (null: the cache's lifespan). */
+  ttl?: number | null;
+  /** Seconds a failure (or nothing found) is remembered. */
+  negativeTtl?: number;
+  /** Seconds past expiry an entry is still answered while one fetch refreshes it. */
+  staleWhileRevalidate?: number;
+}
+
+export interface GetOrFetchOptions extends Target, FetchSettings {
+  /** Aborting it sends `$/cancelRequest` for this call (the fetch goes on for other callers). */
+  signal?: AbortSignalLike;
+}
+
+/** What a fetcher is told; set `ttl` (seconds) to give the fetched entry its own lifetime. */
+export interface FetchContext {
+  cache: string;
+  group: string;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  attempt: number;
+  /** Aborts when the server gives the attempt up (past `timeoutMs`). */
+  signal: AbortSignalLike;
+  ttl?: number;
+}
+
+/** What a fallback is told: the last attempt's error. */
+export interface FallbackContext {
+  cache: string;
+  group: string;
+  error: LarderError;
+  signal: AbortSignalLike;
+  ttl?: number;
+}
+
+/**
+ * Returns (or resolves to) the value: JSON, bytes (stored as data), or
+ * `undefined` / `NOT_FOUND` for nothing. Throwing fails the attempt with the
+ * error's integer `code` (else 1) and message.
+ */
+export type Fetcher = (key: string, context: FetchContext) => unknown;
+export type Fallback = (key: string, context: FallbackContext) => unknown;
+
+/** What `getOrFetch` answers: as `get`, with how it came about. */
+export interface GetOrFetchResult {
+  found: boolean;
+  value?: any;
+  data?: Buffer;
+  expired?: boolean;
+  storedAt?: string;
+  expiresAt?: string;
+  tier?: 'memory' | 'disk';
+  fetched: boolean;
+  stored?: boolean;
+  attempts?: number;
+  fallback?: boolean;
+  revalidating?: boolean;
+  remembered?: boolean;
 }
 
 export interface CacheSetOptions extends Target {
@@ -164,9 +236,17 @@ export interface InitializeOptions {
   events?: boolean;
   /** Declare that this client answers `migrate.object`. */
   migrationCallbacks?: boolean;
+  /** Declare `capabilities.fetch` (default true). */
+  fetch?: boolean;
+  /** Declare `capabilities.fallback` (default: whether a fallback is registered by then). */
+  fallback?: boolean;
 }
 
-export interface SpawnOptions extends InitializeOptions {
+export interface SpawnOptions extends Omit<InitializeOptions, 'fallback'> {
+  /** The fetcher for every cache without its own. */
+  fetcher?: Fetcher;
+  /** A fallback for every cache without its own (then declared), or `true` to declare `capabilities.fallback` for fallbacks given to `cache.open` later. */
+  fallback?: Fallback | boolean;
   memory?: boolean;
   /** The larder executable (else `$LARDER_BIN`, `bin/larder` in this package, `PATH`). */
   binary?: string;
@@ -181,10 +261,11 @@ export interface SpawnOptions extends InitializeOptions {
   onError?: (err: unknown) => void;
 }
 
-/** `{id, method}` of a request from the server. */
+/** `{id, method, signal}` of a request from the server; `signal` aborts on `$/cancelRequest`. */
 export interface ServerRequest {
   id: string | number;
   method: string;
+  signal: AbortSignalLike;
 }
 
 export type RequestHandler = (params: any, request: ServerRequest) => unknown;
@@ -219,6 +300,9 @@ export function findBinary(binary?: string, options?: { env?: Record<string, str
 
 /** What an `onMigrate` handler returns to delete the object. */
 export const DROP: unique symbol;
+
+/** What a fetcher or fallback returns when there is nothing under the key. */
+export const NOT_FOUND: unique symbol;
 
 export interface TransportOptions {
   framing?: Framing;
@@ -256,6 +340,16 @@ export class Transport {
 export class CacheMethods {
   constructor(db: Larder);
   open(name?: string, options?: CacheOpenOptions): Promise<any>;
+  /** Registers a fetcher or fallback for one cache ('*': every cache without its own); undefined/null removes it. */
+  register(kind: 'fetcher' | 'fallback', cache: string, fn: Fetcher | Fallback | undefined | null): void;
+  /**
+   * The entry, or on a miss what the fetcher (else the cache's, else the
+   * spawn option's) returns, stored. Rejects with FetchFailed when every
+   * attempt failed and no fallback answered; a fetched value JSON cannot
+   * hold rejects with a TypeError.
+   */
+  getOrFetch(key: string, fetcher?: Fetcher | null, options?: GetOrFetchOptions): Promise<GetOrFetchResult>;
+  getOrFetch(key: string, options: GetOrFetchOptions): Promise<GetOrFetchResult>;
   /** Stores `value` (bytes as bytes) or `options.data`; a value JSON cannot hold throws a TypeError. */
   set(key: string, value: unknown, options?: CacheSetOptions): Promise<{ stored: true; size: number }>;
   get(key: string, options?: Target): Promise<CacheLookup>;
@@ -341,6 +435,9 @@ export class EntityMethods {
 /** A connection to one larder sidecar process. */
 export class Larder {
   static DROP: typeof DROP;
+  static NOT_FOUND: typeof NOT_FOUND;
+  /** Whether `initialize` declared `capabilities.fallback`. */
+  readonly fallback: boolean;
   static spawn(options?: SpawnOptions): Promise<Larder>;
   constructor(
     child: ChildProcessLike | Transport,
@@ -400,6 +497,7 @@ export const ErrorCode: {
   readonly unresolvedReferences: -31042;
   readonly deleteDenied: -31043;
   readonly incompleteRecord: -31044;
+  readonly fetchFailed: -31050;
 };
 
 /** An error the server answered (or a handler throws to answer with). */
@@ -442,6 +540,8 @@ export class ModelConflict extends CodeError {}
 export class UnresolvedReferences extends CodeError {}
 export class DeleteDenied extends CodeError {}
 export class IncompleteRecord extends CodeError {}
+/** `cache.getOrFetch` got no value: `data: {attempts, lastError, fallbackError?, remembered?}`. */
+export class FetchFailed extends CodeError {}
 
 /** The sidecar process is gone: every pending and later call rejects with this. */
 export class SidecarExited extends LarderError {

@@ -13,7 +13,7 @@
 
 export { Larder, CLIENT_NAME, CLIENT_VERSION } from './client.js';
 export { Transport, findBinary, PACKAGED_BINARY } from './transport.js';
-export { CacheMethods } from './cache.js';
+export { CacheMethods, NOT_FOUND } from './cache.js';
 export { CacheView } from './view.js';
 export { DROP, SchemaMethods, ObjectMethods, MigrateMethods } from './objects.js';
 export { EntityMethods } from './entities.js';

@@ -9,7 +9,7 @@ const {
   ServerNotInitialized, RequestCancelled, RequestFailed,
   StoreUnavailable, StorageFailure, StoreLocked, StoreLost, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
-  EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord,
+  EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord, FetchFailed,
 } = larder;
 
 let db;
@@ -29,7 +29,7 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
     entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
-    deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord,
+    deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord, fetchFailed: FetchFailed,
   };
   assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
   for (const [name, Class] of Object.entries(classes)) {

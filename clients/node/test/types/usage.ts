@@ -1,7 +1,7 @@
 // Compiled (never run) by `tsc --noEmit -p clients/node`: the declarations
 // accept what the README shows and refuse what the client refuses.
 import {
-  CacheNotFound, DROP, ErrorCode, findBinary, InvalidParams, Larder, LarderError, SidecarExited, Transport,
+  CacheNotFound, DROP, ErrorCode, FetchFailed, findBinary, NOT_FOUND, InvalidParams, Larder, LarderError, SidecarExited, Transport,
 } from '../../index.js';
 
 declare function use(...values: unknown[]): void;
@@ -34,6 +34,25 @@ export async function readme(): Promise<void> {
   transport.end();
   const status = await db.close({ timeout: 1000 });
   use(stored.size, status.exitCode, status.signal);
+
+  await db.cache.open('rates', {
+    fetch: { retries: 1, retryDelayMs: [1, 5], negativeTtl: 10, staleWhileRevalidate: 30 },
+    fetcher: async (key, { attempt }) => (attempt > 1 ? NOT_FOUND : { key }),
+    fallback: (key, { error }) => error.message,
+  });
+  const fetched = await db.cache.getOrFetch('user:9', async (key, ctx) => {
+    ctx.ttl = 60;
+    ctx.signal.addEventListener('abort', () => {});
+    return new Uint8Array([key.length]);
+  }, { retries: 2, timeoutMs: 100 });
+  use(fetched.fetched, fetched.stored, fetched.attempts, fetched.revalidating, fetched.data);
+  use(await db.cache.getOrFetch('usd', { cache: 'rates' }), Larder.NOT_FOUND, db.fallback);
+  try {
+    await db.cache.getOrFetch('x', null);
+  } catch (e) {
+    if (e instanceof FetchFailed) use(e.data, ErrorCode.fetchFailed);
+  }
+  await Larder.spawn({ memory: true, fallback: true, fetcher: async () => undefined });
 
   // @ts-expect-error a misspelt option is refused
   await db.cache.set('k', 1, { tll: 5 });
