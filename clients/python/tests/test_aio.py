@@ -4,6 +4,7 @@ stand-in one for crashes and $/progress."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import sys
@@ -340,6 +341,21 @@ def test_progress_routed_to_a_coroutine_before_the_result():
         assert others == [{"token": "someone-else", "value": {"kind": "report"}}]
 
     run_fake(body)
+
+
+def test_cancelling_a_call_asks_the_server_to_cancel_it(caplog):
+    async def body(db: AsyncLarder) -> None:
+        hanging = asyncio.ensure_future(db.call("hang"))
+        await asyncio.sleep(0)  # sent
+        hanging.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await hanging
+        # The stand-in answers the cancelled request with an error, then this one.
+        assert await db.call("cancelled") == ["hang"]
+
+    with caplog.at_level(logging.WARNING, logger="larder"):
+        run_fake(body)
+    assert caplog.records == [], "the answer to the cancelled request is dropped quietly"
 
 
 # -- closing and losing the sidecar --------------------------------------------------

@@ -46,6 +46,8 @@ class AsyncConnection:
         #: Each request waiting for its answer: id → (future, shape).
         self._pending: dict[int, tuple[asyncio.Future[Any], Shape]] = {}
         self._progress: dict[Any, Handler] = {}
+        #: Requests whose callers stopped waiting: their answers are dropped.
+        self._abandoned: set[int] = set()
         self.request_handlers: dict[str, Handler] = {}
         self.event_handlers: dict[str, list[Handler]] = {}
         self.exit_info: tuple[int | None, str, str | None] | None = None
@@ -75,6 +77,7 @@ class AsyncConnection:
             result = await future
         except asyncio.CancelledError:
             if self._pending.pop(rid, None) is not None:
+                self._abandoned.add(rid)
                 self._cancel_quietly(rid)
             raise
         finally:
@@ -180,10 +183,12 @@ class AsyncConnection:
                 rid = m.get("id")
                 waiting = pending.pop(rid, None) if type(rid) is int else None
                 if waiting is None:
-                    if "error" in m:
-                        log.warning("larder answered an error to no waiting request: %s", m.get("error"))
+                    if type(rid) is int and rid in self._abandoned:
+                        self._abandoned.discard(rid)
+                    elif "error" in m:
+                        log.warning("larder answered an error to no known request: %s", m.get("error"))
                     else:
-                        log.debug("larder answered request id %r, which nobody waits for", rid)
+                        log.warning("larder answered an unknown request id %r", rid)
                     continue
                 future, shape = waiting
                 if future.done():
