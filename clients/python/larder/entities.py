@@ -103,8 +103,9 @@ def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 class EntityMethods(Methods[K]):
     """The ``entity.*`` methods. On a client each call returns its result; on
-    a pipeline each returns a :class:`concurrent.futures.Future` of it (and
-    :meth:`iter_query`, which needs the answers, is not available)."""
+    a pipeline, a :class:`~larder.connection.Reply` of it (and
+    :meth:`iter_query`, which needs the answers, is not available); on an
+    asyncio client, an awaitable (see :mod:`larder.methods`)."""
 
     def __init__(self, request: Callable[..., Any], *, pipelined: bool = False, asynchronous: bool = False) -> None:
         super().__init__(request)

@@ -93,7 +93,8 @@ def _subject(key: Any, type_name: str | None, value: Any, cache: str | None, gro
 
 class SchemaMethods(Methods[K]):
     """The ``schema.*`` methods: versioned object types. On a client each
-    call returns its result; on a pipeline each returns a future of it."""
+    call returns its result; on a pipeline, a reply of it; on an asyncio
+    client, an awaitable (see :mod:`larder.methods`)."""
 
     @method
     def register(
