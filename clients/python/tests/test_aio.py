@@ -280,6 +280,27 @@ def test_removed_event_handler_is_not_called(binary):
     run(binary, body)
 
 
+def test_cache_view(binary):
+    async def body(db: AsyncLarder) -> None:
+        thumbs = db.cache_view("images", group="thumbs")
+        await thumbs.set("cat.png", b"\x89PNG")
+        await thumbs.update({"a": 1, "b": {"x": 2}})
+        assert await thumbs.get("cat.png") == b"\x89PNG"
+        assert await thumbs.contains("a") and not await thumbs.contains("zzz")
+        assert await db.cache.get("a", cache="images") is None, "the view's entries are in its group"
+        thumbs.page_size = 2
+        assert [k async for k in thumbs] == ["a", "b", "cat.png"]
+        assert [item async for item in thumbs.items()] == [("a", 1), ("b", {"x": 2}), ("cat.png", b"\x89PNG")]
+        assert await thumbs.count() == 3
+        assert await thumbs.pop("a") == 1 and await thumbs.pop("a", "gone") == "gone"
+        with pytest.raises(KeyError):
+            await thumbs.pop("a")
+        assert await thumbs.clear() == 2 and await thumbs.count() == 0
+        assert await db.cache_view("never-opened").clear() == 0
+
+    run(binary, body)
+
+
 # -- memoize and entities --------------------------------------------------------
 
 def test_memoize_an_async_function(binary):

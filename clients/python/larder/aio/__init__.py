@@ -12,5 +12,6 @@ binary lookup with :class:`larder.Larder`; only the transport differs
 """
 
 from .client import AsyncLarder, AsyncNamespace, AsyncPipeline, Spawn
+from .view import AsyncCacheView
 
-__all__ = ["AsyncLarder", "AsyncNamespace", "AsyncPipeline", "Spawn"]
+__all__ = ["AsyncCacheView", "AsyncLarder", "AsyncNamespace", "AsyncPipeline", "Spawn"]

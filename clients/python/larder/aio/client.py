@@ -16,6 +16,7 @@ from ..memoize import memoize_async
 from ..methods import Async, AsyncPiped
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from .connection import AsyncConnection
+from .view import AsyncCacheView
 
 __all__ = ["AsyncLarder", "AsyncNamespace", "AsyncPipeline", "Spawn"]
 
@@ -252,6 +253,11 @@ class AsyncLarder:
         ``batch`` and ``raise_on_error`` are as for :meth:`larder.Larder.pipeline`."""
         return AsyncPipeline(self, batch=batch, raise_on_error=raise_on_error)
 
+    def cache_view(self, cache: str = "default", group: str = "", *, ttl: float | None = None) -> AsyncCacheView:
+        """One group of one cache as a mapping with awaited operations (see
+        :class:`~larder.aio.view.AsyncCacheView`)."""
+        return AsyncCacheView(self, cache, group, ttl=ttl)
+
     def memoize(self, cache: str | None = None, *, ttl: float | None = None, group: str | None = None,
                 name: str | None = None, typed: bool = False) -> Callable[[A], A]:
         """A decorator that keeps a coroutine function's results in ``cache``
@@ -395,7 +401,7 @@ class AsyncPipeline:
                     future.set_exception(e)
                 finally:
                     if token is not None:
-                        connection._progress.pop(token, None)
+                        connection.forget_progress(token)
             if any(token is not None for _, _, token in sent):
                 await connection.wait_for_callbacks()
         self._results = [f.exception() or f.result() for f in self.futures]

@@ -82,7 +82,7 @@ class AsyncConnection:
             raise
         finally:
             if token is not None:
-                self._progress.pop(token, None)
+                self.forget_progress(token)
         if token is not None:
             await self.wait_for_callbacks()
         return result
@@ -129,6 +129,10 @@ class AsyncConnection:
         gone, and the reader fails every waiting future once its output ends."""
         if not self._stdin.is_closing():
             self._stdin.write(data)
+
+    def forget_progress(self, token: Any) -> None:
+        """Stops routing ``$/progress`` for ``token`` (its request is answered)."""
+        self._progress.pop(token, None)
 
     async def drain(self) -> None:
         """Waits while the sidecar's input pipe is full. A pipe that closed
