@@ -406,6 +406,24 @@ def test_context_manager_closes_on_error(binary):
         asyncio.run(main())
 
 
+# asyncio reports the subprocess transport left open, as it should.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_client_left_open_when_the_loop_ends(binary):
+    async def main() -> AsyncLarder:
+        db = await AsyncLarder.spawn(memory=True, binary=binary)
+        await db.cache.set("k", 1)
+        return db
+
+    db = asyncio.run(main())
+    assert not db.alive
+
+    async def later() -> None:
+        await db.cache.get("k")
+
+    with pytest.raises(larder.SidecarExited, match="event loop stopped"):
+        asyncio.run(later())
+
+
 def test_crash_mid_call_reports_exit_status_and_stderr():
     async def body(db: AsyncLarder) -> None:
         with pytest.raises(larder.SidecarExited) as e:

@@ -172,8 +172,13 @@ class AsyncConnection:
                     self._file(decode_lines(complete))
         except (ConnectionError, OSError) as e:
             log.debug("reading larder's output failed: %s", e)
-        finally:
-            await self._output_ended()
+        except asyncio.CancelledError:
+            # The event loop is shutting down with the client still open: close
+            # the sidecar's input, so that it exits on its own, without waiting.
+            self.close_input()
+            self.end((self.process.returncode, self.stderr_tail, "the event loop stopped with the client open"))
+            raise
+        await self._output_ended()
 
     def _file(self, messages: list[Any]) -> None:
         """Settles answers' futures; queues callbacks for the rest."""
