@@ -9,6 +9,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 from typing import Any, Awaitable, Callable
 
 import pytest
@@ -410,21 +411,29 @@ def test_context_manager_closes_on_error(binary):
 # asyncio reports the subprocess transport left open, as it should.
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_client_left_open_when_the_loop_ends(binary):
-    async def main() -> AsyncLarder:
-        db = await AsyncLarder.spawn(memory=True, binary=binary)
-        await db.cache.set("k", 1)
-        return db
+    def scenario() -> None:
+        async def main() -> AsyncLarder:
+            db = await AsyncLarder.spawn(memory=True, binary=binary)
+            await db.cache.set("k", 1)
+            return db
 
-    db = asyncio.run(main())
-    assert not db.alive
+        db = asyncio.run(main())
+        assert not db.alive
 
-    async def later() -> None:
-        await db.cache.get("k")
+        async def later() -> None:
+            await db.cache.get("k")
 
-    with pytest.raises(larder.SidecarExited, match="event loop stopped"):
-        asyncio.run(later())
-    del db
-    gc.collect()  # the transport's complaint belongs to this test
+        with pytest.raises(larder.SidecarExited, match="event loop stopped"):
+            asyncio.run(later())
+
+    scenario()
+    # asyncio's complaint about the transport belongs to this test: let the
+    # threads that wait for sidecars to exit (Python 3.11's child watcher)
+    # finish, then collect.
+    for thread in threading.enumerate():
+        if thread.name.startswith("asyncio-waitpid-"):
+            thread.join(GUARD)
+    gc.collect()
 
 
 def test_crash_mid_call_reports_exit_status_and_stderr():
