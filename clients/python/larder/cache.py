@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Iterable, TypeVar
 
 from .errors import CacheNotFound
-from .methods import Call, Methods, Sync, method
+from .methods import Call, Methods, method
 from .results import (ClearResult, DropResult, Entry, FoundResult, GetManyResult, HasResult, KeysPage, ListResult,
                       OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
 
@@ -257,7 +257,8 @@ class CacheMethods(Methods[K]):
     # -- several entries --------------------------------------------------
 
     @method
-    def get_many(self, keys: Iterable[str], *, cache: str | None = None, group: str | None = None) -> Call[GetManyResult]:
+    def get_many(self, keys: Iterable[str], *, cache: str | None = None,
+                 group: str | None = None) -> Call[GetManyResult]:
         """``cache.getMany``: ``{"entries": {key: <what get answers>}}``."""
         params = _params(cache=cache, group=group)
         params["keys"] = list(keys)
@@ -324,7 +325,8 @@ class CacheMethods(Methods[K]):
     # -- whole caches -----------------------------------------------------
 
     @method
-    def clear(self, *, tier: str | None = None, cache: str | None = None, group: str | None = None) -> Call[ClearResult]:
+    def clear(self, *, tier: str | None = None, cache: str | None = None,
+              group: str | None = None) -> Call[ClearResult]:
         """``cache.clear``: empties ``tier`` (``"memory"``, ``"disk"`` or
         ``"all"``, the default) of the cache, or of one group when ``group``
         is given (all groups otherwise). ``{"removed": count}``; fails with

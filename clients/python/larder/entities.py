@@ -203,7 +203,8 @@ class EntityMethods(Methods[K]):
         return self._request("entity.discard", {}, None)
 
     @method
-    def upsert(self, entity: str, records: Iterable[Mapping[str, Any]], *, on_missing: str | None = None) -> Call[ApplyResult]:
+    def upsert(self, entity: str, records: Iterable[Mapping[str, Any]], *,
+               on_missing: str | None = None) -> Call[ApplyResult]:
         """``entity.upsert``: stages ``records`` in a batch of their own and
         applies it at once (the staged batch is left alone). Same result and
         errors as :meth:`apply`."""
@@ -234,7 +235,8 @@ class EntityMethods(Methods[K]):
         return self._request("entity.get", _params(entity=entity, id=id, include=_paths(include)), None)
 
     @method
-    def get_many(self, entity: str, ids: Iterable[Any], *, include: str | Iterable[str] | None = None) -> Call[EntityManyResult]:
+    def get_many(self, entity: str, ids: Iterable[Any], *,
+                 include: str | Iterable[str] | None = None) -> Call[EntityManyResult]:
         """``entity.getMany``: ``{"records": [...], "missing": [ids]}``, the
         records found in the order asked and the identifiers without one."""
         return self._request("entity.getMany", _params(entity=entity, ids=_ids(ids), include=_paths(include)), None)

@@ -192,7 +192,8 @@ class ObjectMethods(Methods[K]):
         return self._request("object.put", params, None)
 
     @method
-    def get(self, key: str, *, type: str | None = None, cache: str | None = None, group: str | None = None) -> Call[ObjectRead]:
+    def get(self, key: str, *, type: str | None = None, cache: str | None = None,
+            group: str | None = None) -> Call[ObjectRead]:
         """``object.get``: the object at the newest version of its type.
 
         Returns ``{"found": False}``, or ``{"found": True, "type", "version",
