@@ -70,11 +70,30 @@ public final class Cache {
 
     // MARK: - Reading
 
-    /// The entry under `key`: nil when absent, or when expired and the cache does not return expired entries.
-    public func get(_ k: EntryKey) throws(StoreError) -> Lookup? {
+    /// The entry under `key`: nil when absent, or when expired and the cache
+    /// does not return expired entries (unless `includingExpired`: a fetch
+    /// on a miss may answer an expired entry while it refreshes it).
+    public func get(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {
         try ready()
-        if let e = memory.get(k) { return found(e, in: .memory) }
-        return try getFromDisk(k)
+        if let e = memory.get(k) { return found(e, in: .memory, includingExpired: includingExpired) }
+        return try getFromDisk(k, includingExpired: includingExpired)
+    }
+
+    /// The entry under `key` as it stands, expired or not, without counting a
+    /// read or making it recent: what a fetch compares before storing.
+    public func current(_ k: EntryKey) throws(StoreError) -> Lookup? {
+        try ready()
+        let entry: Entry
+        let tier: CacheEvent.Tier
+        if let e = memory.peek(k) {
+            (entry, tier) = (e, .memory)
+        } else if config.persistent, let e = try disk.lookup(k) {
+            (entry, tier) = (e, .disk)
+        } else {
+            return nil
+        }
+        let expiresAt = entry.expiresAt(lifespan: config.lifespan)
+        return Lookup(entry: entry, expired: expiresAt.map { store.clock.now >= $0 } ?? false, tier: tier, expiresAt: expiresAt)
     }
 
     /// `get` for a key given as the UTF-8 of its group and key (valid UTF-8),
@@ -97,30 +116,30 @@ public final class Cache {
 
     /// The rest of a get once the memory tier holds nothing under `k`: the
     /// entry from the disk tier, kept in memory from now on.
-    private func getFromDisk(_ k: EntryKey) throws(StoreError) -> Lookup? {
+    private func getFromDisk(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {
         guard config.persistent, let e = try disk.lookup(k) else {
             stats.memory.misses += 1
             if config.persistent { stats.disk.misses += 1 }
             return nil
         }
         if fitsInMemory(e.size) { keepInMemory(k, e) }
-        return found(e, in: .disk)
+        return found(e, in: .disk, includingExpired: includingExpired)
     }
 
     /// A found entry as a lookup, or nil when it is expired and reads as a miss.
-    private func found(_ entry: Entry, in tier: CacheEvent.Tier) -> Lookup? {
-        countRead(of: entry, in: tier).map {
+    private func found(_ entry: Entry, in tier: CacheEvent.Tier, includingExpired: Bool = false) -> Lookup? {
+        countRead(of: entry, in: tier, includingExpired: includingExpired).map {
             Lookup(entry: entry, expired: $0, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
         }
     }
 
     /// Counts a read of a found entry: whether it has expired, or nil when it
     /// is expired and reads as a miss (and counts as one).
-    private func countRead(of entry: Entry, in tier: CacheEvent.Tier) -> Bool? {
+    private func countRead(of entry: Entry, in tier: CacheEvent.Tier, includingExpired: Bool = false) -> Bool? {
         if tracksDiskRecency { store.noteUse(of: entry.diskID) }
         // The clock is read only for an entry that can expire.
         let expired = entry.expiresAt(lifespan: config.lifespan).map { store.clock.now >= $0 } ?? false
-        if expired && !config.returnsExpired {
+        if expired && !config.returnsExpired && !includingExpired {
             stats.memory.misses += 1
             if tier == .disk { stats.disk.misses += 1 }
             return nil

@@ -20,10 +20,28 @@ public struct CacheConfig: Equatable, Sendable {
     public var lifespan: Int64 = 0
     /// Return expired entries (marked `expired`) instead of treating them as misses.
     public var returnsExpired = false
+    /// How `cache.getOrFetch` asks the client for what is missing.
+    public var fetch = FetchSettings()
 
     public init() {}
 
+    /// The settings as `cache.open` reports them.
     public var json: JSON {
+        var o = storedMembers
+        o.append("fetch", fetch.json)
+        return .object(o)
+    }
+
+    /// The settings as stored with the cache: `fetch` only when it differs
+    /// from the defaults, so that a store whose caches never fetch stays
+    /// readable by a Larder that knows nothing of fetching.
+    var storedJSON: JSON {
+        var o = storedMembers
+        if fetch != FetchSettings() { o.append("fetch", fetch.json) }
+        return .object(o)
+    }
+
+    private var storedMembers: JSONObject {
         [
             "persistent": .bool(persistent),
             "memory": ["maxCount": .int(memory.maxCount), "maxBytes": .int(memory.maxBytes)],
@@ -41,7 +59,7 @@ public struct CacheConfig: Equatable, Sendable {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
-        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired"], at: "") {
+        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch"], at: "") {
             throw corrupt("unknown setting \"\(unknown.path)\"")
         }
 
@@ -79,6 +97,9 @@ public struct CacheConfig: Equatable, Sendable {
         }
         lifespan = Int64((l * 1000).rounded())
         returnsExpired = try bool("returnsExpired")
+        if let f = o["fetch"] {
+            do { fetch = try FetchSettings(stored: f) } catch { throw corrupt("fetch: \(error.reason)") }
+        }
     }
 }
 
@@ -91,6 +112,7 @@ public struct CacheConfigChange: Sendable {
     public var diskMaxBytes: Int?
     public var lifespan: Int64?
     public var returnsExpired: Bool?
+    public var fetch = FetchSettings.Change()
 
     public init() {}
 
@@ -103,6 +125,7 @@ public struct CacheConfigChange: Sendable {
         if let v = diskMaxBytes { c.disk.maxBytes = v }
         if let v = lifespan { c.lifespan = v }
         if let v = returnsExpired { c.returnsExpired = v }
+        c.fetch = fetch.applied(to: c.fetch)
         return c
     }
 }

@@ -44,7 +44,7 @@ extension Store {
         }
         let config = change.applied(to: CacheConfig())
         let s = try database.statement("INSERT INTO caches (name, config) VALUES (?, ?) RETURNING id")
-        s.bind(1, name).bind(2, config.json.description)
+        s.bind(1, name).bind(2, config.storedJSON.description)
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
@@ -82,7 +82,7 @@ extension Store {
     private func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {
         try beginWrite()
         let s = try database.statement("UPDATE caches SET config = ? WHERE id = ?")
-        s.bind(1, config.json.description).bind(2, id)
+        s.bind(1, config.storedJSON.description).bind(2, id)
         try s.run()
     }
 

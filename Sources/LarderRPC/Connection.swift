@@ -64,6 +64,12 @@ public final class Connection {
     private var nextOutgoingID = 0
     /// Work that continues between messages (long operations run in slices).
     private var scheduled: [() -> Void] = []
+    /// Work due at a later moment (`after(milliseconds:_:)`).
+    private var timers = Timers()
+    /// The input ended: the client can answer nothing more.
+    public private(set) var inputEnded = false
+    /// Requests to the client given up on (`abandon`): a late answer to one is expected, not a mistake.
+    private var abandoned: Set<RequestID> = []
     /// A message being gathered line by line (see `SplitMessage`).
     private var split: SplitMessage? {
         didSet { gathering = split != nil }
@@ -87,6 +93,11 @@ public final class Connection {
     /// Serves until the input ends or `stop` is called; returns the exit code.
     public func run() -> Int32 {
         while !stopped {
+            if !timers.isEmpty, let due = timers.takeDue() {
+                due()
+                flush()
+                continue
+            }
             // Scheduled work runs only while no input waits, so requests keep being served.
             if !scheduled.isEmpty && !inputIsReady() {
                 scheduled.removeFirst()()
@@ -98,6 +109,8 @@ public final class Connection {
             if quietWanted && lastReadDrained && !inputArrives(within: quietAfterMilliseconds) {
                 quiet()
             }
+            // A read would block past the next timer: wait for input only until it is due.
+            if let wait = timers.millisecondsToNext, !inputArrives(within: wait) { continue }
             let n = decoder.read(from: input)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -121,8 +134,13 @@ public final class Connection {
         }
         // Work already under way finishes; handlers waiting on the client answer
         // now. Those answers still go out: the client may still be reading.
+        inputEnded = true
         runScheduledWork()
         failAwaiting(with: ResponseError(code: .requestCancelled, message: "the client closed the connection"))
+        // Nothing waited for can come now: timers run at once (a retry finds the client gone).
+        while !timers.isEmpty {
+            for work in timers.takeAll() { work() }
+        }
         runScheduledWork()
         flush()
         handler?.connectionClosed()
@@ -149,6 +167,17 @@ public final class Connection {
     /// work, schedule the next, and meanwhile other requests are served.
     public func schedule(_ work: @escaping () -> Void) {
         scheduled.append(work)
+    }
+
+    /// Runs `work` once `milliseconds` have passed (on the monotonic clock),
+    /// between messages; at the end of input, at once.
+    @discardableResult
+    public func after(milliseconds: Int, _ work: @escaping () -> Void) -> TimerID {
+        timers.add(after: milliseconds, work)
+    }
+
+    public func cancel(_ timer: TimerID) {
+        timers.cancel(timer)
     }
 
     private func runScheduledWork() {
@@ -249,6 +278,8 @@ public final class Connection {
         case .success(.response(let id, let result)):
             if let waiting = awaiting.removeValue(forKey: id) {
                 waiting.onResponse(result)
+            } else if abandoned.remove(id) != nil {
+                Log.debug("a late response to request \(id), given up on, was ignored")
             } else {
                 Log.warn("a response for unknown request id \(id) was ignored")
             }
@@ -389,7 +420,7 @@ public final class Connection {
     public func request(_ method: String, params: JSON?, onResponse: @escaping (Result<JSON, ResponseError>) -> Void) -> RequestID {
         nextOutgoingID += 1
         let id = RequestID.string("larder-\(nextOutgoingID)")
-        guard !clientGone else {
+        guard !clientGone && !inputEnded else {
             onResponse(.failure(ResponseError(code: .requestCancelled, message: "the client closed the connection")))
             return id
         }
@@ -406,6 +437,15 @@ public final class Connection {
             w.writeASCII("}")
         }
         return id
+    }
+
+    /// Gives up on a request sent to the client: its answer, if it comes, is
+    /// ignored, and the client is told with `$/cancelRequest`, as LSP does.
+    public func abandon(_ id: RequestID) {
+        guard awaiting.removeValue(forKey: id) != nil else { return }
+        if abandoned.count >= 1024 { abandoned.removeAll() }
+        abandoned.insert(id)
+        notify("$/cancelRequest", params: ["id": id.json])
     }
 
     /// Fails the requests still waiting for the client in the order they were

@@ -8,6 +8,7 @@ enum MethodTable {
         CacheClear.self,
         CacheDrop.self,
         CacheGet.self,
+        CacheGetOrFetch.self,
         CacheGetMany.self,
         CacheHas.self,
         CacheKeys.self,

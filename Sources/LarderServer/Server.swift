@@ -31,6 +31,8 @@ final class Server: MessageHandler {
     }
     /// The client declared `migrationCallbacks` in `initialize`: it answers `migrate.object`.
     var migrationCallbacks = false
+    /// Fetches from the client in flight (`cache.getOrFetch`).
+    private(set) lazy var flights = FetchFlights(server: self)
     /// Whether another process's commits were looked for since the last flush.
     private var checkedForeignWrites = false
     /// Writes waiting for one commit are released together; past this many,

@@ -20,6 +20,7 @@ extension ErrorCode {
     public static let unresolvedReferences = ErrorCode(rawValue: -31042)
     public static let deleteDenied = ErrorCode(rawValue: -31043)
     public static let incompleteRecord = ErrorCode(rawValue: -31044)
+    public static let fetchFailed = ErrorCode(rawValue: -31050)
 }
 
 extension StoreError {

@@ -70,6 +70,9 @@ enum Initialize: MethodDefinition {
         var events = false
         /// The client answers `migrate.object`.
         var migrationCallbacks = false
+        /// The client answers `cache.fetch` (and, with `fallback`, `cache.fallback`).
+        var fetch = false
+        var fallback = false
 
         init() {}
 
@@ -78,6 +81,8 @@ enum Initialize: MethodDefinition {
             var c = Capabilities()
             c.events = try p.optional("events", as: Bool.self) ?? false
             c.migrationCallbacks = try p.optional("migrationCallbacks", as: Bool.self) ?? false
+            c.fetch = try p.optional("fetch", as: Bool.self) ?? false
+            c.fallback = try p.optional("fallback", as: Bool.self) ?? false
             return c
         }
     }
@@ -94,6 +99,8 @@ enum Initialize: MethodDefinition {
         }
         if p.capabilities.events { server.events.subscribeAll() }
         server.migrationCallbacks = p.capabilities.migrationCallbacks
+        server.flights.clientFetches = p.capabilities.fetch
+        server.flights.clientFallsBack = p.capabilities.fallback
         server.lifecycle = .running
         return .result(Result(
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),

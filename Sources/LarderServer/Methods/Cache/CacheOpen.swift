@@ -7,7 +7,7 @@ enum CacheOpen: MethodDefinition {
     static let method = "cache.open"
 
     struct Params: ParamsObject {
-        static let members = ["cache", "persistent", "memory", "disk", "lifespan", "returnsExpired"]
+        static let members = ["cache", "persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch"]
         static let requiredMembers = ["cache"]
         let cache: String
         let change: CacheConfigChange
@@ -27,6 +27,7 @@ enum CacheOpen: MethodDefinition {
             }
             change.lifespan = try p.milliseconds("lifespan")
             change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
+            if let fetch = try p.optional("fetch", as: FetchParams.self) { change.fetch = fetch.change }
             self.change = change
         }
     }

@@ -1,0 +1,288 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+
+/// The misses of `cache.getOrFetch`, each asked of the client once however
+/// many requests wait for it (single flight), with retries, a timeout per
+/// attempt, the client's fallback and the failures it remembers.
+///
+/// The client is asked with the server-to-client request `cache.fetch`,
+/// like `migrate.object`: nothing waits in the server, the answer arrives as
+/// a message, and every other request is served meanwhile. What a fetch
+/// brings is stored only if nothing wrote the key since the fetch began: a
+/// write made during the fetch is newer than what the fetch was asked for.
+final class FetchFlights {
+    private unowned let server: Server
+    /// The client answers `cache.fetch` / `cache.fallback` (`initialize` capabilities).
+    var clientFetches = false
+    var clientFallsBack = false
+
+    struct Key: Hashable {
+        let cache: String
+        let entry: EntryKey
+    }
+
+    /// What an attempt, or a whole fetch, came to.
+    enum Outcome {
+        case value(kind: Entry.Kind, bytes: [UInt8], ttl: Int64?)
+        case notFound
+        case failed(ResponseError)
+    }
+
+    /// A fetch under way and the requests waiting for it.
+    private final class Flight {
+        let key: Key
+        let settings: FetchSettings
+        /// The entry under the key when the fetch began (an expired one, or none).
+        let baseline: Entry?
+        var waiters: [Reply] = []
+        var attempts = 0
+        /// Something removed the key, or cleared the cache, while the fetch ran.
+        var superseded = false
+
+        init(key: Key, settings: FetchSettings, baseline: Entry?) {
+            self.key = key
+            self.settings = settings
+            self.baseline = baseline
+        }
+    }
+
+    private var inFlight: [Key: Flight] = [:]
+    /// Fetches that failed or found nothing, remembered for their `negativeTtl`
+    /// (until a moment of the store's clock).
+    private var remembered: [Key: (until: Int64, outcome: Outcome)] = [:]
+
+    init(server: Server) {
+        self.server = server
+    }
+
+    /// Whether a fetch of `key` is under way.
+    func isFetching(_ key: Key) -> Bool { inFlight[key] != nil }
+
+    /// What a recent fetch of `key` came to, if it failed or found nothing and is still remembered.
+    func remembered(_ key: Key) -> Outcome? {
+        guard let r = remembered[key] else { return nil }
+        guard server.store.clock.now < r.until else {
+            remembered[key] = nil
+            return nil
+        }
+        return r.outcome
+    }
+
+    /// Answers `reply` with the outcome of the fetch of `key`, starting one if none is under way.
+    func join(_ reply: Reply?, key: Key, settings: FetchSettings, baseline: Entry?) {
+        if let flight = inFlight[key] {
+            if let reply { flight.waiters.append(reply) }
+            return
+        }
+        let flight = Flight(key: key, settings: settings, baseline: baseline)
+        if let reply { flight.waiters.append(reply) }
+        inFlight[key] = flight
+        attempt(flight)
+    }
+
+    /// A write of the key (other than by a fetch) that removed it.
+    func noteRemoved(cache: String, key: EntryKey) {
+        inFlight[Key(cache: cache, entry: key)]?.superseded = true
+        remembered[Key(cache: cache, entry: key)] = nil
+    }
+
+    /// The cache was cleared or dropped: every fetch into it is overtaken.
+    func noteCleared(cache: String) {
+        guard !inFlight.isEmpty || !remembered.isEmpty else { return }
+        for (key, flight) in inFlight where key.cache == cache { flight.superseded = true }
+        remembered = remembered.filter { $0.key.cache != cache }
+    }
+
+    // MARK: - Asking the client
+
+    private func attempt(_ flight: Flight) {
+        flight.attempts += 1
+        let connection = server.connection
+        let key = flight.key
+        var answered = false
+        var timer: TimerID?
+        let id = connection.request("cache.fetch", params: [
+            "cache": .string(key.cache), "group": .string(key.entry.group), "key": .string(key.entry.key),
+            "attempt": .int(flight.attempts),
+        ]) { [weak self] response in
+            guard !answered else { return }
+            answered = true
+            if let timer { connection.cancel(timer) }
+            self?.attempted(flight, Self.outcome(of: response))
+        }
+        guard !answered else { return }
+        timer = connection.after(milliseconds: Int(flight.settings.timeout)) { [weak self] in
+            guard !answered else { return }
+            answered = true
+            connection.abandon(id)
+            self?.attempted(flight, .failed(ResponseError(code: .requestCancelled,
+                message: "no answer to cache.fetch within \(flight.settings.timeout) ms")))
+        }
+    }
+
+    private func attempted(_ flight: Flight, _ outcome: Outcome) {
+        if case .failed = outcome, flight.attempts <= flight.settings.retries, !server.connection.inputEnded {
+            let delay = flight.settings.retryDelay(before: flight.attempts, random: Double.random(in: 0..<1))
+            server.connection.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
+            return
+        }
+        inFlight[flight.key] = nil
+        if flight.settings.negativeTtl > 0, !flight.superseded {
+            switch outcome {
+            case .notFound, .failed: remembered[flight.key] = (server.store.clock.now + flight.settings.negativeTtl, outcome)
+            case .value: break
+            }
+        }
+        finish(flight.waiters, key: flight.key, outcome: outcome, attempts: flight.attempts,
+               settings: flight.settings, store: (flight.baseline, flight.superseded))
+    }
+
+    /// Answers the waiters: stores a value first (unless a write overtook
+    /// the fetch), or asks for the fallback when every attempt failed.
+    /// `store` is nil for a remembered outcome, which is never stored.
+    func finish(_ waiters: [Reply], key: Key, outcome: Outcome, attempts: Int, settings: FetchSettings,
+                store: (baseline: Entry?, superseded: Bool)?) {
+        switch outcome {
+        case .value(let kind, let bytes, let ttl):
+            let result: Result<JSON, ResponseError>
+            do throws(ResponseError) {
+                result = .success(try stored(kind: kind, bytes: bytes, ttl: ttl ?? settings.ttl, key: key,
+                                             attempts: attempts, overtaken: store?.superseded ?? true,
+                                             baseline: store?.baseline))
+            } catch {
+                server.settleFailedTransaction()
+                result = .failure(error)
+            }
+            for w in waiters { server.finishAfterCommit(w, result) }
+        case .notFound:
+            var o: JSONObject = ["found": false, "fetched": .bool(store != nil), "attempts": .int(attempts)]
+            if store == nil { o.append("remembered", true) }
+            for w in waiters { server.finishAfterCommit(w, .success(.object(o))) }
+        case .failed(let error):
+            guard clientFallsBack, !waiters.isEmpty else {
+                let failure = Self.fetchFailed(error, attempts: attempts, remembered: store == nil)
+                for w in waiters { server.finishAfterCommit(w, .failure(failure)) }
+                return
+            }
+            server.connection.request("cache.fallback", params: [
+                "cache": .string(key.cache), "group": .string(key.entry.group), "key": .string(key.entry.key),
+                "error": error.json,
+            ]) { [weak self] response in
+                guard let self else { return }
+                let result: Result<JSON, ResponseError>
+                switch Self.outcome(of: response) {
+                case .value(let kind, let bytes, _):
+                    result = .success(Self.fallbackResult(kind: kind, bytes: bytes, attempts: attempts))
+                case .notFound:
+                    result = .success(["found": false, "fallback": true, "fetched": false, "attempts": .int(attempts)])
+                case .failed(let fallbackError):
+                    result = .failure(Self.fetchFailed(error, attempts: attempts, remembered: store == nil,
+                                                       fallbackError: fallbackError))
+                }
+                for w in waiters { self.server.finishAfterCommit(w, result) }
+            }
+        }
+    }
+
+    /// Stores a fetched value, unless something wrote the key since the
+    /// fetch began, and returns the answer: the entry as `cache.get` shows
+    /// it, with `fetched`, `attempts` and `stored`.
+    private func stored(kind: Entry.Kind, bytes: [UInt8], ttl: Int64?, key: Key, attempts: Int,
+                        overtaken: Bool, baseline: Entry?) throws(ResponseError) -> JSON {
+        let cache = try server.cache(key.cache, create: true)!
+        var overtaken = overtaken
+        if !overtaken, let now = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) {
+            // An entry that is not the one the fetch began with was written meanwhile.
+            overtaken = baseline.map { !($0.storedAt == now.entry.storedAt && $0.validatedAt == now.entry.validatedAt
+                                         && $0.bytes == now.entry.bytes) } ?? true
+        }
+        var w = JSONWriter(capacity: bytes.count + 160)
+        if overtaken {
+            w.writeASCII("{\"found\":true,")
+            Self.writeValue(kind: kind, bytes: bytes, into: &w)
+            w.writeASCII(",\"fetched\":true,\"stored\":false,\"attempts\":")
+        } else {
+            try server.core { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
+            guard let entry = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) else {
+                throw .internalError("a fetched entry was not found right after it was stored")
+            }
+            CacheGet.write(entry, into: &w)
+            w.truncate(to: w.count - 1)
+            w.writeASCII(",\"fetched\":true,\"stored\":true,\"attempts\":")
+        }
+        w.writeInt(attempts)
+        w.writeASCII("}")
+        return .fragment(JSONFragment(validJSON: w.copiedBytes))
+    }
+
+    private static func fallbackResult(kind: Entry.Kind, bytes: [UInt8], attempts: Int) -> JSON {
+        var w = JSONWriter(capacity: bytes.count + 96)
+        w.writeASCII("{\"found\":true,")
+        writeValue(kind: kind, bytes: bytes, into: &w)
+        w.writeASCII(",\"fallback\":true,\"fetched\":false,\"attempts\":")
+        w.writeInt(attempts)
+        w.writeASCII("}")
+        return .fragment(JSONFragment(validJSON: w.copiedBytes))
+    }
+
+    private static func writeValue(kind: Entry.Kind, bytes: [UInt8], into w: inout JSONWriter) {
+        if kind == .data {
+            w.writeASCII("\"data\":\"")
+            bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
+            w.writeASCII("\"")
+        } else {
+            w.writeASCII("\"value\":")
+            w.writeRaw(bytes)
+        }
+    }
+
+    static func fetchFailed(_ last: ResponseError, attempts: Int, remembered: Bool,
+                            fallbackError: ResponseError? = nil) -> ResponseError {
+        var data: JSONObject = ["attempts": .int(attempts), "lastError": last.json]
+        if remembered { data.append("remembered", true) }
+        if let fallbackError { data.append("fallbackError", fallbackError.json) }
+        let what = remembered ? "a fetch failed recently and is not tried again yet"
+                              : "fetching failed after \(attempts) attempt\(attempts == 1 ? "" : "s")"
+        return ResponseError(code: .fetchFailed, message: "\(what): \(last.message.echoed)", data: .object(data))
+    }
+
+    /// Reads the client's answer to `cache.fetch` or `cache.fallback`:
+    /// `{value}` or `{data}` (with an optional `ttl`), or `{found: false}`.
+    static func outcome(of response: Result<JSON, ResponseError>) -> Outcome {
+        let answer: JSON
+        switch response {
+        case .failure(let error): return .failed(error)
+        case .success(let json): answer = json
+        }
+        func invalid(_ why: String) -> Outcome {
+            .failed(ResponseError(code: .invalidParams, message: "the client's answer is not {value}, {data} or {found: false}: \(why)"))
+        }
+        guard case .object(let o) = answer else { return invalid("expected an object, got \(answer.typeName)") }
+        if let unknown = o.unknownMember(knowing: ["value", "data", "ttl", "found"], at: "result") {
+            return invalid("unknown member \(unknown.path)" + (unknown.suggestion.map { " (did you mean \($0)?)" } ?? ""))
+        }
+        var ttl: Int64?
+        if let t = o["ttl"], !t.isNull {
+            guard let s = t.numberValue?.double, let ms = ParamRules.milliseconds(seconds: s) else {
+                return invalid("ttl must be a non-negative number of seconds")
+            }
+            ttl = ms
+        }
+        switch (o["value"], o["data"].flatMap { $0.isNull ? nil : $0 }) {
+        case (let value?, nil):
+            guard o["found"] == nil || o["found"] == true else { return invalid("found: false with a value") }
+            return .value(kind: .json, bytes: value.encoded, ttl: ttl)
+        case (nil, let data?):
+            guard case .string(let text) = data, let bytes = Base64.decode(text) else {
+                return invalid("data must be standard base64 with padding")
+            }
+            return .value(kind: .data, bytes: bytes, ttl: ttl)
+        case (nil, nil):
+            guard o["found"] == false else { return invalid("neither value nor data, and no found: false") }
+            return .notFound
+        case (_?, _?):
+            return invalid("both value and data")
+        }
+    }
+}
