@@ -12,7 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 __all__ = [
     "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "CopyResult", "DefineResult", "DeleteResult",
     "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
-    "EqualsResult", "ExtendResult", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
+    "EqualsResult", "ExtendResult", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
     "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
     "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
     "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
@@ -27,12 +27,23 @@ class Limits(TypedDict):
     maxBytes: int
 
 
+class FetchSettings(TypedDict):
+    """How ``cache.getOrFetch`` asks the client for a missing key."""
+    retries: int
+    retryDelayMs: list[int]
+    timeoutMs: int
+    ttl: float | None
+    negativeTtl: float
+    staleWhileRevalidate: float
+
+
 class CacheConfig(TypedDict):
     persistent: bool
     memory: Limits
     disk: Limits
     lifespan: float
     returnsExpired: bool
+    fetch: FetchSettings
 
 
 class OpenResult(TypedDict):
