@@ -1,6 +1,7 @@
 """A stand-in sidecar speaking Larder's framing, for client behaviour that is
 hard to provoke from the real server: ``$/progress`` for other tokens,
-crashing on purpose, a request never answered until it is cancelled."""
+crashing on purpose, a request never answered until it is cancelled, a
+question to the client that it cancels while the client works on it."""
 
 import json
 import sys
@@ -55,6 +56,15 @@ for line in sys.stdin:
         answer(rid, {"done": True, "token": token})
     elif method == "hang":
         hanging[rid] = method
+    elif method == "ask_then_cancel":
+        # Asks the client, gives up on the question once the client says it
+        # started on it (the notification "started"), then answers.
+        send({"jsonrpc": "2.0", "id": "larder-1", "method": "client.slow", "params": {}})
+        for started in sys.stdin:
+            if json.loads(started).get("method") == "started":
+                break
+        send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "larder-1"}})
+        answer(rid, "asked")
     elif method == "cancelled":
         answer(rid, cancelled)
     elif method == "crash":

@@ -193,6 +193,46 @@ def test_server_requests_answered_by_coroutines_while_tasks_call(binary):
     run(binary, body)
 
 
+def test_server_requests_are_answered_concurrently(binary):
+    async def body(db: AsyncLarder) -> None:
+        second_ran = asyncio.Event()
+
+        async def first(params: Any) -> str:
+            await second_ran.wait()  # answered only once the second question is
+            return "first"
+
+        async def second(params: Any) -> str:
+            second_ran.set()
+            return "second"
+
+        db.on_request("client.first", first)
+        db.on_request("client.second", second)
+        asked = asyncio.ensure_future(db.call("debug.ask", {"method": "client.first"}))
+        assert await db.call("debug.ask", {"method": "client.second"}) == {"result": "second"}
+        assert await asked == {"result": "first"}
+
+    run(binary, body)
+
+
+def test_server_cancelling_its_request_cancels_the_handler():
+    async def body(db: AsyncLarder) -> None:
+        cancelled = asyncio.Event()
+
+        async def slow(params: Any) -> None:
+            await db.notify("started")
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        db.on_request("client.slow", slow)
+        assert await db.call("ask_then_cancel") == "asked"
+        await cancelled.wait()
+
+    run_fake(body)
+
+
 # -- migrations answered by a coroutine ------------------------------------------
 
 def test_migration_callback_answered_by_a_coroutine(binary):

@@ -79,9 +79,11 @@ class AsyncLarder:
     ``db.object``, ``db.migrate``, ``db.entity``), awaited. Any number of
     tasks may call at once; each gets its own answer. Callbacks
     (:meth:`on_request`, :meth:`on_migrate`, :meth:`on_event`,
-    ``progress=``) may be plain functions or coroutine functions; they run
-    one at a time, in arrival order, on a task of their own, and may call
-    the server. To stop waiting, cancel the call (``asyncio.timeout``,
+    ``progress=``) may be plain functions or coroutine functions, and may
+    call the server. Events and progress run one at a time, in arrival
+    order, on a task of their own; each request from the server is answered
+    on a task of its own, which the server's ``$/cancelRequest`` for it
+    cancels. To stop waiting, cancel the call (``asyncio.timeout``,
     ``asyncio.wait_for``): the server is sent ``$/cancelRequest``.
     """
 

@@ -2,10 +2,14 @@
 
 One reader task reads the sidecar's output, cuts it into lines
 (:class:`~larder.wire.Lines`), and settles each answer's future, found by
-request id in a dict. Server-to-client requests, event notifications and
-``$/progress`` go to a queue that one callback task works through in
-arrival order; a callback may be a plain function or a coroutine function,
-and may call the server itself (the reader goes on reading meanwhile).
+request id in a dict. Event notifications and ``$/progress`` go to a queue
+that one callback task works through in arrival order. Each
+server-to-client request is answered by a task of its own, so that a slow
+answer (a ``cache.fetch`` that goes to the network) holds up neither the
+events nor the other requests; the server's ``$/cancelRequest`` for it
+cancels that task. Callbacks may be plain functions or coroutine
+functions, and may call the server themselves (the reader goes on reading
+meanwhile).
 
 When the output ends — the sidecar exited or was killed — every waiting
 call, and every later one, fails with :class:`~larder.SidecarExited`
@@ -54,7 +58,8 @@ class AsyncConnection:
         self.closing = False
         self._input_closed = False
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
-        self._ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        #: The task answering each server-to-client request, by its id.
+        self._answering: dict[Any, asyncio.Task[None]] = {}
         self._callbacks: asyncio.Queue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = asyncio.Queue()
         pid = process.pid
         self._stderr_task = asyncio.create_task(self._read_stderr(), name=f"larder-{pid}-stderr")
@@ -213,7 +218,16 @@ class AsyncConnection:
         if not isinstance(method, str):
             log.warning("larder sent a message with a method that is not a string: %r", message)
         elif "id" in message:
-            self._callbacks.put_nowait((self._answer_request, (message["id"], method, params)))
+            rid = message["id"]
+            task = asyncio.create_task(self._answer_request(rid, method, params), name=f"larder-answer-{rid}")
+            if _hashable(rid):
+                self._answering[rid] = task
+                task.add_done_callback(lambda _: self._answering.pop(rid, None))
+        elif method == "$/cancelRequest" and isinstance(params, dict) and _hashable(params.get("id")):
+            # The server stopped waiting for one of its requests: stop answering it.
+            answering = self._answering.get(params["id"])
+            if answering is not None:
+                answering.cancel()
         elif method == "$/progress" and isinstance(params, dict) and _hashable(params.get("token")) \
                 and params.get("token") in self._progress:
             self._callbacks.put_nowait((self._progress[params["token"]], (params.get("value"),)))
@@ -245,7 +259,8 @@ class AsyncConnection:
         if self.exit_info is not None:
             return
         self.exit_info = info
-        self._ended.set_result(None)
+        for answering in list(self._answering.values()):  # no answer can reach the sidecar now
+            answering.cancel()
         pending, self._pending = self._pending, {}
         for future, _ in pending.values():
             if not future.done():
@@ -283,13 +298,7 @@ class AsyncConnection:
             try:
                 result = fn({} if params is None else params)
                 if inspect.isawaitable(result):
-                    # Once the sidecar has gone, no answer can reach it: stop waiting.
-                    answering = asyncio.ensure_future(result)
-                    await asyncio.wait([answering, self._ended], return_when=asyncio.FIRST_COMPLETED)
-                    if not answering.done():
-                        answering.cancel()
-                        return
-                    result = answering.result()
+                    result = await result
                 payload = encode_response(rid, result)
             except LarderError as e:
                 payload = encode_response(rid, error=e.to_json())
@@ -326,6 +335,9 @@ class AsyncConnection:
         """After the process has exited: waits for the tasks to finish
         (cancelling a callback still running after ``timeout``)."""
         await asyncio.wait([self.reader_task, self._stderr_task], timeout=timeout)
+        answering = [t for t in self._answering.values() if t is not asyncio.current_task()]
+        if answering:  # cancelled when the output ended
+            await asyncio.wait(answering, timeout=timeout)
         self._callbacks.put_nowait(None)
         if asyncio.current_task() is not self.callback_task:
             done, _ = await asyncio.wait([self.callback_task], timeout=min(timeout, 2.0))
