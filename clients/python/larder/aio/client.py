@@ -386,7 +386,13 @@ class AsyncPipeline:
         """Sends what is queued in one write and waits for every answer;
         returns the results (exceptions in the places of failed calls)."""
         calls, self._calls = self._calls, []
-        futures = self.futures[len(self.futures) - len(calls):]
+        if calls:
+            await self._send(calls, self.futures[len(self.futures) - len(calls):])
+        self._results = [f.exception() or f.result() for f in self.futures]
+        return self._results
+
+    async def _send(self, calls: list[tuple[str, Any, Any, Handler | None]],
+                    futures: list[asyncio.Future[Any]]) -> None:
         connection = self.db._connection
         try:
             sent = connection.start(calls, batch=self.batch)
@@ -394,20 +400,18 @@ class AsyncPipeline:
             for future in futures:
                 if not future.done():
                     future.set_exception(e)
-        else:
-            await connection.drain()
-            for (_, answer, token), future in zip(sent, futures):
-                try:
-                    future.set_result(await answer)
-                except Exception as e:
-                    future.set_exception(e)
-                finally:
-                    if token is not None:
-                        connection.forget_progress(token)
-            if any(token is not None for _, _, token in sent):
-                await connection.wait_for_callbacks()
-        self._results = [f.exception() or f.result() for f in self.futures]
-        return self._results
+            return
+        await connection.drain()
+        for (_, answer, token), future in zip(sent, futures):
+            try:
+                future.set_result(await answer)
+            except Exception as e:
+                future.set_exception(e)
+            finally:
+                if token is not None:
+                    connection.forget_progress(token)
+        if any(token is not None for _, _, token in sent):
+            await connection.wait_for_callbacks()
 
     @property
     def results(self) -> list[Any]:

@@ -106,6 +106,7 @@ class AsyncConnection:
         first = self._next_id
         sent: list[tuple[int, asyncio.Future[Any], Any]] = []
         lines: list[str] = []
+        tokens: list[Any] = []
         try:
             for rid, (method, params, shape, progress) in enumerate(calls, first):
                 token = None
@@ -113,10 +114,11 @@ class AsyncConnection:
                     params = dict(params or {})
                     token = params.setdefault("workDoneToken", f"python-{rid}")
                     self._progress[token] = progress
+                    tokens.append(token)
                 lines.append(encode_request(rid, method, params))
                 sent.append((rid, loop.create_future(), token))
         except (TypeError, ValueError) as e:
-            for _, _, token in sent:
+            for token in tokens:
                 self._progress.pop(token, None)
             raise TypeError(f"parameters are not JSON: {e}") from e
         if batch:
