@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Sequence
 
-__all__ = ["PACKAGED_BINARY", "find_binary"]
+__all__ = ["PACKAGED_BINARY", "command_line", "find_binary"]
 
 #: Where ``pip install`` puts the executable it builds (see setup.py).
 PACKAGED_BINARY = Path(__file__).resolve().parent / "bin" / "larder"
@@ -32,3 +33,17 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
         f"{PACKAGED_BINARY} (not there: `pip install ./clients/python` builds it), "
         "larder on PATH (not found)"
     )
+
+
+def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike[str] | None, memory: bool,
+                 args: Sequence[str]) -> list[str]:
+    """The command that starts a sidecar: the executable (see
+    :func:`find_binary`), ``--store`` or ``--memory``, then ``args``."""
+    if store is not None and memory:
+        raise ValueError("give store or memory=True, not both")
+    command = [find_binary(binary)]
+    if store is not None:
+        command += ["--store", os.fspath(store)]
+    if memory:
+        command.append("--memory")
+    return command + [str(a) for a in args]

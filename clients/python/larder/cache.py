@@ -18,12 +18,17 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, TypeVar
 
 from .errors import CacheNotFound
+from .methods import Call, Methods, method
+from .results import (ClearResult, DropResult, Entry, FoundResult, GetManyResult, HasResult, KeysPage, ListResult,
+                      OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Larder
+
+K = TypeVar("K")
 
 __all__ = ["CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
 
@@ -131,23 +136,19 @@ def decode_entries(result: Any) -> Any:
     return result
 
 
-Request = Callable[[str, "dict[str, Any] | None", "Callable[[Any], Any] | None"], Any]
-
-
-class CacheMethods:
+class CacheMethods(Methods[K]):
     """The ``cache.*`` methods. On a client each call returns its result; on a
-    pipeline each returns a :class:`concurrent.futures.Future` of it.
+    pipeline, a :class:`~larder.connection.Reply` of it; on
+    :class:`~larder.aio.AsyncLarder`, an awaitable (see :mod:`larder.methods`).
 
     Common keywords: ``cache`` (the cache's name; the server's default is
     ``"default"``) and ``group`` (a namespace of keys inside the cache; default
     ``""``).
     """
 
-    def __init__(self, request: Request) -> None:
-        self._request = request
-
     # -- settings ---------------------------------------------------------
 
+    @method
     def open(
         self,
         cache: str,
@@ -157,7 +158,7 @@ class CacheMethods:
         disk: Mapping[str, Any] | None = None,
         lifespan: float | None = None,
         returns_expired: bool | None = None,
-    ) -> Any:
+    ) -> Call[OpenResult]:
         """``cache.open``: creates the cache or changes its settings (evicting
         down to new limits).
 
@@ -183,6 +184,7 @@ class CacheMethods:
 
     # -- single entries ---------------------------------------------------
 
+    @method
     def set(
         self,
         key: str,
@@ -192,7 +194,7 @@ class CacheMethods:
         ttl: float | None = None,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[SetResult]:
         """``cache.set``: stores ``value`` (any JSON, including ``None``) or
         ``data`` (bytes) under ``key``; ``ttl`` in seconds (0 = never
         expires; default: the cache's lifespan). Creates the cache if needed.
@@ -212,7 +214,8 @@ class CacheMethods:
             params["group"] = group
         return self._request("cache.set", params, None)
 
-    def get(self, key: str, default: Any = None, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def get(self, key: str, default: Any = None, *, cache: str | None = None, group: str | None = None) -> Call[Any]:
         """``cache.get``: the value stored under ``key`` (``bytes`` for one
         stored as data), or ``default`` when there is none (or it has
         expired, unless the cache returns expired entries). :meth:`entry`
@@ -226,7 +229,8 @@ class CacheMethods:
             return self._request("cache.get", params, value_of)
         return self._request("cache.get", params, lambda entry: value_of(entry, default))
 
-    def entry(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def entry(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[Entry]:
         """``cache.get``, the whole answer: ``{"found": False}``, or
         ``{"found": True, "value": ...}`` / ``{"found": True, "data":
         b"..."}`` with ``"expired": bool``, ``"storedAt": "RFC 3339"``,
@@ -234,34 +238,40 @@ class CacheMethods:
         """
         return self._request("cache.get", _params(key=key, cache=cache, group=group), decode_entry)
 
-    def has(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def has(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[HasResult]:
         """``cache.has``: ``{"found": bool, "valid": bool}`` (valid = not
         expired); does not count as a use."""
         return self._request("cache.has", _params(key=key, cache=cache, group=group), None)
 
-    def remove(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def remove(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[RemoveResult]:
         """``cache.remove``: deletes from every tier. ``{"removed": bool}``."""
         return self._request("cache.remove", _params(key=key, cache=cache, group=group), None)
 
-    def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[FoundResult]:
         """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``."""
         return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
 
     # -- several entries --------------------------------------------------
 
-    def get_many(self, keys: Iterable[str], *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def get_many(self, keys: Iterable[str], *, cache: str | None = None,
+                 group: str | None = None) -> Call[GetManyResult]:
         """``cache.getMany``: ``{"entries": {key: <what get answers>}}``."""
         params = _params(cache=cache, group=group)
         params["keys"] = list(keys)
         return self._request("cache.getMany", params, decode_entries)
 
+    @method
     def set_many(
         self,
         entries: Iterable[Mapping[str, Any]] | Mapping[str, Any],
         *,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[SetManyResult]:
         """``cache.setMany``: stores all entries or none.
 
         ``entries`` is a list of ``{"key", "value" | "data": bytes, "ttl"?,
@@ -292,6 +302,7 @@ class CacheMethods:
         params["entries"] = items
         return self._request("cache.setMany", params, None)
 
+    @method
     def keys(
         self,
         *,
@@ -300,7 +311,7 @@ class CacheMethods:
         cursor: str | None = None,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[KeysPage]:
         """``cache.keys``: one page of a group's valid keys in byte order.
 
         ``limit`` is 1…100000 (server default 1000). Returns ``{"keys": [...],
@@ -313,34 +324,41 @@ class CacheMethods:
 
     # -- whole caches -----------------------------------------------------
 
-    def clear(self, *, tier: str | None = None, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def clear(self, *, tier: str | None = None, cache: str | None = None,
+              group: str | None = None) -> Call[ClearResult]:
         """``cache.clear``: empties ``tier`` (``"memory"``, ``"disk"`` or
         ``"all"``, the default) of the cache, or of one group when ``group``
         is given (all groups otherwise). ``{"removed": count}``; fails with
         :class:`~larder.CacheNotFound` for an unknown cache."""
         return self._request("cache.clear", _params(tier=tier, cache=cache, group=group), None)
 
-    def purge_expired(self, *, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def purge_expired(self, *, cache: str | None = None, group: str | None = None) -> Call[ClearResult]:
         """``cache.purgeExpired``: deletes expired entries (of one group when
         ``group`` is given, else all groups). ``{"removed": count}``."""
         return self._request("cache.purgeExpired", _params(cache=cache, group=group), None)
 
-    def stats(self, *, cache: str | None = None) -> Any:
+    @method
+    def stats(self, *, cache: str | None = None) -> Call[StatsResult]:
         """``cache.stats``: ``{"cache", "memory": {"count", "bytes", "hits",
         "misses", "evictions"}, "disk": {...}}`` (counters since the process
         started); :class:`~larder.CacheNotFound` for an unknown cache."""
         return self._request("cache.stats", _params(cache=cache), None)
 
-    def list(self) -> Any:
+    @method
+    def list(self) -> Call[ListResult]:
         """``cache.list``: ``{"caches": [{"name", "config", "count", "bytes"}]}``."""
         return self._request("cache.list", {}, None)
 
-    def drop(self, cache: str) -> Any:
+    @method
+    def drop(self, cache: str) -> Call[DropResult]:
         """``cache.drop``: deletes a cache with its settings and entries.
         ``{"dropped": True}``; :class:`~larder.CacheNotFound` if there is none."""
         return self._request("cache.drop", {"cache": cache}, None)
 
-    def subscribe(self, *, cache: str | None = None) -> Any:
+    @method
+    def subscribe(self, *, cache: str | None = None) -> Call[SubscribeResult]:
         """``cache.subscribe``: asks for ``cache.evicted`` and
         ``cache.cleared`` notifications for one cache, or all when ``cache``
         is ``None``. Receive them with ``db.on_event``. ``{"subscribed": name

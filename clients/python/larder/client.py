@@ -15,12 +15,13 @@ import os
 import subprocess
 from typing import Any, Callable, Sequence, TypeVar
 
-from .binary import find_binary
+from .binary import command_line, find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
 from .errors import LarderError, SidecarExited
 from .entities import EntityMethods
 from .memoize import memoize
+from .methods import Piped, Sync
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
@@ -33,6 +34,32 @@ CLIENT_VERSION = "0.1.0"
 F = TypeVar("F", bound=Callable[..., Any])
 Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
+
+
+def initialize_params(client_info: dict[str, Any] | None, app_version: str | None,
+                      store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
+                      extra: dict[str, Any]) -> dict[str, Any]:
+    """``initialize``'s params (see :meth:`Larder.initialize`)."""
+    params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
+    if app_version is not None:
+        params["appVersion"] = app_version
+    if store is not None:
+        params["store"] = {"path": os.fspath(store)}
+    capabilities: dict[str, Any] = {}
+    if events:
+        capabilities["events"] = True
+    if migration_callbacks:
+        capabilities["migrationCallbacks"] = True
+    if capabilities:
+        params["capabilities"] = capabilities
+    params.update(camel_keys(extra))
+    return params
+
+
+def declares_migration_callbacks(params: dict[str, Any]) -> bool:
+    """Whether ``initialize`` params declare ``capabilities.migrationCallbacks``."""
+    declared = params.get("capabilities")
+    return isinstance(declared, dict) and declared.get("migrationCallbacks") is True
 
 
 class Namespace:
@@ -95,11 +122,11 @@ class Larder:
         self.migration_callbacks = False
         self._closed = False
         request = self._connection.request
-        self.cache = CacheMethods(request)
-        self.schema = SchemaMethods(request)
-        self.object = ObjectMethods(request)
-        self.migrate = MigrateMethods(request)
-        self.entity = EntityMethods(request)
+        self.cache: CacheMethods[Sync] = CacheMethods(request)
+        self.schema: SchemaMethods[Sync] = SchemaMethods(request)
+        self.object: ObjectMethods[Sync] = ObjectMethods(request)
+        self.migrate: MigrateMethods[Sync] = MigrateMethods(request)
+        self.entity: EntityMethods[Sync] = EntityMethods(request)
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -144,16 +171,8 @@ class Larder:
             timeout: the client's default answer timeout in seconds.
             env: the process environment (default: inherited).
         """
-        if store is not None and memory:
-            raise ValueError("give store or memory=True, not both")
-        command = [find_binary(binary)]
-        if store is not None:
-            command += ["--store", os.fspath(store)]
-        if memory:
-            command.append("--memory")
-        command += [str(a) for a in args]
         process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            command_line(binary, store, memory, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         db = cls(process, timeout=timeout)
         if on_migrate is not None:
@@ -190,25 +209,12 @@ class Larder:
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
         camelCase with their values as given; any other name is refused by
         the server with :class:`~larder.InvalidParams` naming it."""
-        params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
-        if app_version is not None:
-            params["appVersion"] = app_version
-        if store is not None:
-            params["store"] = {"path": os.fspath(store)}
         if migration_callbacks is None:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
-        capabilities: dict[str, Any] = {}
-        if events:
-            capabilities["events"] = True
-        if migration_callbacks:
-            capabilities["migrationCallbacks"] = True
-        if capabilities:
-            params["capabilities"] = capabilities
-        params.update(camel_keys(extra))
+        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra)
         result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
-        declared = params.get("capabilities")
-        self.migration_callbacks = isinstance(declared, dict) and declared.get("migrationCallbacks") is True
+        self.migration_callbacks = declares_migration_callbacks(params)
         self.notify("initialized", {})
         return result
 
@@ -296,13 +302,13 @@ class Larder:
                                         self.timeout if timeout is None else timeout)
 
     def call_async(self, method: str, params: dict[str, Any] | None = None, *,
-                   progress: Handler | None = None) -> Reply:
+                   progress: Handler | None = None) -> Reply[Any]:
         """Like :meth:`call`, but sends the request and returns at once: a
         :class:`~larder.connection.Reply` (``result(timeout)``,
         ``exception()``, ``done()``, ``request_id``, like a
         :class:`concurrent.futures.Future`). Its answer is read when you ask
         for it, or when another call reads past it."""
-        reply = Reply(self._connection)
+        reply: Reply[Any] = Reply(self._connection)
         first, tokens = self._connection.start([(method, params, progress)])
         reply.request_id = first
         reply._progress = tokens[0]
@@ -312,7 +318,7 @@ class Larder:
         """Sends a notification (no answer)."""
         self._connection.notify(method, params)
 
-    def cancel(self, request: Reply | int) -> None:
+    def cancel(self, request: Reply[Any] | int) -> None:
         """Sends ``$/cancelRequest`` for a request (its reply or id)."""
         rid = request.request_id if isinstance(request, Reply) else request
         self.notify("$/cancelRequest", {"id": rid})
@@ -460,18 +466,18 @@ class Pipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
-        self.cache = CacheMethods(self._request)
-        self.schema = SchemaMethods(self._request)
-        self.object = ObjectMethods(self._request)
-        self.migrate = MigrateMethods(self._request)
-        self.entity = EntityMethods(self._request, pipelined=True)
+        self.cache: CacheMethods[Piped] = CacheMethods(self._request)
+        self.schema: SchemaMethods[Piped] = SchemaMethods(self._request)
+        self.object: ObjectMethods[Piped] = ObjectMethods(self._request)
+        self.migrate: MigrateMethods[Piped] = MigrateMethods(self._request)
+        self.entity: EntityMethods[Piped] = EntityMethods(self._request, pipelined=True)
         #: Every call's reply, in order.
-        self.replies: list[Reply] = []
+        self.replies: list[Reply[Any]] = []
         self._calls: list[tuple[str, Any, Handler | None]] = []
         self._sent = 0
         self._results: list[Any] | None = None
 
-    def call(self, method: str, params: dict[str, Any] | None = None, *, progress: Handler | None = None) -> Reply:
+    def call(self, method: str, params: dict[str, Any] | None = None, *, progress: Handler | None = None) -> Reply[Any]:
         """Queues a request; returns its reply."""
         return self._request(method, params, None, progress)
 
@@ -479,10 +485,10 @@ class Pipeline:
         return Namespace(self._request, name)
 
     def _request(self, method: str, params: dict[str, Any] | None, transform: Transform,
-                 progress: Handler | None = None) -> Reply:
+                 progress: Handler | None = None) -> Reply[Any]:
         if self._results is not None:
             raise RuntimeError("this pipeline has already run")
-        reply = Reply(self.db._connection, transform)
+        reply: Reply[Any] = Reply(self.db._connection, transform)
         self._calls.append((method, params, progress))
         self.replies.append(reply)
         return reply

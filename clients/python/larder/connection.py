@@ -29,7 +29,7 @@ import select
 import subprocess
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
 from .wire import Lines, Message, decode_line, decode_lines, encode_notification, encode_request, encode_response
@@ -39,6 +39,7 @@ __all__ = ["Connection", "Reply"]
 log = logging.getLogger("larder")
 
 Handler = Callable[[Any], Any]
+T = TypeVar("T")
 Shape = Callable[[Any], Any] | None
 
 _STDERR_TAIL_LINES = 200
@@ -476,7 +477,7 @@ class Connection:
                 pass
 
 
-class Reply:
+class Reply(Generic[T]):
     """The answer to a request sent without waiting (:meth:`Larder.call_async`,
     pipelines), like a :class:`concurrent.futures.Future`. Nothing reads in
     the background: the answer is read when :meth:`result` or
@@ -549,11 +550,11 @@ class Reply:
             return True
         return self._state == Reply._CANCELLED
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> T:
         """The result; raises the request's error."""
         self._wait(timeout)
         if self._state == Reply._DONE:
-            return self._value
+            return self._value  # type: ignore[no-any-return]
         if self._state == Reply._CANCELLED:
             raise RuntimeError("the request was cancelled before it was sent")
         raise self._value

@@ -48,14 +48,17 @@ format and to-one relationships as the destination's identifier.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, Callable, TypeVar, cast
 
 from .cache import _params
+from .methods import Call, Methods, method, pages
+from .results import (ApplyResult, DefineResult, DeleteResult, DiscardResult, EntityGetResult, EntityManyResult,
+                      ModelsResult, QueryPage, StageResult)
+
+K = TypeVar("K")
 
 __all__ = ["EntityMethods"]
-
-Request = Callable[..., Any]
 
 
 def _records(records: Iterable[Mapping[str, Any]]) -> list[Any]:
@@ -98,17 +101,20 @@ def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return dict(where)
 
 
-class EntityMethods:
+class EntityMethods(Methods[K]):
     """The ``entity.*`` methods. On a client each call returns its result; on
-    a pipeline each returns a :class:`concurrent.futures.Future` of it (and
-    :meth:`iter_query`, which needs the answers, is not available)."""
+    a pipeline, a :class:`~larder.connection.Reply` of it (and
+    :meth:`iter_query`, which needs the answers, is not available); on an
+    asyncio client, an awaitable (see :mod:`larder.methods`)."""
 
-    def __init__(self, request: Request, *, pipelined: bool = False) -> None:
-        self._request = request
+    def __init__(self, request: Callable[..., Any], *, pipelined: bool = False, asynchronous: bool = False) -> None:
+        super().__init__(request)
         self._pipelined = pipelined
+        self._asynchronous = asynchronous
 
     # -- models -------------------------------------------------------------
 
+    @method
     def define(
         self,
         model: str | Mapping[str, Any],
@@ -117,7 +123,7 @@ class EntityMethods:
         casing: str | None = None,
         date_format: str | None = None,
         reserved_words: Iterable[str] | None = None,
-    ) -> Any:
+    ) -> Call[DefineResult]:
         """``entity.define``: creates a model's tables, or redefines it in place.
 
         ``model`` is the model's name and ``entities`` its entity definitions
@@ -151,7 +157,8 @@ class EntityMethods:
                               reserved_words=None if reserved_words is None else list(reserved_words)))
         return self._request("entity.define", params, None)
 
-    def models(self) -> Any:
+    @method
+    def models(self) -> Call[ModelsResult]:
         """``entity.models``: ``{"models": [{"model", "casing", "dateFormat",
         "reservedWords", "entities"}]}``, every model as stored (defaults
         filled in, optional types written ``{"optional": T}``), sorted by name."""
@@ -159,7 +166,8 @@ class EntityMethods:
 
     # -- writing ------------------------------------------------------------
 
-    def stage(self, entity: str, records: Iterable[Mapping[str, Any]]) -> Any:
+    @method
+    def stage(self, entity: str, records: Iterable[Mapping[str, Any]]) -> Call[StageResult]:
         """``entity.stage``: checks ``records`` of ``entity`` and adds them to
         the batch the server keeps until :meth:`apply` or :meth:`discard`.
         Nothing is written yet; references may name records staged later.
@@ -173,7 +181,8 @@ class EntityMethods:
         """
         return self._request("entity.stage", {"entity": entity, "records": _records(records)}, None)
 
-    def apply(self, *, on_missing: str | None = None) -> Any:
+    @method
+    def apply(self, *, on_missing: str | None = None) -> Call[ApplyResult]:
         """``entity.apply``: writes everything staged in one transaction.
 
         Returns ``{"inserted", "updated", "linked", "unresolved"}`` and empties
@@ -188,11 +197,14 @@ class EntityMethods:
         """
         return self._request("entity.apply", _params(on_missing=on_missing), None)
 
-    def discard(self) -> Any:
+    @method
+    def discard(self) -> Call[DiscardResult]:
         """``entity.discard``: drops the staged batch. ``{"discarded": n}``."""
         return self._request("entity.discard", {}, None)
 
-    def upsert(self, entity: str, records: Iterable[Mapping[str, Any]], *, on_missing: str | None = None) -> Any:
+    @method
+    def upsert(self, entity: str, records: Iterable[Mapping[str, Any]], *,
+               on_missing: str | None = None) -> Call[ApplyResult]:
         """``entity.upsert``: stages ``records`` in a batch of their own and
         applies it at once (the staged batch is left alone). Same result and
         errors as :meth:`apply`."""
@@ -200,7 +212,8 @@ class EntityMethods:
         params.update(_params(on_missing=on_missing))
         return self._request("entity.upsert", params, None)
 
-    def delete(self, entity: str, id: Any) -> Any:
+    @method
+    def delete(self, entity: str, id: Any) -> Call[DeleteResult]:
         """``entity.delete``: deletes the record with identifier ``id``,
         applying each relationship's delete rule — ``nullify`` clears the
         references to it, ``cascade`` deletes the related records too,
@@ -212,7 +225,8 @@ class EntityMethods:
 
     # -- reading ------------------------------------------------------------
 
-    def get(self, entity: str, id: Any, *, include: str | Iterable[str] | None = None) -> Any:
+    @method
+    def get(self, entity: str, id: Any, *, include: str | Iterable[str] | None = None) -> Call[EntityGetResult]:
         """``entity.get``: ``{"found": False}`` or ``{"found": True, "record":
         {...}}``, the record in its model's casing and date format. To-one
         relationships are the destination's identifier and to-many ones the
@@ -220,11 +234,14 @@ class EntityMethods:
         (``["albums", "members.musician"]``): those are nested records."""
         return self._request("entity.get", _params(entity=entity, id=id, include=_paths(include)), None)
 
-    def get_many(self, entity: str, ids: Iterable[Any], *, include: str | Iterable[str] | None = None) -> Any:
+    @method
+    def get_many(self, entity: str, ids: Iterable[Any], *,
+                 include: str | Iterable[str] | None = None) -> Call[EntityManyResult]:
         """``entity.getMany``: ``{"records": [...], "missing": [ids]}``, the
         records found in the order asked and the identifiers without one."""
         return self._request("entity.getMany", _params(entity=entity, ids=_ids(ids), include=_paths(include)), None)
 
+    @method
     def query(
         self,
         entity: str,
@@ -234,7 +251,7 @@ class EntityMethods:
         limit: int | None = None,
         offset: int | None = None,
         include: str | Iterable[str] | None = None,
-    ) -> Any:
+    ) -> Call[QueryPage]:
         """``entity.query``: one page of the records matching every condition
         in ``where`` (see the module docstring).
 
@@ -248,6 +265,7 @@ class EntityMethods:
                          include=_paths(include))
         return self._request("entity.query", params, None)
 
+    @pages
     def iter_query(
         self,
         entity: str,
@@ -257,33 +275,48 @@ class EntityMethods:
         page_size: int | None = None,
         offset: int | None = None,
         include: str | Iterable[str] | None = None,
-    ) -> Iterator[Any]:
+    ) -> Iterator[dict[str, Any]] | AsyncIterator[dict[str, Any]]:
         """Every record :meth:`query` matches, one ``entity.query`` per page
         of ``page_size`` (server default 1000), following ``nextOffset``.
 
         Pages are taken by offset: records written or deleted between pages
         may be skipped or seen twice (order by something stable and avoid
         writing while iterating when that matters). Only on a client, not on
-        a pipeline.
+        a pipeline; on :class:`~larder.aio.AsyncLarder` it is an async
+        iterator (``async for record in db.entity.iter_query(...)``).
         """
         if self._pipelined:
             raise TypeError("iter_query needs each page's answer: call it on the client, not on a pipeline")
         where = _where(where)
         order_by = _order(order_by)
         include = _paths(include)
+        # A client's query (for pages) or an asyncio client's (for async_pages).
+        query = cast(Any, self).query
 
         def pages() -> Iterator[Any]:
             at = offset
             while True:
-                page = self.query(entity, where=where, order_by=order_by, limit=page_size, offset=at, include=include)
+                page = query(entity, where=where, order_by=order_by, limit=page_size, offset=at, include=include)
                 yield from page["records"]
                 at = page.get("nextOffset")
                 if at is None:
                     return
 
-        return pages()
+        async def async_pages() -> AsyncIterator[Any]:
+            at = offset
+            while True:
+                page = await query(entity, where=where, order_by=order_by, limit=page_size, offset=at,
+                                   include=include)
+                for record in page["records"]:
+                    yield record
+                at = page.get("nextOffset")
+                if at is None:
+                    return
 
-    def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Any:
+        return async_pages() if self._asynchronous else pages()
+
+    @method
+    def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Call[int]:
         """``entity.count``: how many records match ``where`` (all of them
         without), as an ``int``."""
         return self._request("entity.count", _params(entity=entity, where=_where(where)), _count)

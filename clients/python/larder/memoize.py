@@ -1,18 +1,21 @@
 """``@db.memoize(...)``: a function's results kept in a cache, like
-diskcache's ``Cache.memoize``."""
+diskcache's ``Cache.memoize`` — for plain functions on :class:`larder.Larder`
+and for coroutine functions on :class:`larder.aio.AsyncLarder`."""
 
 from __future__ import annotations
 
 import functools
 import json
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from .cache import CacheMethods
+    from .methods import Async, Sync
 
-__all__ = ["memoize"]
+__all__ = ["memoize", "memoize_async"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
 
 
 class _Absent:
@@ -22,22 +25,37 @@ class _Absent:
 _ABSENT: Any = _Absent()
 
 
-def memoize(methods: CacheMethods, cache: str | None, *, ttl: float | None, group: str | None,
+def _key_function(fn: Callable[..., Any], name: str | None, typed: bool) -> Callable[..., str]:
+    """The cache key for a call of ``fn``: its full name (or ``name``) with
+    the arguments, as JSON text (``typed`` adds their types)."""
+    base = name or f"{fn.__module__}.{fn.__qualname__}"
+
+    def cache_key(*args: Any, **kwargs: Any) -> str:
+        parts: list[Any] = [base, list(args), sorted(kwargs.items())]
+        if typed:
+            parts.append([type(a).__qualname__ for a in args])
+            parts.append(sorted((k, type(v).__qualname__) for k, v in kwargs.items()))
+        try:
+            return json.dumps(parts, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{base}: memoized arguments must be JSON values: {e}") from None
+
+    return cache_key
+
+
+def _stored(value: Any) -> dict[str, Any]:
+    """How a result is stored: bytes as data, anything else as a JSON value."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"data": value}
+    return {"value": value}
+
+
+def memoize(methods: CacheMethods[Sync], cache: str | None, *, ttl: float | None, group: str | None,
             name: str | None, typed: bool) -> Callable[[F], F]:
     """The decorator behind :meth:`larder.Larder.memoize`."""
 
     def decorate(fn: F) -> F:
-        base = name or f"{fn.__module__}.{fn.__qualname__}"
-
-        def cache_key(*args: Any, **kwargs: Any) -> str:
-            parts: list[Any] = [base, list(args), sorted(kwargs.items())]
-            if typed:
-                parts.append([type(a).__qualname__ for a in args])
-                parts.append(sorted((k, type(v).__qualname__) for k, v in kwargs.items()))
-            try:
-                return json.dumps(parts, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-            except (TypeError, ValueError) as e:
-                raise TypeError(f"{base}: memoized arguments must be JSON values: {e}") from None
+        cache_key = _key_function(fn, name, typed)
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -46,10 +64,31 @@ def memoize(methods: CacheMethods, cache: str | None, *, ttl: float | None, grou
             if value is not _ABSENT:
                 return value
             value = fn(*args, **kwargs)
-            if isinstance(value, (bytes, bytearray, memoryview)):
-                methods.set(key, data=value, ttl=ttl, cache=cache, group=group)
-            else:
-                methods.set(key, value, ttl=ttl, cache=cache, group=group)
+            methods.set(key, **_stored(value), ttl=ttl, cache=cache, group=group)
+            return value
+
+        wrapper.__cache_key__ = cache_key  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def memoize_async(methods: CacheMethods[Async], cache: str | None, *, ttl: float | None, group: str | None,
+                  name: str | None, typed: bool) -> Callable[[A], A]:
+    """The decorator behind :meth:`larder.aio.AsyncLarder.memoize`: the same
+    keys and storage as :func:`memoize`, for coroutine functions."""
+
+    def decorate(fn: A) -> A:
+        cache_key = _key_function(fn, name, typed)
+
+        @functools.wraps(fn)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = cache_key(*args, **kwargs)
+            value = await methods.get(key, _ABSENT, cache=cache, group=group)
+            if value is not _ABSENT:
+                return value
+            value = await fn(*args, **kwargs)
+            await methods.set(key, **_stored(value), ttl=ttl, cache=cache, group=group)
             return value
 
         wrapper.__cache_key__ = cache_key  # type: ignore[attr-defined]

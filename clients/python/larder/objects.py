@@ -23,9 +23,14 @@ asks the client (see :meth:`larder.Larder.on_migrate`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .cache import MISSING, _params
+from .methods import Call, Methods, method
+from .results import (CopyResult, DescribeResult, EqualsResult, ExtendResult, HashResult, MigrationCounts,
+                      ObjectRead, PutResult, RegisterResult, SchemaListResult, SchemaRemoveResult, SchemaResult)
+
+K = TypeVar("K")
 
 __all__ = ["SchemaMethods", "ObjectMethods", "MigrateMethods", "DROP", "migrate_answer"]
 
@@ -50,8 +55,6 @@ def migrate_answer(result: Any) -> dict[str, Any]:
         return {"drop": True}
     return {"value": result}
 
-
-Request = Callable[..., Any]
 
 
 def _operand(obj: Any, name: str) -> Any:
@@ -88,13 +91,12 @@ def _subject(key: Any, type_name: str | None, value: Any, cache: str | None, gro
     return params
 
 
-class SchemaMethods:
+class SchemaMethods(Methods[K]):
     """The ``schema.*`` methods: versioned object types. On a client each
-    call returns its result; on a pipeline each returns a future of it."""
+    call returns its result; on a pipeline, a reply of it; on an asyncio
+    client, an awaitable (see :mod:`larder.methods`)."""
 
-    def __init__(self, request: Request) -> None:
-        self._request = request
-
+    @method
     def register(
         self,
         type: str,
@@ -104,7 +106,7 @@ class SchemaMethods:
         parent: str | None = None,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         migrations: list[Mapping[str, Any]] | None = None,
-    ) -> Any:
+    ) -> Call[RegisterResult]:
         """``schema.register``: keeps one version of a type.
 
         ``version`` is dotted numbers (``"1.0.2"``; ``"1.0"`` equals
@@ -128,39 +130,41 @@ class SchemaMethods:
             params["migrations"] = [dict(m) for m in migrations]
         return self._request("schema.register", params, None)
 
-    def get(self, type: str, *, version: str | None = None) -> Any:
+    @method
+    def get(self, type: str, *, version: str | None = None) -> Call[SchemaResult]:
         """``schema.get``: ``{"schema": {"type", "version", "fields",
         "parent"?, "extensions"?, "migrations"?}, "versions": [oldest, ...,
         newest]}`` for the newest version, or for ``version``.
         :class:`~larder.SchemaNotFound` for an unknown type."""
         return self._request("schema.get", _params(type=type, version=version), None)
 
-    def list(self) -> Any:
+    @method
+    def list(self) -> Call[SchemaListResult]:
         """``schema.list``: ``{"types": [{"type", "versions", "newest",
         "parent"?}]}``, sorted by type."""
         return self._request("schema.list", {}, None)
 
-    def remove(self, type: str) -> Any:
+    @method
+    def remove(self, type: str) -> Call[SchemaRemoveResult]:
         """``schema.remove``: deletes every version of a type; its stored
         objects stay readable as plain maps. ``{"removed": versions}``;
         :class:`~larder.SchemaNotFound` for an unknown type."""
         return self._request("schema.remove", {"type": type}, None)
 
-    def extend(self, type: str, category: str, fields: Mapping[str, Any]) -> Any:
+    @method
+    def extend(self, type: str, category: str, fields: Mapping[str, Any]) -> Call[ExtendResult]:
         """``schema.extend``: adds a category's fields (always optional) to
         the newest version of a type, without a new version. ``{"schema":
         <the extended definition>}``."""
         return self._request("schema.extend", {"type": type, "category": category, "fields": dict(fields)}, None)
 
 
-class ObjectMethods:
+class ObjectMethods(Methods[K]):
     """The ``object.*`` methods: values checked against a registered type,
     stored tagged with its version and migrated to the newest version when
     read. Common keywords: ``cache`` and ``group``, as for ``db.cache``."""
 
-    def __init__(self, request: Request) -> None:
-        self._request = request
-
+    @method
     def put(
         self,
         key: str,
@@ -171,7 +175,7 @@ class ObjectMethods:
         cache: str | None = None,
         group: str | None = None,
         version: str | None = None,
-    ) -> Any:
+    ) -> Call[PutResult]:
         """``object.put``: validates ``value`` against the newest version of
         ``type`` (or against ``version``, an older registered version such as
         ``"1"``, to write an object of that version on purpose, as a writer
@@ -187,7 +191,9 @@ class ObjectMethods:
         params["value"] = value
         return self._request("object.put", params, None)
 
-    def get(self, key: str, *, type: str | None = None, cache: str | None = None, group: str | None = None) -> Any:
+    @method
+    def get(self, key: str, *, type: str | None = None, cache: str | None = None,
+            group: str | None = None) -> Call[ObjectRead]:
         """``object.get``: the object at the newest version of its type.
 
         Returns ``{"found": False}``, or ``{"found": True, "type", "version",
@@ -204,6 +210,7 @@ class ObjectMethods:
         """
         return self._request("object.get", _params(key=key, type=type, cache=cache, group=group), None)
 
+    @method
     def describe(
         self,
         key: str | Mapping[str, Any] | None = None,
@@ -212,15 +219,16 @@ class ObjectMethods:
         value: Any = MISSING,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[DescribeResult]:
         """``object.describe``: HMCache's description of a stored object
         (``key``) or of a value (``type=``, ``value=``): ``{"description":
         {"*Type": {field: value, "(Category)field": value, "**Parent":
         {...}}}}``, nested objects described the same way."""
         return self._request("object.describe", _subject(key, type, value, cache, group), None)
 
+    @method
     def equals(self, a: str | Mapping[str, Any], b: str | Mapping[str, Any], *,
-               cache: str | None = None, group: str | None = None) -> Any:
+               cache: str | None = None, group: str | None = None) -> Call[EqualsResult]:
         """``object.equals``: ``{"equal": bool}`` — the same type and the same
         value (member order and number spelling aside).
 
@@ -233,6 +241,7 @@ class ObjectMethods:
         params["b"] = _operand(b, "b")
         return self._request("object.equals", params, None)
 
+    @method
     def hash(
         self,
         key: str | Mapping[str, Any] | None = None,
@@ -241,12 +250,13 @@ class ObjectMethods:
         value: Any = MISSING,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[HashResult]:
         """``object.hash``: ``{"hash": 16 hex digits, "algorithm":
         "fnv1a64-canonical-json"}`` of a stored object (``key``) or a value
         (``type=``, ``value=``); equal objects hash alike, in every process."""
         return self._request("object.hash", _subject(key, type, value, cache, group), None)
 
+    @method
     def copy(
         self,
         key: str,
@@ -256,7 +266,7 @@ class ObjectMethods:
         to_group: str | None = None,
         cache: str | None = None,
         group: str | None = None,
-    ) -> Any:
+    ) -> Call[CopyResult]:
         """``object.copy``: copies the object under ``key`` (in ``cache`` /
         ``group``) as stored to ``to_key`` (in ``to_cache`` / ``to_group``,
         by default the source's), keeping its lifetime. ``{"copied": True,
@@ -266,12 +276,10 @@ class ObjectMethods:
         return self._request("object.copy", params, None)
 
 
-class MigrateMethods:
+class MigrateMethods(Methods[K]):
     """The ``migrate.*`` methods."""
 
-    def __init__(self, request: Request) -> None:
-        self._request = request
-
+    @method
     def run(
         self,
         *,
@@ -282,7 +290,7 @@ class MigrateMethods:
         on_failure: str | None = None,
         progress: Callable[[Any], Any] | None = None,
         work_done_token: str | int | None = None,
-    ) -> Any:
+    ) -> Call[MigrationCounts]:
         """``migrate.run``: migrates every stored object that is behind the
         newest version of its type (of one ``type``, in one ``cache``, or
         all), ``batch_size`` objects per transaction (server default 500).

@@ -1,11 +1,14 @@
 """A stand-in sidecar speaking Larder's framing, for client behaviour that is
 hard to provoke from the real server: ``$/progress`` for other tokens,
-crashing on purpose."""
+crashing on purpose, a request never answered until it is cancelled, a
+question to the client that it cancels while the client works on it."""
 
 import json
 import sys
 
 shut_down = False
+hanging = {}  # id → method of each request not answered until cancelled
+cancelled = []  # the methods of the requests cancelled, in order
 
 
 def send(message):
@@ -34,6 +37,9 @@ for line in sys.stdin:
     if method is None:
         continue
     if rid is None:
+        if method == "$/cancelRequest" and params.get("id") in hanging:
+            cancelled.append(hanging.pop(params["id"]))
+            answer(params["id"], error={"code": -32800, "message": "Request cancelled"})
         if method == "exit":
             sys.exit(0 if shut_down else 1)
         continue
@@ -48,6 +54,19 @@ for line in sys.stdin:
         progress(token, {"kind": "end"})
         progress("someone-else", {"kind": "report"})
         answer(rid, {"done": True, "token": token})
+    elif method == "hang":
+        hanging[rid] = method
+    elif method == "ask_then_cancel":
+        # Asks the client, gives up on the question once the client says it
+        # started on it (the notification "started"), then answers.
+        send({"jsonrpc": "2.0", "id": "larder-1", "method": "client.slow", "params": {}})
+        for started in sys.stdin:
+            if json.loads(started).get("method") == "started":
+                break
+        send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "larder-1"}})
+        answer(rid, "asked")
+    elif method == "cancelled":
+        answer(rid, cancelled)
     elif method == "crash":
         sys.stderr.write("fake: crashing on purpose\n")
         sys.stderr.flush()

@@ -1,0 +1,436 @@
+"""The asyncio Larder client: :class:`AsyncLarder` and its pipelines."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any, Awaitable, Callable, Generator, Sequence, TypeVar
+
+from ..binary import command_line
+from ..cache import CacheMethods, camel, camel_keys
+from ..client import declares_migration_callbacks, initialize_params
+from ..entities import EntityMethods
+from ..errors import LarderError, SidecarExited
+from ..memoize import memoize_async
+from ..methods import Async, AsyncPiped
+from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
+from .connection import AsyncConnection
+from .view import AsyncCacheView
+
+__all__ = ["AsyncLarder", "AsyncNamespace", "AsyncPipeline", "Spawn"]
+
+log = logging.getLogger("larder")
+
+A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
+Handler = Callable[[Any], Any]
+
+
+class AsyncNamespace:
+    """:class:`larder.Namespace` for asyncio: ``await
+    db.namespace("debug").advance_clock(seconds=5)``."""
+
+    def __init__(self, request: Callable[..., Any], name: str) -> None:
+        self._request = request
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Callable[..., Any]:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        method = f"{self._name}.{camel(attr)}"
+
+        def invoke(**params: Any) -> Any:
+            return self._request(method, camel_keys(params), None)
+
+        invoke.__name__ = attr
+        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
+        return invoke
+
+
+class Spawn:
+    """What :meth:`AsyncLarder.spawn` returns: await it for the client
+    (``db = await AsyncLarder.spawn(...)``), or use it with ``async with``,
+    which closes the client when the block ends."""
+
+    def __init__(self, start: Callable[[], Awaitable[AsyncLarder]]) -> None:
+        self._start = start
+        self._db: AsyncLarder | None = None
+
+    def __await__(self) -> Generator[Any, None, AsyncLarder]:
+        return self._start().__await__()
+
+    async def __aenter__(self) -> AsyncLarder:
+        self._db = await self._start()
+        return self._db
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._db is not None:
+            await self._db.close()
+
+
+class AsyncLarder:
+    """A connection to one ``larder`` sidecar, for asyncio::
+
+        async with AsyncLarder.spawn(memory=True) as db:
+            await db.cache.set("k", {"a": 1})
+            await db.cache.get("k")
+
+    The same methods as :class:`larder.Larder` (``db.cache``, ``db.schema``,
+    ``db.object``, ``db.migrate``, ``db.entity``), awaited. Any number of
+    tasks may call at once; each gets its own answer. Callbacks
+    (:meth:`on_request`, :meth:`on_migrate`, :meth:`on_event`,
+    ``progress=``) may be plain functions or coroutine functions, and may
+    call the server. Events and progress run one at a time, in arrival
+    order, on a task of their own; each request from the server is answered
+    on a task of its own, which the server's ``$/cancelRequest`` for it
+    cancels. To stop waiting, cancel the call (``asyncio.timeout``,
+    ``asyncio.wait_for``): the server is sent ``$/cancelRequest``.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        """Wraps a started process; must run inside the event loop. Use
+        :meth:`spawn` instead unless you start the process yourself."""
+        self._connection = AsyncConnection(process)
+        self._proc = process
+        self.init_result: dict[str, Any] | None = None
+        self.migration_callbacks = False
+        self._closed = False
+        request = self._connection.request
+        self.cache: CacheMethods[Async] = CacheMethods(request)
+        self.schema: SchemaMethods[Async] = SchemaMethods(request)
+        self.object: ObjectMethods[Async] = ObjectMethods(request)
+        self.migrate: MigrateMethods[Async] = MigrateMethods(request)
+        self.entity: EntityMethods[Async] = EntityMethods(request, asynchronous=True)
+
+    # ------------------------------------------------------------------
+    # Starting and stopping
+
+    @classmethod
+    def spawn(
+        cls,
+        store: str | os.PathLike[str] | None = None,
+        memory: bool = False,
+        binary: str | os.PathLike[str] | None = None,
+        app_version: str | None = None,
+        args: Sequence[str] = (),
+        *,
+        events: bool = False,
+        migration_callbacks: bool | None = None,
+        on_migrate: Handler | None = None,
+        client_info: dict[str, Any] | None = None,
+        initialize: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> Spawn:
+        """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
+        (unless ``initialize=False``) sends ``initialize`` and
+        ``initialized``. The arguments are :meth:`larder.Larder.spawn`'s
+        (the binary is found the same way); ``on_migrate`` may be a
+        coroutine function. ``await`` the result, or use it with ``async
+        with``."""
+        command = command_line(binary, store, memory, args)
+
+        async def start() -> AsyncLarder:
+            process = await asyncio.create_subprocess_exec(
+                *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=env)
+            db = cls(process)
+            if on_migrate is not None:
+                db.on_migrate(on_migrate)
+            if initialize:
+                try:
+                    await db.initialize(client_info=client_info, app_version=app_version, events=events,
+                                        migration_callbacks=migration_callbacks)
+                except BaseException:
+                    await db.close()
+                    raise
+            return db
+
+        return Spawn(start)
+
+    async def initialize(
+        self,
+        *,
+        client_info: dict[str, Any] | None = None,
+        app_version: str | None = None,
+        store: str | os.PathLike[str] | None = None,
+        events: bool = False,
+        migration_callbacks: bool | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Sends ``initialize``, then ``initialized``; see
+        :meth:`larder.Larder.initialize`."""
+        if migration_callbacks is None:
+            migration_callbacks = "migrate.object" in self._connection.request_handlers
+        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra)
+        result: dict[str, Any] = await self.call("initialize", params)
+        self.init_result = result
+        self.migration_callbacks = declares_migration_callbacks(params)
+        await self.notify("initialized", {})
+        return result
+
+    async def close(self, timeout: float = 10.0) -> int | None:
+        """Sends ``shutdown`` and ``exit``, closes the sidecar's input and waits
+        for it; kills it only if it does not exit within ``timeout`` seconds.
+        Returns its exit status. Safe to call more than once."""
+        connection = self._connection
+        already, self._closed = self._closed, True
+        connection.closing = True
+        if not already and connection.exit_info is None:
+            try:
+                await asyncio.wait_for(self.call("shutdown"), timeout)
+                await self.notify("exit")
+            except (LarderError, asyncio.TimeoutError, OSError) as e:
+                log.debug("shutdown failed: %s", e)
+        connection.close_input()
+        try:
+            await asyncio.wait_for(self._proc.wait(), timeout)
+        except asyncio.TimeoutError:
+            log.warning("larder (pid %s) did not exit within %ss; killing it", self.pid, timeout)
+            self._proc.kill()
+            await self._proc.wait()
+        returncode = self._proc.returncode
+        await connection.join(timeout)
+        reason = "the larder client was closed" if returncode == 0 else None
+        connection.end((returncode, connection.stderr_tail, reason))
+        return returncode
+
+    async def __aenter__(self) -> AsyncLarder:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        state = "running" if self.alive else f"exited {self._proc.returncode}"
+        return f"<AsyncLarder pid={self.pid} {state}>"
+
+    @property
+    def pid(self) -> int:
+        """The sidecar's process id."""
+        return self._proc.pid
+
+    @property
+    def process(self) -> asyncio.subprocess.Process:
+        return self._proc
+
+    @property
+    def alive(self) -> bool:
+        """True while the sidecar is running and its output is open."""
+        return self._connection.exit_info is None and self._proc.returncode is None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.returncode
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines the sidecar wrote to stderr."""
+        return self._connection.stderr_tail
+
+    # ------------------------------------------------------------------
+    # Calling
+
+    async def call(self, method: str, params: dict[str, Any] | None = None, *,
+                   progress: Handler | None = None) -> Any:
+        """Sends a request and returns its result, or raises the
+        :class:`~larder.LarderError` subclass for its error code. ``progress``
+        receives each ``$/progress`` value for this request before the
+        result is returned (see :meth:`larder.Larder.call`)."""
+        return await self._connection.request(method, params, None, progress)
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Sends a notification (no answer)."""
+        await self._connection.notify(method, params)
+
+    def pipeline(self, *, batch: bool = False, raise_on_error: bool = True) -> AsyncPipeline:
+        """Queues calls and sends them in one write when the ``async with``
+        block ends::
+
+            async with db.pipeline() as p:
+                for i in range(10_000):
+                    p.cache.set(f"k{i}", i)
+            p.results  # in order
+
+        Each queued call returns an :class:`asyncio.Future` of its result.
+        ``batch`` and ``raise_on_error`` are as for :meth:`larder.Larder.pipeline`."""
+        return AsyncPipeline(self, batch=batch, raise_on_error=raise_on_error)
+
+    def cache_view(self, cache: str = "default", group: str = "", *, ttl: float | None = None) -> AsyncCacheView:
+        """One group of one cache as a mapping with awaited operations (see
+        :class:`~larder.aio.view.AsyncCacheView`)."""
+        return AsyncCacheView(self, cache, group, ttl=ttl)
+
+    def memoize(self, cache: str | None = None, *, ttl: float | None = None, group: str | None = None,
+                name: str | None = None, typed: bool = False) -> Callable[[A], A]:
+        """A decorator that keeps a coroutine function's results in ``cache``
+        (see :meth:`larder.Larder.memoize`; the keys are the same)::
+
+            @db.memoize(cache="api", ttl=300)
+            async def profile(user_id: int) -> dict: ...
+        """
+        return memoize_async(self.cache, cache, ttl=ttl, group=group, name=name, typed=typed)
+
+    def namespace(self, name: str) -> AsyncNamespace:
+        """Generic access to ``name.*`` methods, awaited (see :class:`larder.Namespace`)."""
+        return AsyncNamespace(self._connection.request, name)
+
+    async def discover(self) -> dict[str, Any]:
+        """``rpc.discover``: the server's OpenRPC document."""
+        document: dict[str, Any] = await self.call("rpc.discover")
+        return document
+
+    async def shutdown(self) -> None:
+        """``shutdown``: commits everything; afterwards only ``exit`` is accepted.
+        (:meth:`close` does this for you.)"""
+        await self.call("shutdown")
+
+    # ------------------------------------------------------------------
+    # Server-to-client requests and notifications
+
+    def on_request(self, method: str, fn: Handler | None = None) -> Any:
+        """Answers the server's ``method`` requests with what ``fn(params)``
+        returns (awaited when it is awaitable); see
+        :meth:`larder.Larder.on_request`."""
+        if fn is None:
+            return lambda f: self.on_request(method, f) or f
+        self._connection.request_handlers[method] = fn
+        return None
+
+    def on_migrate(self, fn: Handler | None = None) -> Any:
+        """Answers ``migrate.object`` with ``fn(params)`` — a function or a
+        coroutine function returning the new value or :data:`larder.DROP`;
+        see :meth:`larder.Larder.on_migrate`. The server only asks a client
+        that declared ``capabilities.migrationCallbacks``: pass
+        ``on_migrate=`` to :meth:`spawn`."""
+        if fn is None:
+            return self.on_migrate
+        if self.init_result is not None and not self.migration_callbacks:
+            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
+                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
+                        "to AsyncLarder.spawn)")
+        handler = fn
+
+        async def answer(params: Any) -> dict[str, Any]:
+            result = handler(params)
+            if asyncio.iscoroutine(result) or isinstance(result, asyncio.Future):
+                result = await result
+            return migrate_answer(result)
+
+        self.on_request("migrate.object", answer)
+        return fn
+
+    def on_event(self, method: str, fn: Handler | None = None) -> Any:
+        """Calls ``fn(params)`` (awaited when it is awaitable) for each
+        ``method`` notification; returns a function that removes it. See
+        :meth:`larder.Larder.on_event`."""
+        if fn is None:
+            def decorate(f: Handler) -> Handler:
+                self.on_event(method, f)
+                return f
+
+            return decorate
+        handlers = self._connection.event_handlers
+        handlers[method] = [*handlers.get(method, ()), fn]
+
+        def remove() -> None:
+            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
+
+        return remove
+
+
+class AsyncPipeline:
+    """Calls queued to be sent in one write (see :meth:`AsyncLarder.pipeline`).
+
+    ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
+    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return an
+    :class:`asyncio.Future` each; after the ``async with`` block,
+    ``p.results`` holds each call's result in order, or its exception for one
+    that failed.
+    """
+
+    def __init__(self, db: AsyncLarder, *, batch: bool = False, raise_on_error: bool = True) -> None:
+        self.db = db
+        self.batch = batch
+        self.raise_on_error = raise_on_error
+        self.cache: CacheMethods[AsyncPiped] = CacheMethods(self._request)
+        self.schema: SchemaMethods[AsyncPiped] = SchemaMethods(self._request)
+        self.object: ObjectMethods[AsyncPiped] = ObjectMethods(self._request)
+        self.migrate: MigrateMethods[AsyncPiped] = MigrateMethods(self._request)
+        self.entity: EntityMethods[AsyncPiped] = EntityMethods(self._request, pipelined=True)
+        #: Every call's future, in order.
+        self.futures: list[asyncio.Future[Any]] = []
+        self._calls: list[tuple[str, Any, Any, Handler | None]] = []
+        self._results: list[Any] | None = None
+
+    def call(self, method: str, params: dict[str, Any] | None = None, *,
+             progress: Handler | None = None) -> asyncio.Future[Any]:
+        """Queues a request; returns the future of its result."""
+        return self._request(method, params, None, progress)
+
+    def namespace(self, name: str) -> AsyncNamespace:
+        return AsyncNamespace(self._request, name)
+
+    def _request(self, method: str, params: dict[str, Any] | None, shape: Any,
+                 progress: Handler | None = None) -> asyncio.Future[Any]:
+        if self._results is not None:
+            raise RuntimeError("this pipeline has already run")
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls.append((method, params, shape, progress))
+        self.futures.append(future)
+        return future
+
+    def __len__(self) -> int:
+        return len(self.futures)
+
+    async def wait(self) -> list[Any]:
+        """Sends what is queued in one write and waits for every answer;
+        returns the results (exceptions in the places of failed calls)."""
+        calls, self._calls = self._calls, []
+        if calls:
+            await self._send(calls, self.futures[len(self.futures) - len(calls):])
+        self._results = [f.exception() or f.result() for f in self.futures]
+        return self._results
+
+    async def _send(self, calls: list[tuple[str, Any, Any, Handler | None]],
+                    futures: list[asyncio.Future[Any]]) -> None:
+        connection = self.db._connection
+        try:
+            sent = connection.start(calls, batch=self.batch)
+        except SidecarExited as e:
+            for future in futures:
+                if not future.done():
+                    future.set_exception(e)
+            return
+        await connection.drain()
+        for (_, answer, token), future in zip(sent, futures):
+            try:
+                future.set_result(await answer)
+            except Exception as e:
+                future.set_exception(e)
+            finally:
+                if token is not None:
+                    connection.forget_progress(token)
+        if any(token is not None for _, _, token in sent):
+            await connection.wait_for_callbacks()
+
+    @property
+    def results(self) -> list[Any]:
+        """Each call's result in order (its exception where it failed)."""
+        if self._results is None:
+            raise RuntimeError("the pipeline has not run yet: leave the async with block or await wait()")
+        return self._results
+
+    async def __aenter__(self) -> AsyncPipeline:
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            for future in self.futures:
+                future.cancel()
+            self._calls = []
+            return
+        results = await self.wait()
+        if self.raise_on_error:
+            for r in results:
+                if isinstance(r, BaseException):
+                    raise r

@@ -1,0 +1,322 @@
+"""The result of each method, as TypedDicts (protocol/openrpc.json's result
+schemas; member names as the protocol spells them). A member the protocol
+leaves out in some answers is ``NotRequired``: read it with ``.get``.
+
+A few results are not the protocol's own: ``cache.get`` gives the value
+itself, ``entity.count`` an ``int``, and ``data`` comes back as ``bytes``."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+__all__ = [
+    "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "CopyResult", "DefineResult", "DeleteResult",
+    "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
+    "EqualsResult", "ExtendResult", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
+    "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
+    "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
+    "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
+    "StatsResult", "SubscribeResult", "TierStats",
+]
+
+# -- cache.* ---------------------------------------------------------------------
+
+
+class Limits(TypedDict):
+    maxCount: int
+    maxBytes: int
+
+
+class FetchSettings(TypedDict):
+    """How ``cache.getOrFetch`` asks the client for a missing key."""
+    retries: int
+    retryDelayMs: list[int]
+    timeoutMs: int
+    ttl: float | None
+    negativeTtl: float
+    staleWhileRevalidate: float
+
+
+class CacheConfig(TypedDict):
+    persistent: bool
+    memory: Limits
+    disk: Limits
+    lifespan: float
+    returnsExpired: bool
+    fetch: FetchSettings
+
+
+class OpenResult(TypedDict):
+    """``cache.open``."""
+    cache: str
+    created: bool
+    config: CacheConfig
+
+
+class SetResult(TypedDict):
+    """``cache.set``."""
+    stored: bool
+    size: int
+
+
+class Entry(TypedDict):
+    """``cache.get`` as :meth:`~larder.CacheMethods.entry` gives it: only
+    ``found`` when nothing was found; ``value`` or ``data`` (as bytes) when
+    something was."""
+    found: bool
+    value: NotRequired[Any]
+    data: NotRequired[bytes]
+    expired: NotRequired[bool]
+    storedAt: NotRequired[str]
+    expiresAt: NotRequired[str]
+    tier: NotRequired[Literal["memory", "disk"]]
+    type: NotRequired[str]
+    version: NotRequired[str]
+
+
+class HasResult(TypedDict):
+    """``cache.has``."""
+    found: bool
+    valid: bool
+
+
+class RemoveResult(TypedDict):
+    """``cache.remove``."""
+    removed: bool
+
+
+class FoundResult(TypedDict):
+    """``cache.touch``."""
+    found: bool
+
+
+class GetManyResult(TypedDict):
+    """``cache.getMany``."""
+    entries: dict[str, Entry]
+
+
+class SetManyResult(TypedDict):
+    """``cache.setMany``."""
+    stored: int
+    size: int
+
+
+class KeysPage(TypedDict):
+    """``cache.keys``: ``cursor`` only when another page follows."""
+    keys: list[str]
+    cursor: NotRequired[str]
+
+
+class ClearResult(TypedDict):
+    """``cache.clear``, ``cache.purgeExpired``."""
+    removed: int
+
+
+class TierStats(TypedDict):
+    count: int
+    bytes: int
+    hits: int
+    misses: int
+    evictions: int
+
+
+class StatsResult(TypedDict):
+    """``cache.stats``."""
+    cache: str
+    memory: TierStats
+    disk: TierStats
+
+
+class CacheSummary(TypedDict):
+    name: str
+    config: CacheConfig
+    count: int
+    bytes: int
+
+
+class ListResult(TypedDict):
+    """``cache.list``."""
+    caches: list[CacheSummary]
+
+
+class DropResult(TypedDict):
+    """``cache.drop``."""
+    dropped: bool
+
+
+class SubscribeResult(TypedDict):
+    """``cache.subscribe``: the cache's name, or ``"*"``."""
+    subscribed: str
+
+
+# -- schema.* ----------------------------------------------------------------------
+
+
+class SchemaDefinition(TypedDict):
+    type: str
+    version: str
+    fields: dict[str, Any]
+    parent: NotRequired[str]
+    extensions: NotRequired[dict[str, dict[str, Any]]]
+    migrations: NotRequired[list[dict[str, Any]]]
+
+
+class RegisterResult(TypedDict):
+    """``schema.register``."""
+    type: str
+    version: str
+    created: bool
+
+
+class SchemaResult(TypedDict):
+    """``schema.get``."""
+    schema: SchemaDefinition
+    versions: list[str]
+
+
+class SchemaSummary(TypedDict):
+    type: str
+    versions: list[str]
+    newest: str
+    parent: NotRequired[str]
+
+
+class SchemaListResult(TypedDict):
+    """``schema.list``."""
+    types: list[SchemaSummary]
+
+
+class SchemaRemoveResult(TypedDict):
+    """``schema.remove``: how many versions went."""
+    removed: int
+
+
+class ExtendResult(TypedDict):
+    """``schema.extend``."""
+    schema: SchemaDefinition
+
+
+# -- object.* ----------------------------------------------------------------------
+
+
+class PutResult(TypedDict):
+    """``object.put``."""
+    stored: bool
+    type: str
+    version: str
+
+
+class ObjectRead(TypedDict):
+    """``object.get``: only ``found`` when there is no object; ``dropped``
+    (with ``type`` and ``migratedFrom``) when a migration callback dropped it."""
+    found: bool
+    type: NotRequired[str]
+    version: NotRequired[str]
+    value: NotRequired[Any]
+    migratedFrom: NotRequired[str]
+    dropped: NotRequired[bool]
+
+
+class DescribeResult(TypedDict):
+    """``object.describe``."""
+    description: dict[str, Any]
+
+
+class EqualsResult(TypedDict):
+    """``object.equals``."""
+    equal: bool
+
+
+class HashResult(TypedDict):
+    """``object.hash``."""
+    hash: str
+    algorithm: str
+
+
+class CopyResult(TypedDict):
+    """``object.copy``."""
+    copied: bool
+    type: str
+    version: str
+
+
+# -- migrate.* ---------------------------------------------------------------------
+
+
+class MigrationFailure(TypedDict):
+    key: str
+    error: dict[str, Any]
+    group: NotRequired[str]
+    cache: NotRequired[str]
+    type: NotRequired[str]
+    fromVersion: NotRequired[str]
+
+
+class MigrationCounts(TypedDict):
+    """``migrate.run``."""
+    examined: int
+    migrated: int
+    upToDate: int
+    failed: int
+    dropped: int
+    failures: list[MigrationFailure]
+
+
+# -- entity.* ----------------------------------------------------------------------
+
+
+class DefineResult(TypedDict):
+    """``entity.define``."""
+    model: str
+    created: bool
+    newEntities: list[str]
+    added: list[str]
+
+
+class ModelsResult(TypedDict):
+    """``entity.models``: each model as stored (``model``, ``casing``,
+    ``dateFormat``, ``reservedWords``, ``entities``)."""
+    models: list[dict[str, Any]]
+
+
+class StageResult(TypedDict):
+    """``entity.stage``."""
+    staged: int
+    pending: int
+
+
+class ApplyResult(TypedDict):
+    """``entity.apply``, ``entity.upsert``."""
+    inserted: int
+    updated: int
+    linked: int
+    unresolved: int
+
+
+class DiscardResult(TypedDict):
+    """``entity.discard``."""
+    discarded: int
+
+
+class DeleteResult(TypedDict):
+    """``entity.delete``."""
+    deleted: int
+    nullified: int
+
+
+class EntityGetResult(TypedDict):
+    """``entity.get``: ``record`` when ``found``."""
+    found: bool
+    record: NotRequired[dict[str, Any]]
+
+
+class EntityManyResult(TypedDict):
+    """``entity.getMany``."""
+    records: list[dict[str, Any]]
+    missing: list[Any]
+
+
+class QueryPage(TypedDict):
+    """``entity.query``: ``nextOffset`` only when more records follow."""
+    records: list[dict[str, Any]]
+    nextOffset: NotRequired[int]
