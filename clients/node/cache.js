@@ -464,11 +464,22 @@ export class CacheMethods {
   }
 
   /**
-   * `cache.subscribe`: events for one cache (`'name'` or `{cache}`), or (none given) for all.
-   * @param {string | {cache?: string}} [name]
+   * `cache.subscribe`: events (`cache.evicted`, `cache.removed`,
+   * `cache.cleared`) for one cache (`'name'` or `{cache}`), or (none given)
+   * for all. `{withValues: true}` makes `cache.evicted` and `cache.removed`
+   * carry the entry's `value` (or `data`, base64).
+   * @param {string | {cache?: string, withValues?: boolean}} [name]
+   * @param {{withValues?: boolean}} [options]
    */
-  subscribe(name) {
-    if (name !== null && typeof name === 'object') name = checkOptions('cache.subscribe', name, ['cache']).cache;
-    return this.#db.call('cache.subscribe', name === undefined ? {} : { cache: name });
+  subscribe(name, options) {
+    let withValues;
+    if (name !== null && typeof name === 'object') {
+      ({ cache: name, withValues } = checkOptions('cache.subscribe', name, ['cache', 'withValues']));
+    } else if (options !== undefined) {
+      ({ withValues } = checkOptions('cache.subscribe', options, ['withValues']));
+    }
+    const params = name === undefined ? {} : { cache: name };
+    if (withValues !== undefined) params.withValues = withValues;
+    return this.#db.call('cache.subscribe', params);
   }
 }

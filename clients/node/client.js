@@ -429,7 +429,7 @@ export class Larder {
 
   /**
    * Calls `fn(params, method)` for each server notification `name`
-   * (`cache.evicted`, `cache.cleared`, ...; '*' for all). Returns a function
+   * (`cache.evicted`, `cache.removed`, `cache.cleared`, ...; '*' for all). Returns a function
    * that removes it.
    * @param {string} name
    * @param {(params: any, method: string) => void} fn

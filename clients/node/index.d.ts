@@ -368,7 +368,7 @@ export class CacheMethods {
   stats(options?: { cache?: string }): Promise<any>;
   list(): Promise<{ caches: any[] }>;
   drop(name: string): Promise<any>;
-  subscribe(name?: string | { cache?: string }): Promise<any>;
+  subscribe(name?: string | { cache?: string; withValues?: boolean }, options?: { withValues?: boolean }): Promise<{ subscribed: string }>;
 }
 
 export class CacheView {

@@ -1,4 +1,4 @@
-// Server notifications: cache.evicted and cache.cleared.
+// Server notifications: cache.evicted, cache.removed and cache.cleared.
 import { test } from './support.js';
 import assert from 'node:assert/strict';
 import { Larder } from '../index.js';
@@ -81,6 +81,30 @@ test('removing a handler, and a throwing handler goes to onError', async () => {
     assert.equal(calls, 1);
     assert.equal(errors.length, 2);
     assert.equal(errors[0].message, 'handler bug');
+  } finally {
+    await db.close();
+  }
+});
+
+test('withValues: evicted and removed entries arrive with their values', async () => {
+  const db = await Larder.spawn({ memory: true });
+  try {
+    const events = [];
+    db.onEvent('*', (params, method) => events.push([method, params]));
+    await db.cache.subscribe('lru', { withValues: true });
+    await db.cache.subscribe({ cache: 'plain' });
+    await db.cache.open('lru', { persistent: false, memory: { maxCount: 1 } });
+    await db.cache.set('a', { n: 1 }, { cache: 'lru' });
+    await db.cache.set('b', undefined, { cache: 'lru', data: Buffer.from([0, 1, 2]) });
+    assert.equal((await db.cache.remove('b', { cache: 'lru' })).removed, true);
+    assert.equal((await db.cache.remove('b', { cache: 'lru' })).removed, false, 'nothing there: no event');
+    await db.cache.set('x', 1, { cache: 'plain' });
+    await db.cache.remove('x', { cache: 'plain' });
+    assert.deepEqual(events, [
+      ['cache.evicted', { cache: 'lru', group: '', key: 'a', tier: 'memory', reason: 'capacity', value: { n: 1 } }],
+      ['cache.removed', { cache: 'lru', group: '', key: 'b', tier: 'all', reason: 'removed', data: 'AAEC' }],
+      ['cache.removed', { cache: 'plain', group: '', key: 'x', tier: 'all', reason: 'removed' }],
+    ]);
   } finally {
     await db.close();
   }
