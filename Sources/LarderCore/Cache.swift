@@ -114,6 +114,20 @@ public final class Cache {
         return true
     }
 
+    /// A memory-tier hit that has not expired, handed to `body`; false, with
+    /// nothing counted, for anything else (a fetch on a miss then looks again).
+    public func getFresh(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
+                         _ body: (Lookup) -> Void) throws(StoreError) -> Bool {
+        try ready()
+        guard let i = memory.use(group: group, key: key) else { return false }
+        let entry = memory.entry(at: i)
+        let expiresAt = entry.expiresAt(lifespan: config.lifespan)
+        if let expiresAt, store.clock.now >= expiresAt { return false }
+        _ = countRead(of: entry, in: .memory)
+        body(Lookup(entry: entry, expired: false, tier: .memory, expiresAt: expiresAt))
+        return true
+    }
+
     /// The rest of a get once the memory tier holds nothing under `k`: the
     /// entry from the disk tier, kept in memory from now on.
     private func getFromDisk(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {

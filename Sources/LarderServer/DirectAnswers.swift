@@ -19,7 +19,25 @@ extension Server {
     func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
         if request.methodIs(CacheGet.methodName) { return directGet(request, into: &result) }
         if request.methodIs(CacheSet.methodName) { return directSet(request, into: &result) }
+        if request.methodIs(CacheGetOrFetch.methodName) { return directGetOrFetch(request, into: &result) }
         return .declined
+    }
+
+    /// A memory-tier hit of `cache.getOrFetch` costs what a get costs; a miss,
+    /// an expired entry or a call with settings of its own goes the ordinary way.
+    private func directGetOrFetch(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        let p = request.params
+        let cache = p["cache"], group = p["group"], key = p["key"]
+        guard p.count == Self.present(cache, group, key), let name = Self.cacheName(cache),
+              let (group, key) = Self.entryKey(group, key), admit(CacheGetOrFetch.method) else { return .declined }
+        do throws(StoreError) {
+            guard let found = try store.cache(namedUTF8: name, create: false)?.getFresh(group: group, key: key, {
+                CacheGetOrFetch.Result.write($0, into: &result)
+            }), found else { return .declined }
+        } catch {
+            return failed(request, error)
+        }
+        return succeeded(request, result: &result, afterCommit: false)
     }
 
     private func directGet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {

@@ -75,7 +75,7 @@ final class Server: MessageHandler {
 
     init(options: ServerOptions, store: Store, connection: Connection) {
         self.options = options
-        directMethods = options.directAnswers ? [CacheGet.methodName, CacheSet.methodName] : []
+        directMethods = options.directAnswers ? [CacheGet.methodName, CacheSet.methodName, CacheGetOrFetch.methodName] : []
         self.store = store
         self.connection = connection
         watchEvents()

@@ -1,11 +1,12 @@
 /// The pre-encoded request streams of each workload, built before timing.
 extension Benchmark {
     /// `count` gets of keys drawn uniformly from 0..<keyCount.
-    func getBatch(cache: String, keys: KeySpace, keyCount: Int, count: Int, seed: UInt64) -> RequestBatch {
+    func getBatch(cache: String, keys: KeySpace, keyCount: Int, count: Int, seed: UInt64,
+                  method: String = "cache.get") -> RequestBatch {
         var rng = SplitMix64(seed: seed)
         var encoder = RequestEncoder()
-        var batch = RequestBatch(reservingBytes: count * 100, requests: count)
-        for _ in 0..<count { encoder.get(&batch, cache: cache, keys: keys, rng.below(keyCount)) }
+        var batch = RequestBatch(reservingBytes: count * 110, requests: count)
+        for _ in 0..<count { encoder.get(&batch, cache: cache, keys: keys, rng.below(keyCount), method: method) }
         return batch
     }
 

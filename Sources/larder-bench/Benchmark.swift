@@ -64,6 +64,7 @@ final class Benchmark {
         }
         part("memory") { measureGets(tier: "memory") }
         part("disk") { measureGets(tier: "disk") }
+        part("fetch") { measureFetches() }
         part("set") { measureSets() }
         part("mixed") { measureMixed() }
         part("scale") { measureScale() }
@@ -79,8 +80,8 @@ final class Benchmark {
     }
 
     /// Spawns larder on a fresh store under the scratch directory.
-    func session(_ name: String) -> LarderSession {
-        let s = LarderSession(larder: larderPath, store: scratch.child(name))
+    func session(_ name: String, capabilities: String = "{}") -> LarderSession {
+        let s = LarderSession(larder: larderPath, store: scratch.child(name), capabilities: capabilities)
         report.larderVersion = s.serverVersion
         return s
     }

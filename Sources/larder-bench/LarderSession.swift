@@ -8,11 +8,11 @@ final class LarderSession {
     var encoder = RequestEncoder()
     private(set) var serverVersion = "?"
 
-    init(larder: String, store: String) {
+    init(larder: String, store: String, capabilities: String = "{}") {
         storePath = store
         child = ChildProcess.spawn(larder, ["--store", store])
         driver = Driver(writeFD: child.stdinFD, readFD: child.stdoutFD)
-        let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"}}"#)
+        let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"},"capabilities":\#(capabilities)}"#)
         serverVersion = result["serverInfo"]?["version"]?.stringValue ?? "?"
     }
 

@@ -15,7 +15,7 @@ struct Options {
     var pinStrict = true
     var repsOverride: Int?
 
-    static let parts = ["memory", "disk", "set", "mixed", "scale", "objects", "entities", "start"]
+    static let parts = ["memory", "disk", "fetch", "set", "mixed", "scale", "objects", "entities", "start"]
 
     struct UsageError: Error { let message: String }
 

@@ -30,8 +30,8 @@ struct RequestEncoder {
         batch.endRequest()
     }
 
-    mutating func get(_ batch: inout RequestBatch, cache: String, keys: KeySpace, _ n: Int) {
-        begin(&batch.bytes, "cache.get")
+    mutating func get(_ batch: inout RequestBatch, cache: String, keys: KeySpace, _ n: Int, method: String = "cache.get") {
+        begin(&batch.bytes, method)
         batch.bytes += Self.cacheMember(cache)
         keys.append(n, to: &batch.bytes)
         batch.bytes += Array(#""}}"#.utf8)

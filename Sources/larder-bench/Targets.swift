@@ -13,6 +13,13 @@ extension Benchmark {
         if let ratio = report.row("get.memory.100B.strict")?.ratio {
             add("strict memory get p50 / pipe round trip", "\(Format.fixed(ratio.value, 2))×", "≤ 1.5×", ratio.value <= 1.5)
         }
+        // A hit of cache.getOrFetch is a get (the few bytes of `"fetched":false` aside).
+        if let ratio = report.row("fetch.hit.pipelined")?.ratio {
+            add("pipelined getOrFetch hit / get", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 90%", ratio.value >= 0.9)
+        }
+        if let ratio = report.row("fetch.hit.strict")?.ratio {
+            add("strict getOrFetch hit p50 / get p50", "\(Format.fixed(ratio.value, 2))×", "≤ 1.1×", ratio.value <= 1.1)
+        }
         if let ratio = report.row("set.100B.pipelined")?.ratio {
             add("pipelined set / storage floor insert", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 50%", ratio.value >= 0.5)
         }

@@ -53,6 +53,28 @@ final class DirectAnswerTests: XCTestCase {
         try assertBothPathsAgree(lines)
     }
 
+    /// Hits of `cache.getOrFetch` in the memory tier are answered directly;
+    /// misses, expired entries, disk hits and calls with settings are not —
+    /// and the counters agree too (a declined request counts nothing twice).
+    func testGetOrFetchHitsAndMissesAnswerAlike() throws {
+        var lines = [
+            request(1, "cache.open", #"{"cache":"short","lifespan":1,"memory":{"maxCount":2}}"#),
+            request(2, "cache.set", #"{"key":"a","value":{"n":1}}"#),
+            request(3, "cache.set", #"{"cache":"short","key":"s","data":"AAEC"}"#),
+        ]
+        var id = 3
+        for p in [#"{"key":"a"}"#, #"{"key":"missing"}"#, #"{"cache":"short","key":"s"}"#, #"{"cache":"nope","key":"a"}"#,
+                  #"{"key":"a","retries":1}"#, #"{"key":"a","tll":1}"#, #"{"group":"","key":"a"}"#, #"{"key":""}"#] {
+            id += 1; lines.append(request(id, "cache.getOrFetch", p))
+        }
+        // Pushed out of the memory tier (two entries): then served from disk, by the ordinary path.
+        for k in ["t1", "t2", "t3"] { id += 1; lines.append(request(id, "cache.set", #"{"cache":"short","key":"\#(k)","value":1}"#)) }
+        id += 1; lines.append(request(id, "cache.getOrFetch", #"{"cache":"short","key":"s"}"#))
+        id += 1; lines.append(request(id, "cache.getOrFetch", #"{"cache":"short","key":"s"}"#))
+        for cache in ["default", "short"] { id += 1; lines.append(request(id, "cache.stats", #"{"cache":"\#(cache)"}"#)) }
+        try assertBothPathsAgree(lines)
+    }
+
     func testEnvelopesThatArePlainOrNotAnswerAlike() throws {
         let lines = [
             #"{"jsonrpc":"2.0","id":"s-1","method":"cache.set","params":{"key":"a","value":1}}"#,

@@ -5,7 +5,8 @@ import LarderRPC
 /// `cache.getOrFetch`: a get that, on a miss, asks the client for the value
 /// (`cache.fetch`), stores it and answers with it (see `FetchFlights`).
 enum CacheGetOrFetch: MethodDefinition {
-    static let method = "cache.getOrFetch"
+    static let methodName: StaticString = "cache.getOrFetch"
+    static let method = methodName.description
 
     struct Params: ParamsObject {
         static let members = ["cache", "group", "key"] + FetchParams.members
@@ -29,7 +30,7 @@ enum CacheGetOrFetch: MethodDefinition {
         let found = try server.core { () throws(StoreError) in try cache?.get(p.key, includingExpired: true) }
         let key = FetchFlights.Key(cache: p.cache, entry: p.key)
         if let found, !found.expired || (cache?.config.returnsExpired == true && settings.staleWhileRevalidate == 0) {
-            return .result(Result(found, extra: ",\"fetched\":false}"))
+            return .result(Result(found))
         }
         guard flights.clientFetches else {
             let why = "the client did not declare capabilities.fetch in initialize, so it cannot be asked for a missing key"
@@ -54,12 +55,26 @@ enum CacheGetOrFetch: MethodDefinition {
     struct Result: MethodResult {
         let json: JSON
 
+        /// A hit.
+        init(_ found: Cache.Lookup) {
+            var w = JSONWriter(capacity: found.entry.bytes.count + 160)
+            Self.write(found, into: &w)
+            json = .fragment(JSONFragment(validJSON: w.copiedBytes))
+        }
+
         init(_ found: Cache.Lookup, extra: String) {
             var w = JSONWriter(capacity: found.entry.bytes.count + 160)
             CacheGet.write(found, into: &w)
             w.truncate(to: w.count - 1)
             w.writeRaw(Array(extra.utf8))
             json = .fragment(JSONFragment(validJSON: w.copiedBytes))
+        }
+
+        /// A hit, written straight into the output (both paths).
+        static func write(_ found: Cache.Lookup, into w: inout JSONWriter) {
+            CacheGet.write(found, into: &w)
+            w.truncate(to: w.count - 1)
+            w.writeASCII(",\"fetched\":false}")
         }
     }
 }
