@@ -91,7 +91,7 @@ func serve(_ input: UnsafeBufferPointer<UInt8>, directAnswers: Bool) -> [UInt8] 
 public func fuzzDirect(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     Log.level = .error
     let input = UnsafeBufferPointer(start: data.assumingMemoryBound(to: UInt8.self), count: size)
-    let reader = RequestReader.allocate(methods: ["cache.get", "cache.set"])
+    let reader = RequestReader.allocate(methods: ["cache.get", "cache.set", "cache.getOrFetch"])
     defer { reader.deallocate() }
     eachBody(of: input) { checkView(of: $0, reader: reader) }
 
