@@ -21,9 +21,11 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .errors import CacheNotFound
+from .fetch import Fetchers
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Larder
+    from .fetch import Fallback, Fetcher
 
 __all__ = ["CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
 
@@ -74,6 +76,25 @@ def _limits(given: Mapping[str, Any], name: str) -> dict[str, Any]:
         if isinstance(k, str) and camel(k) in _LIMITS:
             if v is not None:
                 out[camel(k)] = v
+        else:
+            out[k] = v
+    return out
+
+
+#: ``cache.open``'s ``fetch`` settings.
+_FETCH = ("retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate")
+
+
+def _fetch_settings(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``cache.open``'s ``fetch`` for the protocol, renamed like
+    :func:`_limits`: a key it does not know is sent as written."""
+    if not isinstance(given, Mapping):
+        raise TypeError(f"fetch must be a mapping such as {{'retries': 2}}, not {type(given).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in given.items():
+        if isinstance(k, str) and camel(k) in _FETCH:
+            if v is not None:
+                out[camel(k)] = list(v) if camel(k) == "retryDelayMs" and isinstance(v, tuple) else v
         else:
             out[k] = v
     return out
@@ -143,8 +164,10 @@ class CacheMethods:
     ``""``).
     """
 
-    def __init__(self, request: Request) -> None:
+    def __init__(self, request: Request, fetchers: Fetchers | None = None) -> None:
         self._request = request
+        #: The fetchers that answer ``cache.fetch`` / ``cache.fallback``.
+        self.fetchers = fetchers if fetchers is not None else Fetchers()
 
     # -- settings ---------------------------------------------------------
 
@@ -157,6 +180,9 @@ class CacheMethods:
         disk: Mapping[str, Any] | None = None,
         lifespan: float | None = None,
         returns_expired: bool | None = None,
+        fetch: Mapping[str, Any] | None = None,
+        fetcher: Fetcher | None = None,
+        fallback: Fallback | None = None,
     ) -> Any:
         """``cache.open``: creates the cache or changes its settings (evicting
         down to new limits).
@@ -170,15 +196,27 @@ class CacheMethods:
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
 
+        ``fetch`` is the cache's settings for :meth:`get_or_fetch`, with the
+        names of its keywords (``retries``, ``retry_delay_ms``,
+        ``timeout_ms``, ``ttl``, ``negative_ttl``,
+        ``stale_while_revalidate``; camelCase works too; other keys are sent
+        as written and refused). ``fetcher`` and ``fallback`` are kept by
+        this client as the cache's own: :meth:`get_or_fetch` uses them when
+        called without its own (see :mod:`larder.fetch`).
+
         Returns ``{"cache": name, "created": bool, "config": {"persistent",
         "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
-        "returnsExpired"}}``.
+        "returnsExpired", "fetch": {...}}}``.
         """
         params = _params(cache=cache, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired)
         if memory is not None:
             params["memory"] = _limits(memory, "memory")
         if disk is not None:
             params["disk"] = _limits(disk, "disk")
+        if fetch is not None:
+            params["fetch"] = _fetch_settings(fetch)
+        if fetcher is not None or fallback is not None:
+            self.fetchers.set_cache(cache, fetcher, fallback)
         return self._request("cache.open", params, None)
 
     # -- single entries ---------------------------------------------------
@@ -246,6 +284,97 @@ class CacheMethods:
     def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Any:
         """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``."""
         return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
+
+    # -- fetched on a miss -------------------------------------------------
+
+    def get_or_fetch(
+        self,
+        key: str,
+        fetcher: Fetcher | None = None,
+        *,
+        default: Any = None,
+        cache: str | None = None,
+        group: str | None = None,
+        fallback: Fallback | None = None,
+        retries: int | None = None,
+        retry_delay_ms: Iterable[float] | None = None,
+        timeout_ms: float | None = None,
+        ttl: float | None = None,
+        negative_ttl: float | None = None,
+        stale_while_revalidate: float | None = None,
+    ) -> Any:
+        """``cache.getOrFetch``: the value under ``key`` (like :meth:`get`);
+        on a miss the server asks ``fetcher(key)`` for it (``cache.fetch``),
+        retrying as the settings say, stores what it returns and answers
+        with it. However many threads (or clients) ask for one missing key
+        at once, the fetcher runs once and all get its answer.
+
+        ``fetcher`` returns a JSON value, ``bytes`` (stored as data),
+        :data:`~larder.NOT_FOUND` or ``None`` (nothing: ``default`` is
+        returned and nothing stored), or :class:`~larder.Fetched` (a value
+        with its own ``ttl``); raising fails the attempt. Without
+        ``fetcher``, the cache's (``open(..., fetcher=)``) is used.
+        ``fallback(key, error)`` answers when every attempt failed (it is
+        returned, never stored). When it all fails:
+        :class:`~larder.FetchFailed` with ``data = {"attempts",
+        "lastError"}``.
+
+        The other keywords override the cache's ``fetch`` settings for this
+        call: ``retries``, ``retry_delay_ms`` (``[base, max]``),
+        ``timeout_ms`` (per attempt), ``ttl`` (seconds the fetched entry
+        lives), ``negative_ttl`` (seconds a failure is remembered),
+        ``stale_while_revalidate`` (seconds an expired entry is still
+        answered while it is fetched again).
+
+        The client must have declared ``capabilities.fetch`` (and
+        ``fallback``): ``Larder.spawn(..., fetch=True)``.
+        """
+        def value(entry: Any) -> Any:
+            return value_of(entry, default)
+
+        return self._fetch(key, fetcher, fallback, cache, group, value, _params(
+            retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
+            timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl, stale_while_revalidate=stale_while_revalidate))
+
+    def entry_or_fetch(
+        self,
+        key: str,
+        fetcher: Fetcher | None = None,
+        *,
+        cache: str | None = None,
+        group: str | None = None,
+        fallback: Fallback | None = None,
+        retries: int | None = None,
+        retry_delay_ms: Iterable[float] | None = None,
+        timeout_ms: float | None = None,
+        ttl: float | None = None,
+        negative_ttl: float | None = None,
+        stale_while_revalidate: float | None = None,
+    ) -> Any:
+        """:meth:`get_or_fetch`, the whole answer: what :meth:`entry` answers
+        with ``"fetched"`` (the value was fetched just now), ``"stored"``,
+        ``"attempts"``, ``"fallback"`` (it is the fallback's answer),
+        ``"revalidating"`` (an expired entry, being fetched again) and
+        ``"remembered"`` where they apply."""
+        return self._fetch(key, fetcher, fallback, cache, group, decode_entry, _params(
+            retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
+            timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl, stale_while_revalidate=stale_while_revalidate))
+
+    def _fetch(self, key: str, fetcher: Fetcher | None, fallback: Fallback | None, cache: str | None,
+               group: str | None, shape: Callable[[Any], Any], overrides: dict[str, Any]) -> Any:
+        params = {**_params(cache=cache, group=group), "key": key, **overrides}
+        release = self.fetchers.push(Fetchers.slot(cache, group, key), fetcher, fallback)
+
+        def answered(entry: Any) -> Any:
+            release(entry)
+            return shape(entry)
+
+        try:
+            result = self._request("cache.getOrFetch", params, answered)
+        except BaseException:
+            release(None)
+            raise
+        return result  # a pipeline's reply: released when its answer is read
 
     # -- several entries --------------------------------------------------
 

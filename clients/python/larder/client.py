@@ -96,6 +96,9 @@ class Larder:
         self._closed = False
         request = self._connection.request
         self.cache = CacheMethods(request)
+        fetchers = self.cache.fetchers
+        self._connection.request_handlers["cache.fetch"] = fetchers.answer_fetch
+        self._connection.request_handlers["cache.fallback"] = fetchers.answer_fallback
         self.schema = SchemaMethods(request)
         self.object = ObjectMethods(request)
         self.migrate = MigrateMethods(request)
@@ -116,6 +119,8 @@ class Larder:
         events: bool = False,
         migration_callbacks: bool | None = None,
         on_migrate: Handler | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
         timeout: float | None = None,
@@ -140,6 +145,10 @@ class Larder:
                 (``True``) or not (``False``); by default, declared exactly
                 when a handler is registered by the time ``initialize`` is sent
                 (``on_migrate=``).
+            fetch: declare ``capabilities.fetch``, so that the server asks
+                this client's fetchers on a miss of ``cache.getOrFetch``
+                (:meth:`~larder.cache.CacheMethods.get_or_fetch`).
+            fallback: declare ``capabilities.fallback`` (default: as ``fetch``).
             client_info: ``initialize``'s ``clientInfo`` (default: this library).
             timeout: the client's default answer timeout in seconds.
             env: the process environment (default: inherited).
@@ -161,7 +170,7 @@ class Larder:
         if initialize:
             try:
                 db.initialize(client_info=client_info, app_version=app_version, events=events,
-                              migration_callbacks=migration_callbacks)
+                              migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback)
             except BaseException:
                 db.close()
                 raise
@@ -175,6 +184,8 @@ class Larder:
         store: str | os.PathLike[str] | None = None,
         events: bool = False,
         migration_callbacks: bool | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
@@ -184,7 +195,10 @@ class Larder:
         directory. ``events`` asks for every cache event;
         ``migration_callbacks`` declares that this client answers
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
-        now). Must be the first request, and is accepted once.
+        now). ``fetch`` declares that this client answers ``cache.fetch``
+        and ``fallback`` (default: as ``fetch``) ``cache.fallback``, for
+        ``db.cache.get_or_fetch``. Must be the first request, and is
+        accepted once.
 
         Other keywords are the other members of LSP's ``InitializeParams``
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
@@ -202,6 +216,12 @@ class Larder:
             capabilities["events"] = True
         if migration_callbacks:
             capabilities["migrationCallbacks"] = True
+        if fallback is None:
+            fallback = fetch
+        if fetch:
+            capabilities["fetch"] = True
+        if fallback:
+            capabilities["fallback"] = True
         if capabilities:
             params["capabilities"] = capabilities
         params.update(camel_keys(extra))
@@ -209,6 +229,8 @@ class Larder:
         self.init_result = result
         declared = params.get("capabilities")
         self.migration_callbacks = isinstance(declared, dict) and declared.get("migrationCallbacks") is True
+        self.cache.fetchers.fetch_declared = isinstance(declared, dict) and declared.get("fetch") is True
+        self.cache.fetchers.fallback_declared = isinstance(declared, dict) and declared.get("fallback") is True
         self.notify("initialized", {})
         return result
 
@@ -460,7 +482,7 @@ class Pipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
-        self.cache = CacheMethods(self._request)
+        self.cache = CacheMethods(self._request, db.cache.fetchers)
         self.schema = SchemaMethods(self._request)
         self.object = ObjectMethods(self._request)
         self.migrate = MigrateMethods(self._request)

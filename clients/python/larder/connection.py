@@ -29,6 +29,7 @@ import select
 import subprocess
 import threading
 import time
+from concurrent.futures import Future
 from typing import Any, Callable
 
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
@@ -410,13 +411,18 @@ class Connection:
         self._callbacks.put((done.set, ()))
         done.wait(timeout)
 
-    def _answer_request(self, rid: Any, method: str, params: Any) -> None:
-        fn = self.request_handlers.get(method)
+    def _answer_request(self, rid: Any, method: str, params: Any, fn: Handler | None = None) -> None:
+        if fn is None:
+            fn = self.request_handlers.get(method)
         if fn is None:
             payload = encode_response(rid, error=MethodNotFound(f"Method not found: {method}").to_json())
         else:
             try:
-                payload = encode_response(rid, fn({} if params is None else params))
+                result = fn({} if params is None else params)
+                if isinstance(result, Future):  # answered when it is done, from whichever thread
+                    result.add_done_callback(lambda f: self._answer_later(rid, method, f))
+                    return
+                payload = encode_response(rid, result)
             except LarderError as e:
                 payload = encode_response(rid, error=e.to_json())
             except Exception as e:
@@ -428,6 +434,10 @@ class Connection:
                 self._write_locked(payload)
         except SidecarExited:
             pass
+
+    def _answer_later(self, rid: Any, method: str, future: Future[Any]) -> None:
+        """Answers a server request whose handler returned a future."""
+        self._answer_request(rid, method, None, lambda _: future.result())
 
     def _run_callbacks(self) -> None:
         while True:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from .fetch import Fetched
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,6 +43,15 @@ def memoize(methods: CacheMethods, cache: str | None, *, ttl: float | None, grou
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             key = cache_key(*args, **kwargs)
+            if methods.fetchers.fetch_declared:  # cache.getOrFetch: fn runs once however many threads miss
+
+                def fetch(_: str) -> Fetched:
+                    result = fn(*args, **kwargs)
+                    if isinstance(result, (bytes, bytearray, memoryview)):
+                        return Fetched(data=result, ttl=ttl)
+                    return Fetched(result, ttl=ttl)
+
+                return methods.get_or_fetch(key, fetch, cache=cache, group=group)
             value = methods.get(key, _ABSENT, cache=cache, group=group)
             if value is not _ABSENT:
                 return value
