@@ -315,7 +315,8 @@ class FetchFailed(LarderError):
 
     @property
     def attempts(self) -> int | None:
-        return self._datum("attempts")
+        attempts = self._datum("attempts")
+        return attempts if isinstance(attempts, int) else None
 
     @property
     def last_error(self) -> LarderError | None:
