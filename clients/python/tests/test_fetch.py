@@ -199,3 +199,109 @@ def test_memoize_uses_get_or_fetch(fdb):
     for t in threads:
         t.join(30)
     assert square(4) == 16 and calls == [4]
+
+
+def test_a_slow_fetch_does_not_hold_up_events(fdb):
+    """cache.fetch runs on the worker pool: the callback thread delivers
+    events (in order) while a fetcher waits for one of them."""
+    seen = threading.Event()
+    order = []
+
+    def on_evicted(params):
+        order.append(params["key"])
+        seen.set()
+
+    fdb.on_event("cache.evicted", on_evicted)
+    fdb.cache.open("tiny", persistent=False, memory={"max_count": 1})
+    fdb.cache.subscribe(cache="tiny")
+
+    def fetch(key):
+        assert seen.wait(10), "the event was not delivered while the fetch ran"
+        return "fetched"
+
+    result = []
+    t = threading.Thread(target=lambda: result.append(fdb.cache.get_or_fetch("slow", fetch, timeout_ms=20000)))
+    t.start()
+    time.sleep(0.1)  # the fetch is out
+    for k in ("a", "b", "c"):
+        fdb.cache.set(k, 1, cache="tiny")
+    t.join(15)
+    assert result == ["fetched"]
+    assert order == ["a", "b"]
+
+
+def test_fetches_overlap(fdb):
+    started = threading.Barrier(4, timeout=10)
+
+    def fetch(key):
+        started.wait()  # all four fetchers run at once, or this times out
+        return key.upper()
+
+    results = {}
+    threads = [threading.Thread(target=lambda k=k: results.__setitem__(k, fdb.cache.get_or_fetch(k, fetch)))
+               for k in ("w", "x", "y", "z")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+    assert results == {"w": "W", "x": "X", "y": "Y", "z": "Z"}
+
+
+def test_the_answer_to_a_cancelled_fetch_is_dropped(fdb):
+    connection = fdb._connection
+    written = []
+    write = connection._write_locked
+
+    def spy(data):
+        written.append(bytes(data))
+        write(data)
+
+    connection._write_locked = spy
+    done = threading.Event()
+
+    def slow(key):
+        time.sleep(0.4)
+        done.set()
+        return "late"
+
+    with pytest.raises(FetchFailed) as info:
+        fdb.cache.get_or_fetch("slow", slow, timeout_ms=50, retries=0)
+    assert info.value.data["lastError"]["code"] == -32800
+    assert done.wait(5)
+    time.sleep(0.1)
+    assert fdb.cache.get("x", "d") == "d"
+    answers = [w for w in written if b'"id":"larder-' in w and b"late" in w]
+    assert answers == []  # the server had cancelled it: nothing sent
+    assert connection._serving == set() and connection._cancelled == set()
+
+
+def test_pipeline_get_or_fetch(fdb):
+    with fdb.pipeline() as p:
+        value = p.cache.get_or_fetch("p1", lambda k: {"k": k})
+        entry = p.cache.entry_or_fetch("p2", lambda k: Fetched(data=b"\x01"))
+        failed = p.cache.get_or_fetch("p3", lambda k: 1 / 0, retries=0)
+        p.raise_on_error = False
+    assert value.result() == {"k": "p1"}
+    assert entry.result()["data"] == b"\x01" and entry.result()["fetched"] is True
+    assert isinstance(failed.exception(), FetchFailed)
+    assert fdb.cache.fetchers._calls == {}  # every call's fetcher was let go, the failed one's too
+
+
+def test_a_call_fetcher_is_let_go_after_the_call(fdb):
+    with pytest.raises(FetchFailed):
+        fdb.cache.get_or_fetch("gone", lambda k: 1 / 0)
+    assert fdb.cache.fetchers._calls == {}
+    with pytest.raises(FetchFailed):  # no fetcher left behind for the key
+        fdb.cache.get_or_fetch("gone2")
+    assert fdb.cache.fetchers._calls == {}
+
+
+def test_reply_done_callbacks(fdb):
+    seen = []
+    reply = fdb.call_async("cache.has", {"key": "k"})
+    reply.add_done_callback(lambda r: seen.append(r.result()))
+    assert seen == []
+    assert reply.result() == {"found": False, "valid": False}
+    assert seen == [{"found": False, "valid": False}]
+    reply.add_done_callback(lambda r: seen.append("again"))
+    assert seen[-1] == "again"
