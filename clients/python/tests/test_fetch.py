@@ -305,3 +305,34 @@ def test_reply_done_callbacks(fdb):
     assert seen == [{"found": False, "valid": False}]
     reply.add_done_callback(lambda r: seen.append("again"))
     assert seen[-1] == "again"
+
+
+def test_stale_while_revalidate_uses_the_calls_fetcher(fdb):
+    refreshed = threading.Event()
+
+    def first(key):
+        return Fetched("v1", ttl=1)
+
+    def second(key):
+        refreshed.set()
+        return "v2"
+
+    assert fdb.cache.get_or_fetch("s", first) == "v1"
+    fdb.call("debug.advanceClock", {"seconds": 2})
+    entry = fdb.cache.entry_or_fetch("s", second, stale_while_revalidate=60)
+    assert entry["value"] == "v1" and entry.get("revalidating") is True and entry["expired"] is True
+    assert refreshed.wait(10)  # the background fetch found the call's fetcher after its answer
+    for _ in range(100):
+        if fdb.cache.get("s") == "v2":
+            break
+        time.sleep(0.02)
+    assert fdb.cache.get("s") == "v2"
+    assert fdb.cache.fetchers._calls == {}
+    assert fdb.cache.fetchers._lingering == {}  # let go once it answered
+
+
+def test_a_coroutine_fetcher_on_the_sync_client(fdb):
+    async def fetch(key):
+        return {"async": key}
+
+    assert fdb.cache.get_or_fetch("co", fetch) == {"async": "co"}
