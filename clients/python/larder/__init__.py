@@ -14,6 +14,7 @@
 """
 
 from .cache import MISSING, CacheMethods, CacheView
+from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
@@ -34,6 +35,8 @@ __all__ = [
     "EntityMethods",
     "MISSING",
     "DROP",
+    "NOT_FOUND",
+    "Fetched",
     "find_binary",
     "__version__",
     *errors.__all__,

@@ -16,17 +16,21 @@ naming it and the name most likely meant (``e.path``, ``e.suggestion``).
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar, cast
 
 from .errors import CacheNotFound
+from .connection import Reply
+from .fetch import Fetchers
 from .methods import Call, Methods, method
-from .results import (ClearResult, DropResult, Entry, FoundResult, GetManyResult, HasResult, KeysPage, ListResult,
-                      OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
+from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, HasResult, KeysPage,
+                      ListResult, OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Larder
+    from .fetch import Fallback, Fetcher
 
 K = TypeVar("K")
 
@@ -82,6 +86,34 @@ def _limits(given: Mapping[str, Any], name: str) -> dict[str, Any]:
         else:
             out[k] = v
     return out
+
+
+#: ``cache.open``'s ``fetch`` settings.
+_FETCH = ("retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate")
+
+
+def _fetch_settings(given: Mapping[str, Any]) -> dict[str, Any]:
+    """``cache.open``'s ``fetch`` for the protocol, renamed like
+    :func:`_limits`: a key it does not know is sent as written."""
+    if not isinstance(given, Mapping):
+        raise TypeError(f"fetch must be a mapping such as {{'retries': 2}}, not {type(given).__name__}")
+    out: dict[str, Any] = {}
+    for k, v in given.items():
+        if isinstance(k, str) and camel(k) in _FETCH:
+            if v is not None:
+                out[camel(k)] = list(v) if camel(k) == "retryDelayMs" and isinstance(v, tuple) else v
+        else:
+            out[k] = v
+    return out
+
+
+def _fetch_overrides(retries: int | None, retry_delay_ms: Iterable[float] | None, timeout_ms: float | None,
+                     ttl: float | None, negative_ttl: float | None,
+                     stale_while_revalidate: float | None) -> dict[str, Any]:
+    """``cache.getOrFetch``'s own fetch settings, ``None`` left out."""
+    return _params(retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
+                   timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl,
+                   stale_while_revalidate=stale_while_revalidate)
 
 
 def encode_data(data: Any) -> str:
@@ -146,6 +178,16 @@ class CacheMethods(Methods[K]):
     ``""``).
     """
 
+    def __init__(self, request: Callable[..., Any], fetchers: Fetchers | None = None, *,
+                 asynchronous: bool = False) -> None:
+        super().__init__(request)
+        #: The fetchers that answer ``cache.fetch`` / ``cache.fallback``
+        #: (shared by a client and its pipelines).
+        self.fetchers = fetchers if fetchers is not None else Fetchers()
+        # AsyncLarder's calls are coroutines: a fetcher is registered when
+        # one starts, not when it is made.
+        self._asynchronous = asynchronous
+
     # -- settings ---------------------------------------------------------
 
     @method
@@ -158,6 +200,9 @@ class CacheMethods(Methods[K]):
         disk: Mapping[str, Any] | None = None,
         lifespan: float | None = None,
         returns_expired: bool | None = None,
+        fetch: Mapping[str, Any] | None = None,
+        fetcher: Fetcher | None = None,
+        fallback: Fallback | None = None,
     ) -> Call[OpenResult]:
         """``cache.open``: creates the cache or changes its settings (evicting
         down to new limits).
@@ -171,15 +216,27 @@ class CacheMethods(Methods[K]):
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
 
+        ``fetch`` is the cache's settings for :meth:`get_or_fetch`, with the
+        names of its keywords (``retries``, ``retry_delay_ms``,
+        ``timeout_ms``, ``ttl``, ``negative_ttl``,
+        ``stale_while_revalidate``; camelCase works too; other keys are sent
+        as written and refused). ``fetcher`` and ``fallback`` are kept by
+        this client as the cache's own: :meth:`get_or_fetch` uses them when
+        called without its own (see :mod:`larder.fetch`).
+
         Returns ``{"cache": name, "created": bool, "config": {"persistent",
         "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
-        "returnsExpired"}}``.
+        "returnsExpired", "fetch": {...}}}``.
         """
         params = _params(cache=cache, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired)
         if memory is not None:
             params["memory"] = _limits(memory, "memory")
         if disk is not None:
             params["disk"] = _limits(disk, "disk")
+        if fetch is not None:
+            params["fetch"] = _fetch_settings(fetch)
+        if fetcher is not None or fallback is not None:
+            self.fetchers.set_cache(cache, fetcher, fallback)
         return self._request("cache.open", params, None)
 
     # -- single entries ---------------------------------------------------
@@ -253,6 +310,105 @@ class CacheMethods(Methods[K]):
     def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[FoundResult]:
         """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``."""
         return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
+
+    # -- fetched on a miss -------------------------------------------------
+
+    @method
+    def get_or_fetch(
+        self,
+        key: str,
+        fetcher: Fetcher | None = None,
+        *,
+        default: Any = None,
+        cache: str | None = None,
+        group: str | None = None,
+        fallback: Fallback | None = None,
+        retries: int | None = None,
+        retry_delay_ms: Iterable[float] | None = None,
+        timeout_ms: float | None = None,
+        ttl: float | None = None,
+        negative_ttl: float | None = None,
+        stale_while_revalidate: float | None = None,
+    ) -> Call[Any]:
+        """``cache.getOrFetch``: the value under ``key`` (like :meth:`get`);
+        on a miss the server asks ``fetcher(key)`` for it (``cache.fetch``),
+        retrying as the settings say, stores what it returns and answers
+        with it. However many threads, tasks (or clients) ask for one
+        missing key at once, the fetcher runs once and all get its answer.
+
+        ``fetcher`` returns a JSON value, ``bytes`` (stored as data),
+        :data:`~larder.NOT_FOUND` or ``None`` (nothing: ``default`` is
+        returned and nothing stored), or :class:`~larder.Fetched` (a value
+        with its own ``ttl``); raising fails the attempt. On
+        :class:`~larder.aio.AsyncLarder` it may be a coroutine function.
+        Without ``fetcher``, the cache's (``open(..., fetcher=)``) is used.
+        ``fallback(key, error)`` answers when every attempt failed (it is
+        returned, never stored). When it all fails:
+        :class:`~larder.FetchFailed` with ``data = {"attempts",
+        "lastError"}``.
+
+        The other keywords override the cache's ``fetch`` settings for this
+        call: ``retries``, ``retry_delay_ms`` (``[base, max]``),
+        ``timeout_ms`` (per attempt), ``ttl`` (seconds the fetched entry
+        lives), ``negative_ttl`` (seconds a failure is remembered),
+        ``stale_while_revalidate`` (seconds an expired entry is still
+        answered while it is fetched again).
+
+        The client must have declared ``capabilities.fetch`` (and
+        ``fallback``): ``Larder.spawn(..., fetch=True)``.
+        """
+        def value(entry: Any) -> Any:
+            return value_of(entry, default)
+
+        return self._fetch(key, fetcher, fallback, cache, group, value, _fetch_overrides(
+            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate))
+
+    @method
+    def entry_or_fetch(
+        self,
+        key: str,
+        fetcher: Fetcher | None = None,
+        *,
+        cache: str | None = None,
+        group: str | None = None,
+        fallback: Fallback | None = None,
+        retries: int | None = None,
+        retry_delay_ms: Iterable[float] | None = None,
+        timeout_ms: float | None = None,
+        ttl: float | None = None,
+        negative_ttl: float | None = None,
+        stale_while_revalidate: float | None = None,
+    ) -> Call[FetchedEntry]:
+        """:meth:`get_or_fetch`, the whole answer: what :meth:`entry` answers
+        with ``"fetched"`` (the value was fetched just now), ``"stored"``,
+        ``"attempts"``, ``"fallback"`` (it is the fallback's answer),
+        ``"revalidating"`` (an expired entry, being fetched again) and
+        ``"remembered"`` where they apply (:class:`~larder.results.FetchedEntry`)."""
+        return self._fetch(key, fetcher, fallback, cache, group, decode_entry, _fetch_overrides(
+            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate))
+
+    def _fetch(self, key: str, fetcher: Fetcher | None, fallback: Fallback | None, cache: str | None,
+               group: str | None, shape: Callable[[Any], Any], overrides: dict[str, Any]) -> Call[Any]:
+        """Sends ``cache.getOrFetch`` with ``fetcher``/``fallback`` registered
+        for the key while it is out: until it is answered (or fails, or is
+        cancelled), whatever the facade."""
+        params = {**_params(cache=cache, group=group), "key": key, **overrides}
+        hold = self.fetchers.hold(cache, group, key, fetcher, fallback)
+        shaped = hold.shaped(shape)
+        if self._asynchronous:  # a coroutine: registered while it runs
+            request = cast(Callable[..., Awaitable[Any]], self._request)
+            return cast(Call[Any], hold.around(lambda: request("cache.getOrFetch", params, shaped)))
+        hold.push()
+        try:
+            result = self._request("cache.getOrFetch", params, shaped)
+        except BaseException:
+            hold.release()
+            raise
+        if isinstance(result, (Reply, asyncio.Future)):  # a pipeline's: released once it settles
+            result.add_done_callback(lambda _: hold.release())
+        else:  # the answer itself: settled already
+            hold.release()
+        return result
 
     # -- several entries --------------------------------------------------
 
@@ -358,12 +514,15 @@ class CacheMethods(Methods[K]):
         return self._request("cache.drop", {"cache": cache}, None)
 
     @method
-    def subscribe(self, *, cache: str | None = None) -> Call[SubscribeResult]:
-        """``cache.subscribe``: asks for ``cache.evicted`` and
-        ``cache.cleared`` notifications for one cache, or all when ``cache``
-        is ``None``. Receive them with ``db.on_event``. ``{"subscribed": name
+    def subscribe(self, *, cache: str | None = None, with_values: bool | None = None) -> Call[SubscribeResult]:
+        """``cache.subscribe``: asks for ``cache.evicted``, ``cache.removed``
+        (``cache.remove`` removed an entry) and ``cache.cleared``
+        notifications for one cache, or all when ``cache`` is ``None``.
+        ``with_values=True`` has ``cache.evicted`` and ``cache.removed``
+        carry the entry's ``value`` or ``data`` (base64 text, as the protocol
+        sends it). Receive them with ``db.on_event``. ``{"subscribed": name
         or "*"}``."""
-        return self._request("cache.subscribe", _params(cache=cache), None)
+        return self._request("cache.subscribe", _params(cache=cache, with_values=with_values), None)
 
 
 class CacheView(MutableMapping[str, Any]):

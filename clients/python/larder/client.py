@@ -10,6 +10,7 @@ itself call the server. Any number of threads may share one client.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import subprocess
@@ -19,6 +20,7 @@ from .binary import command_line, find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
 from .errors import LarderError, SidecarExited
+from .fetch import Fetchers
 from .entities import EntityMethods
 from .memoize import memoize
 from .methods import Piped, Sync
@@ -36,10 +38,15 @@ Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
 
 
+#: The server's requests that answer ``cache.getOrFetch``'s misses.
+FETCH_METHODS = ("cache.fetch", "cache.fallback")
+
+
 def initialize_params(client_info: dict[str, Any] | None, app_version: str | None,
                       store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
-                      extra: dict[str, Any]) -> dict[str, Any]:
-    """``initialize``'s params (see :meth:`Larder.initialize`)."""
+                      extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None) -> dict[str, Any]:
+    """``initialize``'s params (see :meth:`Larder.initialize`); ``fallback``
+    defaults to ``fetch``."""
     params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
     if app_version is not None:
         params["appVersion"] = app_version
@@ -50,6 +57,10 @@ def initialize_params(client_info: dict[str, Any] | None, app_version: str | Non
         capabilities["events"] = True
     if migration_callbacks:
         capabilities["migrationCallbacks"] = True
+    if fetch:
+        capabilities["fetch"] = True
+    if fetch if fallback is None else fallback:
+        capabilities["fallback"] = True
     if capabilities:
         params["capabilities"] = capabilities
     params.update(camel_keys(extra))
@@ -60,6 +71,14 @@ def declares_migration_callbacks(params: dict[str, Any]) -> bool:
     """Whether ``initialize`` params declare ``capabilities.migrationCallbacks``."""
     declared = params.get("capabilities")
     return isinstance(declared, dict) and declared.get("migrationCallbacks") is True
+
+
+def declare_fetch(fetchers: Fetchers, params: dict[str, Any]) -> None:
+    """Notes in ``fetchers`` what ``initialize`` params declared of
+    ``capabilities.fetch`` and ``fallback``."""
+    declared = params.get("capabilities")
+    fetchers.fetch_declared = isinstance(declared, dict) and declared.get("fetch") is True
+    fetchers.fallback_declared = isinstance(declared, dict) and declared.get("fallback") is True
 
 
 class Namespace:
@@ -127,6 +146,10 @@ class Larder:
         self.object: ObjectMethods[Sync] = ObjectMethods(request)
         self.migrate: MigrateMethods[Sync] = MigrateMethods(request)
         self.entity: EntityMethods[Sync] = EntityMethods(request)
+        fetchers = self.cache.fetchers
+        for name in FETCH_METHODS:  # answered on the worker pool, several at once
+            self._connection.request_handlers[name] = functools.partial(fetchers.answer, name)
+            self._connection.concurrent_methods.add(name)
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -143,6 +166,8 @@ class Larder:
         events: bool = False,
         migration_callbacks: bool | None = None,
         on_migrate: Handler | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
         timeout: float | None = None,
@@ -167,6 +192,10 @@ class Larder:
                 (``True``) or not (``False``); by default, declared exactly
                 when a handler is registered by the time ``initialize`` is sent
                 (``on_migrate=``).
+            fetch: declare ``capabilities.fetch``, so that the server asks
+                this client's fetchers on a miss of ``cache.getOrFetch``
+                (:meth:`~larder.cache.CacheMethods.get_or_fetch`).
+            fallback: declare ``capabilities.fallback`` (default: as ``fetch``).
             client_info: ``initialize``'s ``clientInfo`` (default: this library).
             timeout: the client's default answer timeout in seconds.
             env: the process environment (default: inherited).
@@ -180,7 +209,7 @@ class Larder:
         if initialize:
             try:
                 db.initialize(client_info=client_info, app_version=app_version, events=events,
-                              migration_callbacks=migration_callbacks)
+                              migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback)
             except BaseException:
                 db.close()
                 raise
@@ -194,6 +223,8 @@ class Larder:
         store: str | os.PathLike[str] | None = None,
         events: bool = False,
         migration_callbacks: bool | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
@@ -203,7 +234,10 @@ class Larder:
         directory. ``events`` asks for every cache event;
         ``migration_callbacks`` declares that this client answers
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
-        now). Must be the first request, and is accepted once.
+        now). ``fetch`` declares that this client answers ``cache.fetch``
+        and ``fallback`` (default: as ``fetch``) ``cache.fallback``, for
+        ``db.cache.get_or_fetch``. Must be the first request, and is
+        accepted once.
 
         Other keywords are the other members of LSP's ``InitializeParams``
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
@@ -211,10 +245,12 @@ class Larder:
         the server with :class:`~larder.InvalidParams` naming it."""
         if migration_callbacks is None:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra)
+        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
+                                   fetch=fetch, fallback=fallback)
         result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)
+        declare_fetch(self.cache.fetchers, params)
         self.notify("initialized", {})
         return result
 
@@ -425,7 +461,7 @@ class Larder:
 
     def on_event(self, method: str, fn: Handler | None = None) -> Any:
         """Calls ``fn(params)`` for each ``method`` notification from the
-        server (``"cache.evicted"``, ``"cache.cleared"``; ``"$/progress"`` for
+        server (``"cache.evicted"``, ``"cache.removed"``, ``"cache.cleared"``; ``"$/progress"`` for
         progress without a per-call callback). Returns a function that removes
         the handler (or is a decorator when ``fn`` is ``None``)."""
         if fn is None:
@@ -466,7 +502,7 @@ class Pipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
-        self.cache: CacheMethods[Piped] = CacheMethods(self._request)
+        self.cache: CacheMethods[Piped] = CacheMethods(self._request, db.cache.fetchers)
         self.schema: SchemaMethods[Piped] = SchemaMethods(self._request)
         self.object: ObjectMethods[Piped] = ObjectMethods(self._request)
         self.migrate: MigrateMethods[Piped] = MigrateMethods(self._request)

@@ -14,6 +14,13 @@ callback may call the server itself. Because the server only sends
 notifications while answering requests, they are read — and their handlers
 run — while some thread waits for an answer.
 
+Server requests of the methods in :attr:`Connection.concurrent_methods`
+(``cache.fetch``, ``cache.fallback``) are answered instead on a small pool
+of worker threads, several at once, so that a slow fetch holds up neither
+the ordered callbacks nor other fetches. When the server cancels one of its
+requests (``$/cancelRequest``, a fetch past its ``timeoutMs``), its answer
+is dropped, and one not yet started is not run.
+
 The input pipe is non-blocking: a writer whose burst does not fit reads
 answers while it waits (when it can take the read turn), so that a long
 pipeline never leaves both processes blocked on full pipes.
@@ -72,6 +79,17 @@ class Connection:
         self._abandoned: set[int] = set()
         self._progress: dict[Any, Handler] = {}
         self.request_handlers: dict[str, Handler] = {}
+        #: The server-request methods answered on the worker pool (all at
+        #: once, in no order) instead of on the callback thread.
+        self.concurrent_methods: set[str] = set()
+        #: How many threads answer :attr:`concurrent_methods` at once.
+        self.max_workers = 8
+        self._pool: _Workers | None = None
+        #: Server requests being answered (by id), and those of them the
+        #: server has cancelled (``$/cancelRequest``): their answers are dropped.
+        self._serving: set[Any] = set()
+        self._cancelled: set[Any] = set()
+        self._serving_lock = threading.Lock()
         self.event_handlers: dict[str, list[Handler]] = {}
         self.exit_info: tuple[int | None, str, str | None] | None = None
         self.closing = False
@@ -364,7 +382,20 @@ class Connection:
         if not isinstance(method, str):
             log.warning("larder sent a message with a method that is not a string: %r", message)
         elif "id" in message:
-            self._callbacks.put((self._answer_request, (message["id"], method, params)))
+            rid = message["id"]
+            if _hashable(rid):
+                with self._serving_lock:
+                    self._serving.add(rid)
+            if method in self.concurrent_methods:
+                self._submit(rid, method, params)
+            else:
+                self._callbacks.put((self._answer_request, (rid, method, params)))
+        elif method == "$/cancelRequest" and isinstance(params, dict) and _hashable(params.get("id")) \
+                and params.get("id") in self._serving:
+            # The server stopped waiting for one of its requests: its answer is dropped.
+            with self._serving_lock:
+                if params["id"] in self._serving:
+                    self._cancelled.add(params["id"])
         elif method == "$/progress" and isinstance(params, dict) and _hashable(params.get("token")) \
                 and params.get("token") in self._progress:
             self._callbacks.put((self._progress[params["token"]], (params.get("value"),)))
@@ -411,7 +442,27 @@ class Connection:
         self._callbacks.put((done.set, ()))
         done.wait(timeout)
 
+    def _submit(self, rid: Any, method: str, params: Any) -> None:
+        """Answers a server request on the worker pool."""
+        if self._pool is None:
+            self._pool = _Workers(self.max_workers, f"larder-{self.process.pid}-request")
+        self._pool.submit(self._answer_request, rid, method, params)
+
+    def _finish_serving(self, rid: Any) -> bool:
+        """Forgets a server request; whether the server cancelled it."""
+        if not _hashable(rid):
+            return False
+        with self._serving_lock:
+            self._serving.discard(rid)
+            if rid in self._cancelled:
+                self._cancelled.discard(rid)
+                return True
+        return False
+
     def _answer_request(self, rid: Any, method: str, params: Any) -> None:
+        if _hashable(rid) and rid in self._cancelled:  # given up on before it started
+            self._finish_serving(rid)
+            return
         fn = self.request_handlers.get(method)
         if fn is None:
             payload = encode_response(rid, error=MethodNotFound(f"Method not found: {method}").to_json())
@@ -424,6 +475,9 @@ class Connection:
                 log.exception("the handler for %s failed", method)
                 payload = encode_response(rid, error={"code": -32603,
                                                       "message": f"Internal error: {type(e).__name__}: {e}"})
+        if self._finish_serving(rid):
+            log.debug("dropped the answer to %s %r: the server cancelled it", method, rid)
+            return
         try:
             with self._write_lock:
                 self._write_locked(payload)
@@ -467,6 +521,8 @@ class Connection:
     def join(self, timeout: float) -> None:
         """After the process has exited: stops the threads and closes the pipes."""
         self._callbacks.put(None)
+        if self._pool is not None:  # a handler still running finishes on its own; its answer goes nowhere
+            self._pool.shutdown()
         for t, limit in ((self._stderr_thread, timeout), (self.callback_thread, min(timeout, 2.0))):
             if t is not threading.current_thread():
                 t.join(limit)
@@ -477,13 +533,77 @@ class Connection:
                 pass
 
 
+class _Workers:
+    """A small pool of daemon threads, started as work comes, at most
+    ``size`` of them; each works through the queue and stops after a while
+    without work. Daemon threads, so that a handler stuck for good (a fetch
+    that never returns) keeps no program from exiting."""
+
+    _IDLE = 30.0
+
+    def __init__(self, size: int, name: str) -> None:
+        self._size = max(1, size)
+        self._name = name
+        self._queue: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._idle = 0
+        self._pending = 0
+        self._closed = False
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._queue.put((fn, args))
+            self._pending += 1
+            if self._pending > self._idle and self._threads < self._size:
+                self._threads += 1
+                threading.Thread(target=self._work, name=f"{self._name}-{self._threads}", daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                self._idle += 1
+            try:
+                item = self._queue.get(timeout=self._IDLE)
+            except queue.Empty:
+                item = None
+            with self._lock:
+                self._idle -= 1
+                if item is None:
+                    if self._closed or self._pending == 0:
+                        self._threads -= 1
+                        return
+                    continue
+                self._pending -= 1
+            fn, args = item
+            try:
+                fn(*args)
+            except Exception:
+                log.exception("a larder request handler failed")
+
+    def shutdown(self) -> None:
+        """Drops the work not started; the threads end once idle."""
+        with self._lock:
+            self._closed = True
+            try:
+                while True:
+                    self._queue.get_nowait()
+            except queue.Empty:
+                pass
+            self._pending = 0
+            for _ in range(self._threads):
+                self._queue.put(None)
+
+
 class Reply(Generic[T]):
     """The answer to a request sent without waiting (:meth:`Larder.call_async`,
     pipelines), like a :class:`concurrent.futures.Future`. Nothing reads in
     the background: the answer is read when :meth:`result` or
     :meth:`exception` is called (or when another call reads past it)."""
 
-    __slots__ = ("request_id", "_connection", "_shape", "_state", "_value", "_progress")
+    __slots__ = ("request_id", "_connection", "_shape", "_state", "_value", "_progress", "_done_callbacks")
 
     _PENDING, _DONE, _FAILED, _CANCELLED = range(4)
 
@@ -494,6 +614,7 @@ class Reply(Generic[T]):
         self._state = Reply._PENDING
         self._value: Any = None
         self._progress: Any = None  # the progress token, once sent
+        self._done_callbacks: list[Callable[[Reply[T]], Any]] | None = None
 
     def __repr__(self) -> str:
         state = ("pending", "done", "failed", "cancelled")[self._state]
@@ -503,18 +624,39 @@ class Reply(Generic[T]):
         if "error" in message:
             self._state = Reply._FAILED
             self._value = error_from_json(message["error"])
-            return
-        try:
-            result = message.get("result")
-            self._value = result if self._shape is None else self._shape(result)
-            self._state = Reply._DONE
-        except Exception as e:  # a malformed answer
-            self._value = e
-            self._state = Reply._FAILED
+        else:
+            try:
+                result = message.get("result")
+                self._value = result if self._shape is None else self._shape(result)
+                self._state = Reply._DONE
+            except Exception as e:  # a malformed answer
+                self._value = e
+                self._state = Reply._FAILED
+        self._run_done_callbacks()
 
     def _fail(self, error: BaseException) -> None:
         self._value = error
         self._state = Reply._FAILED
+        self._run_done_callbacks()
+
+    def _run_done_callbacks(self) -> None:
+        callbacks, self._done_callbacks = self._done_callbacks, None
+        for fn in callbacks or ():
+            try:
+                fn(self)
+            except Exception:
+                log.exception("a Reply's done callback failed")
+
+    def add_done_callback(self, fn: Callable[[Reply[T]], Any]) -> None:
+        """Calls ``fn(reply)`` once the reply is settled (at once if it is),
+        on the thread that settles it, like
+        :meth:`concurrent.futures.Future.add_done_callback`."""
+        if self._state != Reply._PENDING:
+            fn(self)
+        elif self._done_callbacks is None:
+            self._done_callbacks = [fn]
+        else:
+            self._done_callbacks.append(fn)
 
     def _wait(self, timeout: float | None) -> None:
         if self._state != Reply._PENDING:
@@ -547,6 +689,7 @@ class Reply(Generic[T]):
         the server to cancel one that was sent)."""
         if self._state == Reply._PENDING and self.request_id is None:
             self._state = Reply._CANCELLED
+            self._run_done_callbacks()
             return True
         return self._state == Reply._CANCELLED
 

@@ -36,6 +36,7 @@ __all__ = [
     "UnresolvedReferences",
     "DeleteDenied",
     "IncompleteRecord",
+    "FetchFailed",
     "SidecarExited",
     "error_class",
     "error_from_json",
@@ -301,6 +302,26 @@ class IncompleteRecord(LarderError):
     (an existing record may be updated partially); nothing was written.
     ``data = {"entity", "id", "missing": [JSON keys]}``."""
     CODE = -31044
+
+
+@register_error
+class FetchFailed(LarderError):
+    """-31050: ``cache.getOrFetch`` missed and could not get the value: every
+    ``cache.fetch`` attempt failed and there was no fallback (or it failed
+    too), the failure is remembered (``negativeTtl``), or the client did not
+    declare ``capabilities.fetch``. ``data = {"attempts", "lastError":
+    {code, message, data?}, "remembered"?, "fallbackError"?}``."""
+    CODE = -31050
+
+    @property
+    def attempts(self) -> int | None:
+        attempts = self._datum("attempts")
+        return attempts if isinstance(attempts, int) else None
+
+    @property
+    def last_error(self) -> LarderError | None:
+        error = self._datum("lastError")
+        return None if error is None else error_from_json(error)
 
 
 class SidecarExited(LarderError):

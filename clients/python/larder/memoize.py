@@ -8,6 +8,8 @@ import functools
 import json
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
+from .fetch import Fetched
+
 if TYPE_CHECKING:  # pragma: no cover
     from .cache import CacheMethods
     from .methods import Async, Sync
@@ -50,6 +52,13 @@ def _stored(value: Any) -> dict[str, Any]:
     return {"value": value}
 
 
+def _fetched(value: Any, ttl: float | None) -> Fetched:
+    """A result as a fetcher's answer: stored like :func:`_stored` (``None`` as a JSON null)."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return Fetched(data=value, ttl=ttl)
+    return Fetched(value, ttl=ttl)
+
+
 def memoize(methods: CacheMethods[Sync], cache: str | None, *, ttl: float | None, group: str | None,
             name: str | None, typed: bool) -> Callable[[F], F]:
     """The decorator behind :meth:`larder.Larder.memoize`."""
@@ -60,6 +69,12 @@ def memoize(methods: CacheMethods[Sync], cache: str | None, *, ttl: float | None
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             key = cache_key(*args, **kwargs)
+            if methods.fetchers.fetch_declared:  # cache.getOrFetch: fn runs once however many threads miss
+
+                def fetch(_: str) -> Fetched:
+                    return _fetched(fn(*args, **kwargs), ttl)
+
+                return methods.get_or_fetch(key, fetch, cache=cache, group=group)
             value = methods.get(key, _ABSENT, cache=cache, group=group)
             if value is not _ABSENT:
                 return value
@@ -84,6 +99,12 @@ def memoize_async(methods: CacheMethods[Async], cache: str | None, *, ttl: float
         @functools.wraps(fn)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             key = cache_key(*args, **kwargs)
+            if methods.fetchers.fetch_declared:  # cache.getOrFetch: fn runs once however many tasks miss
+
+                async def fetch(_: str) -> Fetched:
+                    return _fetched(await fn(*args, **kwargs), ttl)
+
+                return await methods.get_or_fetch(key, fetch, cache=cache, group=group)
             value = await methods.get(key, _ABSENT, cache=cache, group=group)
             if value is not _ABSENT:
                 return value

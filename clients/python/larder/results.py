@@ -12,7 +12,7 @@ from typing import Any, Literal, NotRequired, TypedDict
 __all__ = [
     "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "CopyResult", "DefineResult", "DeleteResult",
     "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
-    "EqualsResult", "ExtendResult", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
+    "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
     "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
     "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
     "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
@@ -72,6 +72,22 @@ class Entry(TypedDict):
     tier: NotRequired[Literal["memory", "disk"]]
     type: NotRequired[str]
     version: NotRequired[str]
+
+
+class FetchedEntry(Entry):
+    """``cache.getOrFetch`` as :meth:`~larder.CacheMethods.entry_or_fetch`
+    gives it: :class:`Entry` with ``fetched`` (asked the client just now),
+    and where they apply ``stored`` (false when a write won meanwhile),
+    ``attempts`` (how many ``cache.fetch`` it took), ``fallback`` (the
+    fallback's answer, never stored), ``revalidating`` (an expired entry
+    answered while one fetch refreshes it) and ``remembered`` (a failure or
+    a miss remembered for ``negativeTtl``)."""
+    fetched: bool
+    stored: NotRequired[bool]
+    attempts: NotRequired[int]
+    fallback: NotRequired[bool]
+    revalidating: NotRequired[bool]
+    remembered: NotRequired[bool]
 
 
 class HasResult(TypedDict):

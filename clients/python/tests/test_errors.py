@@ -34,6 +34,7 @@ ALL_CODES = {
     -31042: larder.UnresolvedReferences,
     -31043: larder.DeleteDenied,
     -31044: larder.IncompleteRecord,
+    -31050: larder.FetchFailed,
 }
 
 

@@ -1,9 +1,9 @@
-"""Notifications: cache.evicted and cache.cleared via cache.subscribe."""
+"""Notifications: cache.evicted, cache.removed and cache.cleared via cache.subscribe."""
 
 from __future__ import annotations
 
 import larder
-from conftest import TEST_ARGS, Waiter
+from conftest import TEST_ARGS, Waiter, missing
 
 
 def test_evicted_on_capacity(db, waiter):
@@ -80,3 +80,49 @@ def test_callback_may_call_the_server(db, waiter):
     db.cache.set("a", 1, cache="tiny")
     db.cache.set("b", 1, cache="tiny")
     assert waiter.wait(1) == [{"found": False, "valid": False}]
+
+
+def subscribe_with_values(db, with_values=True, **kw):
+    """``cache.subscribe(with_values=...)``; skips (fails in CI) on a larder
+    from before withValues and cache.removed."""
+    try:
+        return db.cache.subscribe(with_values=with_values, **kw)
+    except larder.InvalidParams as e:
+        if e.path == "params.withValues":
+            missing("this larder has no cache.subscribe withValues (nor cache.removed) yet")
+        raise
+
+
+def test_removed_event_without_values(db):
+    subscribe_with_values(db, False)
+    removed = Waiter()
+    db.on_event("cache.removed", removed)
+    db.cache.set("a", {"n": 1})
+    assert db.cache.remove("a") == {"removed": True}
+    assert db.cache.remove("a") == {"removed": False}  # nothing there: no event
+    db.cache.stats()
+    assert removed.wait(1) == [{"cache": "default", "group": "", "key": "a", "tier": "all", "reason": "removed"}]
+
+
+def test_with_values_in_removed_and_evicted(db):
+    removed, evicted = Waiter(), Waiter()
+    db.on_event("cache.removed", removed)
+    db.on_event("cache.evicted", evicted)
+    db.cache.open("lru", persistent=False, memory={"max_count": 1})
+    assert subscribe_with_values(db, cache="lru") == {"subscribed": "lru"}
+    db.cache.set("a", {"n": 1}, cache="lru")
+    db.cache.set("b", data=b"\x00\x01\x02", cache="lru")  # evicts a
+    db.cache.remove("b", cache="lru")
+    [ev] = evicted.wait(1)
+    assert ev == {"cache": "lru", "group": "", "key": "a", "tier": "memory", "reason": "capacity", "value": {"n": 1}}
+    [rm] = removed.wait(1)
+    assert rm == {"cache": "lru", "group": "", "key": "b", "tier": "all", "reason": "removed", "data": "AAEC"}
+
+
+def test_pipeline_subscribe_with_values(db):
+    with db.pipeline(raise_on_error=False) as p:
+        reply = p.cache.subscribe(with_values=True)
+    error = reply.exception()
+    if isinstance(error, larder.InvalidParams):
+        missing("this larder has no cache.subscribe withValues yet")
+    assert reply.result() == {"subscribed": "*"}

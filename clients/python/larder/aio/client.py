@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from typing import Any, Awaitable, Callable, Generator, Sequence, TypeVar
 
 from ..binary import command_line
 from ..cache import CacheMethods, camel, camel_keys
-from ..client import declares_migration_callbacks, initialize_params
+from ..client import FETCH_METHODS, declare_fetch, declares_migration_callbacks, initialize_params
 from ..entities import EntityMethods
 from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
@@ -96,11 +97,14 @@ class AsyncLarder:
         self.migration_callbacks = False
         self._closed = False
         request = self._connection.request
-        self.cache: CacheMethods[Async] = CacheMethods(request)
+        self.cache: CacheMethods[Async] = CacheMethods(request, asynchronous=True)
         self.schema: SchemaMethods[Async] = SchemaMethods(request)
         self.object: ObjectMethods[Async] = ObjectMethods(request)
         self.migrate: MigrateMethods[Async] = MigrateMethods(request)
         self.entity: EntityMethods[Async] = EntityMethods(request, asynchronous=True)
+        fetchers = self.cache.fetchers
+        for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
+            self._connection.request_handlers[name] = functools.partial(fetchers.answer_async, name)
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -117,6 +121,8 @@ class AsyncLarder:
         events: bool = False,
         migration_callbacks: bool | None = None,
         on_migrate: Handler | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
         env: dict[str, str] | None = None,
@@ -125,8 +131,10 @@ class AsyncLarder:
         (unless ``initialize=False``) sends ``initialize`` and
         ``initialized``. The arguments are :meth:`larder.Larder.spawn`'s
         (the binary is found the same way); ``on_migrate`` may be a
-        coroutine function. ``await`` the result, or use it with ``async
-        with``."""
+        coroutine function. ``fetch=True`` declares ``capabilities.fetch``
+        (and ``fallback``, unless ``fallback=False``) for
+        ``db.cache.get_or_fetch``. ``await`` the result, or use it with
+        ``async with``."""
         command = command_line(binary, store, memory, args)
 
         async def start() -> AsyncLarder:
@@ -139,7 +147,7 @@ class AsyncLarder:
             if initialize:
                 try:
                     await db.initialize(client_info=client_info, app_version=app_version, events=events,
-                                        migration_callbacks=migration_callbacks)
+                                        migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback)
                 except BaseException:
                     await db.close()
                     raise
@@ -155,16 +163,20 @@ class AsyncLarder:
         store: str | os.PathLike[str] | None = None,
         events: bool = False,
         migration_callbacks: bool | None = None,
+        fetch: bool = False,
+        fallback: bool | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
         :meth:`larder.Larder.initialize`."""
         if migration_callbacks is None:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra)
+        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
+                                   fetch=fetch, fallback=fallback)
         result: dict[str, Any] = await self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)
+        declare_fetch(self.cache.fetchers, params)
         await self.notify("initialized", {})
         return result
 
@@ -352,7 +364,7 @@ class AsyncPipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
-        self.cache: CacheMethods[AsyncPiped] = CacheMethods(self._request)
+        self.cache: CacheMethods[AsyncPiped] = CacheMethods(self._request, db.cache.fetchers)
         self.schema: SchemaMethods[AsyncPiped] = SchemaMethods(self._request)
         self.object: ObjectMethods[AsyncPiped] = ObjectMethods(self._request)
         self.migrate: MigrateMethods[AsyncPiped] = MigrateMethods(self._request)
