@@ -22,6 +22,8 @@ public final class Cache {
     var isStale = false
     /// Dropped: any further use is refused.
     var isDropped = false
+    /// The app version its data was written under, as recorded (nil: none declared).
+    var appVersion: String?
 
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
@@ -223,6 +225,7 @@ public final class Cache {
                      shared: [UInt8]?) throws(StoreError) {
         try ready()
         try checkFits(value.count)
+        try checkLifetime(ttl)
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
             try store.beginWrite()
@@ -241,7 +244,10 @@ public final class Cache {
     public func set(_ writes: [Write]) throws(StoreError) {
         if writes.count == 1 { return try set(writes[0]) }
         try ready()
-        for w in writes { try checkFits(w.bytes.count) }
+        for w in writes {
+            try checkFits(w.bytes.count)
+            try checkLifetime(w.ttl)
+        }
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
@@ -274,6 +280,12 @@ public final class Cache {
         e.diskID = id
         diskCount += replaced == nil ? 1 : 0
         diskBytes += value.count - (replaced ?? 0)
+    }
+
+    /// A durable store's entries never expire: a write that gives one a lifetime is refused.
+    private func checkLifetime(_ ttl: Int64?) throws(StoreError) {
+        guard config.kind == .store, let ttl, ttl != 0 else { return }
+        throw .invalidArgument(field: "ttl", reason: "cache \"\(name)\" is a durable store (kind \"store\"): its entries do not expire")
     }
 
     private func checkFits(_ size: Int) throws(StoreError) {
@@ -413,7 +425,7 @@ public final class Cache {
     }
 
     /// Empties a tier (of one group, or all); returns how many entries went.
-    public func clear(group: String?, tier: CacheEvent.Tier) throws(StoreError) -> Int {
+    public func clear(group: String?, tier: CacheEvent.Tier, appVersion: CacheEvent.VersionChange? = nil) throws(StoreError) -> Int {
         try ready()
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
@@ -428,7 +440,7 @@ public final class Cache {
             diskBytes -= gone.bytes
             removed = gone.count
         }
-        store.emit(.cleared(cache: name, group: group, tier: tier))
+        store.emit(.cleared(cache: name, group: group, tier: tier, appVersion: appVersion))
         return removed
     }
 

@@ -22,6 +22,17 @@ public struct CacheConfig: Equatable, Sendable {
     public var returnsExpired = false
     /// How `cache.getOrFetch` asks the client for what is missing.
     public var fetch = FetchSettings()
+    /// A purgeable cache, or a durable store (Cashier's NOPersistentStore).
+    public var kind = Kind.cache
+    /// Keep the entries when the app declares another version (Cashier wipes them by default).
+    public var persistsAcrossVersions = false
+
+    public enum Kind: String, Sendable {
+        /// Purgeable: lifespans, TTLs, limits, eviction, wiped on an app version change.
+        case cache
+        /// Durable: none of those; only the client removes what it holds.
+        case store
+    }
 
     public init() {}
 
@@ -29,6 +40,8 @@ public struct CacheConfig: Equatable, Sendable {
     public var json: JSON {
         var o = storedMembers
         o.append("fetch", fetch.json)
+        o.append("kind", .string(kind.rawValue))
+        o.append("persistsAcrossVersions", .bool(persistsAcrossVersions))
         return .object(o)
     }
 
@@ -38,6 +51,8 @@ public struct CacheConfig: Equatable, Sendable {
     var storedJSON: JSON {
         var o = storedMembers
         if fetch != FetchSettings() { o.append("fetch", fetch.json) }
+        if kind != .cache { o.append("kind", .string(kind.rawValue)) }
+        if persistsAcrossVersions { o.append("persistsAcrossVersions", true) }
         return .object(o)
     }
 
@@ -59,7 +74,7 @@ public struct CacheConfig: Equatable, Sendable {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
-        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch"], at: "") {
+        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch", "kind", "persistsAcrossVersions"], at: "") {
             throw corrupt("unknown setting \"\(unknown.path)\"")
         }
 
@@ -97,6 +112,14 @@ public struct CacheConfig: Equatable, Sendable {
         }
         lifespan = Int64((l * 1000).rounded())
         returnsExpired = try bool("returnsExpired")
+        if let k = o["kind"] {
+            guard case .string(let text) = k, let kind = Kind(rawValue: text) else { throw corrupt("kind: expected \"cache\" or \"store\", got \(k)") }
+            self.kind = kind
+        }
+        if let p = o["persistsAcrossVersions"] {
+            guard case .bool(let b) = p else { throw corrupt("persistsAcrossVersions: expected boolean, got \(p.typeName)") }
+            persistsAcrossVersions = b
+        }
         if let f = o["fetch"] {
             do { fetch = try FetchSettings(stored: f) } catch { throw corrupt("fetch: \(error.reason)") }
         }
@@ -113,6 +136,8 @@ public struct CacheConfigChange: Sendable {
     public var lifespan: Int64?
     public var returnsExpired: Bool?
     public var fetch = FetchSettings.Change()
+    public var kind: CacheConfig.Kind?
+    public var persistsAcrossVersions: Bool?
 
     public init() {}
 
@@ -126,6 +151,8 @@ public struct CacheConfigChange: Sendable {
         if let v = lifespan { c.lifespan = v }
         if let v = returnsExpired { c.returnsExpired = v }
         c.fetch = fetch.applied(to: c.fetch)
+        if let v = kind { c.kind = v }
+        if let v = persistsAcrossVersions { c.persistsAcrossVersions = v }
         return c
     }
 }

@@ -12,14 +12,20 @@ public enum CacheEvent: Sendable, Equatable {
 
     /// An entry left a tier without being asked to (limits or expiry).
     case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason, value: Value? = nil)
-    /// A tier was cleared by `cache.clear`.
-    case cleared(cache: String, group: String?, tier: Tier)
+    /// A tier was cleared by `cache.clear`, or every tier because an app of
+    /// another version first used the cache (`appVersion`).
+    case cleared(cache: String, group: String?, tier: Tier, appVersion: VersionChange? = nil)
+
+    public struct VersionChange: Sendable, Equatable {
+        public let from: String
+        public let to: String
+    }
     /// An entry was removed by `cache.remove`, from every tier.
     case removed(cache: String, group: String, key: String, value: Value? = nil)
 
     public var cache: String {
         switch self {
-        case .evicted(let c, _, _, _, _, _), .cleared(let c, _, _), .removed(let c, _, _, _): return c
+        case .evicted(let c, _, _, _, _, _), .cleared(let c, _, _, _), .removed(let c, _, _, _): return c
         }
     }
 }

@@ -43,8 +43,10 @@ extension Store {
             return (existing, false)
         }
         let config = change.applied(to: CacheConfig())
-        let s = try database.statement("INSERT INTO caches (name, config) VALUES (?, ?) RETURNING id")
+        try Self.checkDurable(config, existing: nil)
+        let s = try database.statement("INSERT INTO caches (name, config, app_version) VALUES (?, ?, ?) RETURNING id")
         s.bind(1, name).bind(2, config.storedJSON.description)
+        if let appVersion { s.bind(3, appVersion) } else { s.bindNull(3) }
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
@@ -58,6 +60,7 @@ extension Store {
         if updated.persistent != existing.config.persistent {
             throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
         }
+        try Self.checkDurable(updated, existing: existing.config)
         guard updated != existing.config else { return }
         try saveConfig(updated, id: existing.id)
         existing.config = updated
@@ -65,18 +68,75 @@ extension Store {
         try existing.evictFromDisk()
     }
 
+    /// A durable store keeps what it is given: nothing about it may expire or
+    /// be evicted, and it cannot become a cache, or a cache a store.
+    private static func checkDurable(_ config: CacheConfig, existing: CacheConfig?) throws(StoreError) {
+        if let existing, config.kind != existing.kind {
+            throw .invalidArgument(field: "kind", reason: "a \(existing.kind.rawValue) cannot become a \(config.kind.rawValue); drop it first")
+        }
+        guard config.kind == .store else { return }
+        func refuse(_ field: String, _ what: String) -> StoreError {
+            .invalidArgument(field: field, reason: "a durable store (kind \"store\") has no \(what): its entries never expire and are never evicted")
+        }
+        if !config.persistent { throw .invalidArgument(field: "persistent", reason: "a durable store (kind \"store\") is persistent") }
+        if config.lifespan != 0 { throw refuse("lifespan", "lifespan") }
+        if config.disk.maxCount != 0 { throw refuse("disk.maxCount", "disk limits") }
+        if config.disk.maxBytes != 0 { throw refuse("disk.maxBytes", "disk limits") }
+        if config.returnsExpired { throw refuse("returnsExpired", "expired entries") }
+        if config.fetch.ttl.map({ $0 != 0 }) == true { throw refuse("fetch.ttl", "entry lifetimes") }
+    }
+
     private func load(_ name: String) throws(StoreError) -> Cache? {
-        let s = try database.statement("SELECT id, config FROM caches WHERE name = ?")
+        let s = try database.statement("SELECT id, config, app_version FROM caches WHERE name = ?")
         s.bind(1, name)
         guard try s.step() else { s.reset(); return nil }
         let id = s.int64(0)
         let configText = s.string(1)
+        let recorded = s.isNull(2) ? nil : s.string(2)
         s.reset()
         let config = try CacheConfig(stored: configText, cache: name)
         let c = Cache(name: name, id: id, config: config, store: self)
         try c.loadTotals()
         caches[ExactString(name)] = c
+        try reconcileAppVersion(c, recorded: recorded)
         return c
+    }
+
+    /// Declares the app's version: from now on, a cache first used whose data
+    /// another version wrote is wiped (unless it persists across versions or
+    /// is a durable store). `previousAppVersion` is the one the store last saw.
+    public func declareAppVersion(_ version: String) throws(StoreError) {
+        let read = try database.statement("SELECT value FROM store_meta WHERE name = 'appVersion'")
+        let stored = try read.step() ? read.string(0) : nil
+        read.reset()
+        if appVersion == nil { previousAppVersion = stored }
+        appVersion = version
+        if stored != version {
+            try beginWrite()
+            let s = try database.statement(
+                "INSERT INTO store_meta (name, value) VALUES ('appVersion', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value")
+            s.bind(1, version)
+            try s.run()
+        }
+        // Caches already in use were reconciled with the version before, or with none.
+        for c in caches.values where !c.isDropped { try reconcileAppVersion(c, recorded: c.appVersion) }
+    }
+
+    /// The first use of a cache under a declared app version: data written
+    /// under another is removed, from every tier, with one `cache.cleared`
+    /// (`appVersion`), and the version is recorded. Data written with no
+    /// version declared is kept and adopted: nothing says which app wrote it.
+    private func reconcileAppVersion(_ c: Cache, recorded: String?) throws(StoreError) {
+        c.appVersion = recorded
+        guard let current = appVersion, recorded != current else { return }
+        try beginWrite()
+        if let recorded, c.config.kind == .cache, !c.config.persistsAcrossVersions {
+            _ = try c.clear(group: nil, tier: .all, appVersion: CacheEvent.VersionChange(from: recorded, to: current))
+        }
+        let s = try database.statement("UPDATE caches SET app_version = ? WHERE id = ?")
+        s.bind(1, current).bind(2, c.id)
+        try s.run()
+        c.appVersion = current
     }
 
     private func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {

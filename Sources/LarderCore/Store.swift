@@ -17,6 +17,11 @@ public final class Store {
     /// Whether the events of a cache carry the entry's value; nil: none do.
     /// Only then does removing an entry from disk read its value first.
     public var eventValues: ((String) -> Bool)?
+    /// The app's version, once declared: a cache whose data another version
+    /// wrote is wiped when first used (`Store.reconcileAppVersion`).
+    public internal(set) var appVersion: String?
+    /// The version the store last saw before this process declared one.
+    public internal(set) var previousAppVersion: String?
 
     /// Open caches by name.
     var caches: [ExactString: Cache] = [:]

@@ -1,7 +1,7 @@
 /// The store's SQLite schema, versioned with `PRAGMA user_version` so a newer
 /// Larder can upgrade a store an older one wrote.
 enum StoreSchema {
-    static let version: Int64 = 3
+    static let version: Int64 = 4
 
     static func migrate(_ db: Database) throws(StoreError) {
         guard try checkedVersion(db) < version else { return }
@@ -13,6 +13,7 @@ enum StoreSchema {
             if current < 1 { try createCaches(db) }
             if current < 2 { try createSchemas(db) }
             if current < 3 { try createEntityModels(db) }
+            if current < 4 { try addAppVersions(db) }
             try db.execute("PRAGMA user_version = \(version); COMMIT")
         } catch {
             try? db.execute("ROLLBACK")
@@ -40,6 +41,19 @@ enum StoreSchema {
                 version TEXT NOT NULL,
                 definition TEXT NOT NULL,
                 PRIMARY KEY (type, version)
+            );
+            """)
+    }
+
+    /// The app version each cache's data was written under, and the last one
+    /// the store saw (section 6.9 of the protocol): a cache is wiped when an
+    /// app of another version first uses it.
+    private static func addAppVersions(_ db: Database) throws(StoreError) {
+        try db.execute("""
+            ALTER TABLE caches ADD COLUMN app_version TEXT;
+            CREATE TABLE IF NOT EXISTS store_meta (
+                name TEXT NOT NULL PRIMARY KEY,
+                value TEXT NOT NULL
             );
             """)
     }

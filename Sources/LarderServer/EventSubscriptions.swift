@@ -32,10 +32,15 @@ struct EventSubscriptions {
                                  "tier": .string(tier.rawValue), "reason": .string(reason.rawValue)]
             if let value { append(value, to: &o) }
             return ("cache.evicted", .object(o))
-        case .cleared(let cache, let group, let tier):
+        case .cleared(let cache, let group, let tier, let appVersion):
             var o: JSONObject = ["cache": .string(cache)]
             if let group { o.append("group", .string(group)) }
             o.append("tier", .string(tier.rawValue))
+            if let appVersion {
+                o.append("reason", "appVersion")
+                o.append("from", .string(appVersion.from))
+                o.append("to", .string(appVersion.to))
+            }
             return ("cache.cleared", .object(o))
         case .removed(let cache, let group, let key, let value):
             var o: JSONObject = ["cache": .string(cache), "group": .string(group), "key": .string(key),

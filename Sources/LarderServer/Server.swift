@@ -139,7 +139,13 @@ final class Server: MessageHandler {
     /// What every request admitted goes through, on either path.
     func begin(_ method: String) {
         // A failed initialize may be tried again; anything else starts the session.
-        if lifecycle == .waiting && method != Initialize.method { lifecycle = .running }
+        if lifecycle == .waiting && method != Initialize.method {
+            lifecycle = .running
+            // No initialize: the command line's app version, if any, holds.
+            if let version = options.appVersion {
+                do { try store.declareAppVersion(version) } catch { Log.warn("recording the app version failed: \(error)") }
+            }
+        }
         if !checkedForeignWrites {
             checkedForeignWrites = true
             do { try store.noticeForeignWrites() } catch { Log.warn("checking for other writers failed: \(error)") }

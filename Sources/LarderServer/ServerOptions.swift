@@ -7,6 +7,8 @@ public struct ServerOptions: Sendable {
     public var enableTestMethods = false
     /// Refuse every request before `initialize` with -32002.
     public var requireInitialize = false
+    /// The app's version (`--app-version`), unless `initialize` declares one.
+    public var appVersion: String?
     /// Answer plain `cache.get` and `cache.set` requests straight from their
     /// bytes; turned off only to check that both paths answer alike.
     public var directAnswers = true

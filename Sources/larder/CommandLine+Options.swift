@@ -40,6 +40,9 @@ extension Invocation {
           --memory                  Keep everything in memory; nothing is written.
           --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
           --max-message-bytes N     Largest accepted message (default: 67108864).
+          --app-version V           The app's version: caches written under another
+                                    are wiped when first used (initialize's appVersion
+                                    overrides it).
           --clock TIME              Fix the clock at an RFC 3339 time; it moves only
                                     with debug.advanceClock (for tests).
           --require-initialize      Refuse requests before initialize (-32002).
@@ -82,6 +85,10 @@ extension Invocation {
                     throw UsageError(message: "--clock needs an RFC 3339 time such as 2026-01-01T00:00:00Z, not \(text)")
                 }
                 options.clock = ms
+            case "--app-version":
+                let text = try value(arg)
+                guard !text.isEmpty else { throw UsageError(message: "--app-version needs a non-empty version") }
+                options.server.appVersion = text
             case "--max-message-bytes":
                 let text = try value(arg)
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-message-bytes must be a positive integer, not \(text)") }

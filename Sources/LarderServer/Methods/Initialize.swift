@@ -20,13 +20,15 @@ enum Initialize: MethodDefinition {
             "processId", "locale", "rootPath", "rootUri", "initializationOptions", "trace", "workspaceFolders", "workDoneToken",
         ]
         let clientInfo: ClientInfo?
+        let appVersion: String?
         let store: StoreChoice?
         let capabilities: Capabilities
 
         init(_ p: ParamsReader) throws(ResponseError) {
             clientInfo = try p.optional("clientInfo", as: ClientInfo.self)
             store = try p.optional("store", as: StoreChoice.self)
-            _ = try p.optional("appVersion", as: String.self)
+            appVersion = try p.optional("appVersion", as: String.self)
+            if appVersion?.isEmpty == true { throw .invalidParams("\(p.path).appVersion must not be empty") }
             capabilities = try p.optional("capabilities", as: Capabilities.self) ?? Capabilities()
         }
     }
@@ -97,6 +99,8 @@ enum Initialize: MethodDefinition {
                 throw error.responseError
             }
         }
+        let appVersion = p.appVersion ?? server.options.appVersion
+        if let appVersion { try server.core { () throws(StoreError) in try server.store.declareAppVersion(appVersion) } }
         if p.capabilities.events { server.events.subscribeAll() }
         server.migrationCallbacks = p.capabilities.migrationCallbacks
         server.flights.clientFetches = p.capabilities.fetch
@@ -105,7 +109,8 @@ enum Initialize: MethodDefinition {
         return .result(Result(
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
             maxMessageBytes: server.options.maxMessageBytes,
-            storePath: server.store.directory, persistent: server.store.isPersistent))
+            storePath: server.store.directory, persistent: server.store.isPersistent,
+            appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 }))
     }
 
     struct Result: MethodResult {
@@ -114,9 +119,13 @@ enum Initialize: MethodDefinition {
         let maxMessageBytes: Int
         let storePath: String?
         let persistent: Bool
+        /// The app's version, if declared (here or with `--app-version`).
+        let appVersion: String?
+        /// The version the store last saw, when it was another.
+        let previousAppVersion: String?
 
         var json: JSON {
-            [
+            var o: JSONObject = [
                 "serverInfo": ["name": "larder", "version": .string(Version.larder)],
                 "protocolVersion": .string(Version.protocolVersion),
                 "capabilities": [
@@ -129,6 +138,9 @@ enum Initialize: MethodDefinition {
                 ],
                 "store": ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)],
             ]
+            if let appVersion { o.append("appVersion", .string(appVersion)) }
+            if let previousAppVersion { o.append("previousAppVersion", .string(previousAppVersion)) }
+            return .object(o)
         }
     }
 }

@@ -7,7 +7,7 @@ enum CacheOpen: MethodDefinition {
     static let method = "cache.open"
 
     struct Params: ParamsObject {
-        static let members = ["cache", "persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch"]
+        static let members = ["cache", "kind", "persistent", "memory", "disk", "lifespan", "returnsExpired", "persistsAcrossVersions", "fetch"]
         static let requiredMembers = ["cache"]
         let cache: String
         let change: CacheConfigChange
@@ -27,6 +27,14 @@ enum CacheOpen: MethodDefinition {
             }
             change.lifespan = try p.milliseconds("lifespan")
             change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
+            change.persistsAcrossVersions = try p.optional("persistsAcrossVersions", as: Bool.self)
+            if let kind = try p.optional("kind", as: String.self) {
+                guard let k = CacheConfig.Kind(rawValue: kind) else {
+                    let meant = NearestName.suggestion(for: kind, among: ["cache", "store"]).map { " (did you mean \($0)?)" } ?? ""
+                    throw .invalidParams("\(p.path).kind must be \"cache\" (purgeable) or \"store\" (durable), not \(kind.echoed)\(meant)")
+                }
+                change.kind = k
+            }
             if let fetch = try p.optional("fetch", as: FetchParams.self) { change.fetch = fetch.change }
             self.change = change
         }
