@@ -18,6 +18,9 @@ export const NOT_FOUND = Symbol.for('larder.NOT_FOUND');
 /** The settings of a fetch (`cache.open`'s `fetch`, and `getOrFetch`'s overrides). */
 export const FETCH_SETTINGS = Object.freeze(['retries', 'retryDelayMs', 'timeoutMs', 'ttl', 'negativeTtl', 'staleWhileRevalidate']);
 
+/** Used inside the client: `db[REQUEST](method, params, decode)` is `call` without options, resolving with `decode(result)`. */
+export const REQUEST = Symbol('request');
+
 /** Used inside the client: whether any cache-wide fallback is registered. */
 export const HAS_FALLBACK = Symbol('hasFallback');
 
@@ -310,6 +313,7 @@ export class CacheMethods {
    * @param {import('./index.js').CacheSetOptions} [options]
    */
   set(key, value, options) {
+    if (options === undefined) return this.#db[REQUEST]('cache.set', putStored({ key }, value, undefined, 'cache.set'), undefined);
     const { data, ttl, cache, group } = checkOptions('cache.set', options, ['data', 'ttl', ...TARGET]);
     const params = putStored({ key }, value, data, 'cache.set');
     if (ttl !== undefined) params.ttl = ttl;
@@ -323,10 +327,14 @@ export class CacheMethods {
    * @param {string} key
    * @param {import('./index.js').Target} [options]
    */
-  async get(key, options) {
-    const params = { key };
-    if (options !== undefined) pick(params, checkOptions('cache.get', options, TARGET), TARGET);
-    return decodeLookup(await this.#db.call('cache.get', params));
+  get(key, options) {
+    let params;
+    try {
+      params = options === undefined ? { key } : pick({ key }, checkOptions('cache.get', options, TARGET), TARGET);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#db[REQUEST]('cache.get', params, decodeLookup);
   }
 
   /**

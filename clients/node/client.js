@@ -3,7 +3,7 @@
 // hands out notifications; the bytes are the transport's business.
 
 import { readFileSync } from 'node:fs';
-import { CacheMethods, HAS_FALLBACK, NOT_FOUND, WARN_FALLBACK } from './cache.js';
+import { CacheMethods, HAS_FALLBACK, NOT_FOUND, REQUEST, WARN_FALLBACK } from './cache.js';
 import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
@@ -31,25 +31,39 @@ const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
 const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks', 'fetch', 'fallback'];
 const CALL_OPTIONS = ['signal', 'onProgress'];
 
-/** Each method name as a JSON string, encoded once. */
+const REQUEST_HEAD = '{"jsonrpc":"2.0","id":';
+const RESPONSE_HEAD = REQUEST_HEAD;
+const RESULT_MEMBER = ',"result":';
+
+/** Each method's part of a request after the id (`,"method":"cache.get"`), encoded once. */
 const methodJSON = new Map();
 
 /**
- * One request as JSON text: the envelope is written around a single
+ * One request as JSON text: a prebuilt envelope around the id and a single
  * JSON.stringify of the params, so nothing is encoded twice.
  */
 function encodeRequest(id, method, params) {
   let name = methodJSON.get(method);
   if (name === undefined) {
     if (typeof method !== 'string') throw new TypeError(`method must be a string, not ${typeof method}`);
-    name = JSON.stringify(method);
+    name = ',"method":' + JSON.stringify(method);
     if (methodJSON.size < 1000) methodJSON.set(method, name);
   }
-  const head = '{"jsonrpc":"2.0","id":' + id + ',"method":' + name;
-  if (params === undefined) return head + '}';
+  if (params === undefined) return REQUEST_HEAD + id + name + '}';
   const body = JSON.stringify(params);
   if (typeof body !== 'string') throw new TypeError(`params of ${method} cannot be JSON (${typeof params})`);
-  return head + ',"params":' + body + '}';
+  return REQUEST_HEAD + id + name + ',"params":' + body + '}';
+}
+
+/**
+ * The resolve and reject functions of the promise made last: `new
+ * Promise(capture)` hands them over without making a closure per call.
+ */
+let capturedResolve;
+let capturedReject;
+function capture(resolve, reject) {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 function toErrorObject(err) {
@@ -64,15 +78,25 @@ function delay(ms) {
 
 /** A request waiting for its answer. */
 class Pending {
-  constructor(method, resolve, reject) {
+  constructor(method, resolve, reject, decode) {
     this.method = method;
     this.resolve = resolve;
     this.reject = reject;
+    /** Applied to the result before it resolves the call (or undefined). */
+    this.decode = decode;
+    /** The call's options, when it had a progress callback or an AbortSignal. */
+    this.watch = undefined;
+  }
+}
+
+/** What a call with options holds on to until its answer. */
+class Watch {
+  constructor(token, signal, onAbort) {
     /** The `workDoneToken` whose `$/progress` goes to a callback until the answer. */
-    this.token = undefined;
+    this.token = token;
     /** The AbortSignal and its listener, removed once answered. */
-    this.signal = undefined;
-    this.onAbort = undefined;
+    this.signal = signal;
+    this.onAbort = onAbort;
   }
 }
 
@@ -293,8 +317,8 @@ export class Larder {
    * @returns {Promise<any>}
    */
   call(method, params, options) {
-    let signal, onProgress;
-    if (options !== undefined) ({ signal, onProgress } = checkOptions('call', options, CALL_OPTIONS));
+    if (options === undefined) return this[REQUEST](method, params, undefined);
+    const { signal, onProgress } = checkOptions('call', options, CALL_OPTIONS);
     if (this.#transport.exited) return Promise.reject(this.#transport.exitedError());
     const id = this.#nextId++;
     let token;
@@ -308,24 +332,45 @@ export class Larder {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise((resolve, reject) => {
-      const pending = new Pending(method, resolve, reject);
-      this.#pending.set(id, pending);
-      if (token !== undefined) {
-        pending.token = token;
-        this.#progress.set(token, onProgress);
+    const promise = new Promise(capture);
+    const pending = new Pending(method, capturedResolve, capturedReject, undefined);
+    this.#pending.set(id, pending);
+    if (token !== undefined) this.#progress.set(token, onProgress);
+    let onAbort;
+    if (signal) {
+      if (signal.aborted) {
+        queueMicrotask(() => this.notify('$/cancelRequest', { id }));
+      } else {
+        onAbort = () => this.notify('$/cancelRequest', { id });
+        signal.addEventListener('abort', onAbort, { once: true });
       }
-      if (signal) {
-        if (signal.aborted) {
-          queueMicrotask(() => this.notify('$/cancelRequest', { id }));
-        } else {
-          pending.signal = signal;
-          pending.onAbort = () => this.notify('$/cancelRequest', { id });
-          signal.addEventListener('abort', pending.onAbort, { once: true });
-        }
-      }
-      this.#transport.send(text);
-    });
+    }
+    if (token !== undefined || onAbort !== undefined) pending.watch = new Watch(token, signal, onAbort);
+    this.#transport.send(text);
+    return promise;
+  }
+
+  /**
+   * Used inside the client: `call` without options, where `decode(result)`
+   * (if given) is what the call resolves with.
+   * @param {string} method
+   * @param {object | undefined} params
+   * @param {((result: any) => any) | undefined} decode
+   * @returns {Promise<any>}
+   */
+  [REQUEST](method, params, decode) {
+    if (this.#transport.exited) return Promise.reject(this.#transport.exitedError());
+    const id = this.#nextId++;
+    let text;
+    try {
+      text = encodeRequest(id, method, params);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const promise = new Promise(capture);
+    this.#pending.set(id, new Pending(method, capturedResolve, capturedReject, decode));
+    this.#transport.send(text);
+    return promise;
   }
 
   /**
@@ -456,6 +501,7 @@ export class Larder {
   }
 
   #receive(text) {
+    if (this.#settleResult(text)) return;
     let message;
     try {
       message = JSON.parse(text);
@@ -467,6 +513,35 @@ export class Larder {
     else this.#dispatch(message);
   }
 
+  /**
+   * The common answer, `{"jsonrpc":"2.0","id":N,"result":R}` written in that
+   * order with a pending integer id, settles its call from one JSON.parse of
+   * R alone; the envelope is read by hand rather than built as an object.
+   * Anything else (or R that is not JSON) returns false for #dispatch.
+   */
+  #settleResult(text) {
+    if (!text.startsWith(RESPONSE_HEAD)) return false;
+    let at = RESPONSE_HEAD.length;
+    let id = 0;
+    for (let c = text.charCodeAt(at); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++at)) id = id * 10 + (c - 0x30);
+    const digits = at - RESPONSE_HEAD.length;
+    // JSON allows no leading zero; past 15 digits an id may not be a safe integer.
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(RESPONSE_HEAD.length) === 0x30)) return false;
+    if (!text.startsWith(RESULT_MEMBER, at) || text.charCodeAt(text.length - 1) !== 0x7d) return false;
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return false;
+    let result;
+    try {
+      result = JSON.parse(text.slice(at + RESULT_MEMBER.length, text.length - 1));
+    } catch {
+      return false;
+    }
+    this.#pending.delete(id);
+    if (pending.watch !== undefined) this.#unwatch(pending.watch);
+    pending.resolve(pending.decode === undefined ? result : pending.decode(result));
+    return true;
+  }
+
   #dispatch(m) {
     if (m === null || typeof m !== 'object') {
       this.#onError(new Error(`larder sent a message that is not an object: ${JSON.stringify(m)}`));
@@ -475,16 +550,15 @@ export class Larder {
     if (m.method === undefined) {
       const pending = this.#pending.get(m.id);
       if (pending === undefined) {
-        const what = m.error ? `error ${JSON.stringify(m.error)}` : 'response';
+        const what = m.error ? `an error ${JSON.stringify(m.error)}` : 'a response';
         this.#onError(new LarderError(m.error?.code ?? null,
-          `larder sent an ${what} for no pending request (id ${JSON.stringify(m.id)})`, m.error?.data));
+          `larder sent ${what} for no pending request (id ${JSON.stringify(m.id)})`, m.error?.data));
         return;
       }
       this.#pending.delete(m.id);
-      if (pending.token !== undefined) this.#progress.delete(pending.token);
-      if (pending.onAbort !== undefined) pending.signal.removeEventListener('abort', pending.onAbort);
+      if (pending.watch !== undefined) this.#unwatch(pending.watch);
       if (m.error !== undefined) pending.reject(LarderError.fromResponse(m.error));
-      else pending.resolve(m.result);
+      else pending.resolve(pending.decode === undefined ? m.result : pending.decode(m.result));
     } else if (typeof m.method === 'string') {
       if ('id' in m) this.#answerRequest(m);
       else this.#handleNotification(m);
@@ -522,6 +596,11 @@ export class Larder {
     this.#transport.send(text);
   }
 
+  #unwatch({ token, signal, onAbort }) {
+    if (token !== undefined) this.#progress.delete(token);
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+
   #handleNotification(m) {
     if (m.method === '$/cancelRequest') {
       this.#serving.get(m.params?.id)?.abort();
@@ -550,7 +629,7 @@ export class Larder {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const p of pending) {
-      if (p.onAbort !== undefined) p.signal.removeEventListener('abort', p.onAbort);
+      if (p.watch?.onAbort !== undefined) p.watch.signal.removeEventListener('abort', p.watch.onAbort);
       p.reject(this.#transport.exitedError(p.method));
     }
   }

@@ -31,17 +31,80 @@ export function frame(text, framing = 'lines') {
   return text + '\n';
 }
 
+/** Queued text beyond this many characters is encoded to bytes at once. */
+const QUEUED_CHARS = 16384;
+
 /**
- * Frames several message bodies as one string, to go out in one write.
- * @param {string[]} texts
- * @param {Framing} [framing]
- * @returns {string}
+ * Collects framed message bodies until they are taken, to go out in one
+ * write. A few stay one string; past QUEUED_CHARS they are encoded into a
+ * growing Buffer as they come, so a long pipeline does not keep a string per
+ * message alive until the write (the garbage collector would copy each of
+ * them while they wait).
  */
-export function frameAll(texts, framing = 'lines') {
-  if (framing === 'lines') return texts.length === 1 ? texts[0] + '\n' : texts.join('\n') + '\n';
-  let out = '';
-  for (const text of texts) out += frame(text, framing);
-  return out;
+export class MessageWriter {
+  #framing;
+  #text = '';
+  /** @type {Buffer | null} */
+  #bytes = null;
+  #length = 0;
+
+  /** @param {Framing} [framing] */
+  constructor(framing = 'lines') {
+    if (!FRAMINGS.includes(framing)) throw new TypeError(`unknown framing ${framing}; use ${FRAMINGS.join(' or ')}`);
+    this.#framing = framing;
+  }
+
+  /** Whether nothing is queued. */
+  get empty() {
+    return this.#text.length === 0 && this.#length === 0;
+  }
+
+  /**
+   * Queues one message body.
+   * @param {string} text
+   */
+  add(text) {
+    this.#text += this.#framing === 'lines' ? text + '\n' : frame(text, this.#framing);
+    if (this.#text.length > QUEUED_CHARS) this.#encode();
+  }
+
+  /**
+   * Everything queued, framed, and empties the queue: a string, or a Buffer
+   * that is the caller's from now on.
+   * @returns {string | Buffer}
+   */
+  take() {
+    if (this.#bytes === null) {
+      const text = this.#text;
+      this.#text = '';
+      return text;
+    }
+    this.#encode();
+    const bytes = this.#bytes.subarray(0, this.#length);
+    this.#bytes = null;
+    this.#length = 0;
+    return bytes;
+  }
+
+  /** Drops everything queued. */
+  clear() {
+    this.#text = '';
+    this.#bytes = null;
+    this.#length = 0;
+  }
+
+  #encode() {
+    const text = this.#text;
+    this.#text = '';
+    // A UTF-16 code unit never takes more than three bytes of UTF-8.
+    const needed = this.#length + text.length * 3;
+    if (this.#bytes === null || needed > this.#bytes.length) {
+      const bytes = Buffer.allocUnsafe(Math.max(needed, 2 * (this.#bytes?.length ?? 0), 4 * QUEUED_CHARS));
+      this.#bytes?.copy(bytes, 0, 0, this.#length);
+      this.#bytes = bytes;
+    }
+    this.#length += this.#bytes.write(text, this.#length, 'utf8');
+  }
 }
 
 /** Whether a line holds nothing but spaces, tabs and CRs. */

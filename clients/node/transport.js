@@ -6,7 +6,7 @@ import { spawn as spawnProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { frameAll, MessageReader } from './framing.js';
+import { MessageReader, MessageWriter } from './framing.js';
 import { SidecarExited } from './errors.js';
 
 /** @typedef {import('./framing.js').Framing} Framing */
@@ -70,7 +70,7 @@ export class Transport {
   #child;
   #framing;
   #reader;
-  #queue = [];
+  #writer;
   #flushScheduled = false;
   #flushSoon = () => {
     this.#flushScheduled = false;
@@ -105,6 +105,7 @@ export class Transport {
   constructor(child, { framing = 'lines', stderr, onMessage = () => {}, onError = () => {}, onExit = () => {} } = {}) {
     this.#child = child;
     this.#framing = framing;
+    this.#writer = new MessageWriter(framing);
     this.#forwardStderr = stderr === 'inherit';
     /** Called with each message body read. */
     this.onMessage = onMessage;
@@ -173,7 +174,7 @@ export class Transport {
    */
   send(text) {
     if (this.#gone) return;
-    this.#queue.push(text);
+    this.#writer.add(text);
     if (!this.#flushScheduled && !this.#waitingForDrain) {
       this.#flushScheduled = true;
       setImmediate(this.#flushSoon);
@@ -182,9 +183,8 @@ export class Transport {
 
   /** Writes everything queued now, in one write, unless the pipe has not drained yet. */
   flush() {
-    if (this.#waitingForDrain || this.#queue.length === 0) return;
-    const chunk = frameAll(this.#queue, this.#framing);
-    this.#queue = [];
+    if (this.#waitingForDrain || this.#writer.empty) return;
+    const chunk = this.#writer.take();
     const stdin = this.#child.stdin;
     if (this.#gone || !stdin.writable) return;
     if (!stdin.write(chunk)) {
@@ -229,7 +229,7 @@ export class Transport {
   #markGone({ exitCode = null, signal = null, message, cause }) {
     if (this.#gone) return;
     this.#gone = { exitCode, signal, message, cause };
-    this.#queue = [];
+    this.#writer.clear();
     this.onExit({ exitCode, signal });
     this.#resolveGone({ exitCode, signal });
   }

@@ -1,7 +1,7 @@
 // Framing, fed in every way the pipe may cut it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { frame, MessageReader } from '../framing.js';
+import { frame, MessageReader, MessageWriter } from '../framing.js';
 
 function read(framing, chunks) {
   const messages = [];
@@ -54,3 +54,24 @@ test('content-length counts bytes, not characters', () => {
 test('an unknown framing is refused', () => {
   assert.throws(() => new MessageReader('xml', () => {}), /unknown framing xml; use lines or content-length/);
 });
+
+for (const framing of ['lines', 'content-length']) {
+  test(`${framing}: the writer gives the same bytes whether it holds a string or has spilled into a Buffer`, () => {
+    const bodies = [];
+    for (let i = 0; i < 3000; i++) bodies.push(`{"id":${i},"s":"${'naïve ☃ 😀'.repeat(i % 5)}"}`);
+    const expected = Buffer.from(bodies.map((b) => frame(b, framing)).join(''));
+    const writer = new MessageWriter(framing);
+    assert.equal(writer.empty, true);
+    writer.add(bodies[0]);
+    assert.equal(writer.take(), frame(bodies[0], framing), 'a few messages stay a string');
+    assert.equal(writer.empty, true);
+    for (const b of bodies) writer.add(b);
+    const taken = writer.take();
+    assert.ok(Buffer.isBuffer(taken));
+    assert.deepEqual(taken, expected);
+    assert.equal(writer.empty, true);
+    writer.add('{}');
+    writer.clear();
+    assert.equal(writer.take(), '');
+  });
+}
