@@ -55,12 +55,16 @@ export interface TierLimits {
 }
 
 export interface CacheOpenOptions {
+  /** 'cache' (default): purgeable. 'store': durable — no lifespan, TTL, disk limits or eviction; fixed at creation. */
+  kind?: 'cache' | 'store';
   persistent?: boolean;
   memory?: TierLimits;
   disk?: TierLimits;
   /** Seconds an entry lives by default (0: forever). */
   lifespan?: number;
   returnsExpired?: boolean;
+  /** Keep the entries when an app of another version first uses the cache (default: they are removed). */
+  persistsAcrossVersions?: boolean;
   /** How `getOrFetch` fetches in this cache (sent to the server). */
   fetch?: FetchSettings;
   /** The cache's fetcher, kept in this client, for `getOrFetch` calls without their own; `null` removes it. */

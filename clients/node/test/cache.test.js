@@ -357,3 +357,32 @@ test('initialize can be sent by hand, once', async () => {
     await late.close();
   }
 });
+
+test('a durable store refuses what would lose its entries; an app version change wipes only caches', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-node-versions-'));
+  try {
+    const v1 = await Larder.spawn({ store: dir, appVersion: '1.0' });
+    try {
+      assert.equal((await v1.cache.open('drafts', { kind: 'store' })).config.kind, 'store');
+      await v1.cache.set('d', { title: 'kept' }, { cache: 'drafts' });
+      await assert.rejects(v1.cache.set('t', 1, { cache: 'drafts', ttl: 60 }), InvalidParams);
+      await assert.rejects(v1.cache.open('drafts', { kind: 'cache' }), /cannot become/);
+      assert.equal((await v1.cache.open('keep', { persistsAcrossVersions: true })).config.persistsAcrossVersions, true);
+      await v1.cache.set('k', 1, { cache: 'keep' });
+      await v1.cache.set('gone', 1);
+    } finally {
+      await v1.close();
+    }
+    const v2 = await Larder.spawn({ store: dir, appVersion: '2.0' });
+    try {
+      assert.equal(v2.server.previousAppVersion, '1.0');
+      assert.equal((await v2.cache.get('gone')).found, false);
+      assert.equal((await v2.cache.get('k', { cache: 'keep' })).found, true);
+      assert.deepEqual((await v2.cache.get('d', { cache: 'drafts' })).value, { title: 'kept' });
+    } finally {
+      await v2.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

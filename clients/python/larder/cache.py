@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, TypeVar, cast
 
 from .errors import CacheNotFound
 from .connection import Reply
@@ -195,11 +195,13 @@ class CacheMethods(Methods[K]):
         self,
         cache: str,
         *,
+        kind: Literal["cache", "store"] | None = None,
         persistent: bool | None = None,
         memory: Mapping[str, Any] | None = None,
         disk: Mapping[str, Any] | None = None,
         lifespan: float | None = None,
         returns_expired: bool | None = None,
+        persists_across_versions: bool | None = None,
         fetch: Mapping[str, Any] | None = None,
         fetcher: Fetcher | None = None,
         fallback: Fallback | None = None,
@@ -215,6 +217,11 @@ class CacheMethods(Methods[K]):
         "maxCount"``) and changes nothing. ``lifespan`` is the default
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
+        ``kind="store"`` makes a durable store rather than a purgeable cache:
+        no lifespan, TTL, disk limits or eviction, never wiped when the app
+        version changes; fixed at creation. ``persists_across_versions``
+        keeps a cache's entries when an app of another version (``spawn``'s
+        ``app_version``) first uses it; by default they are removed.
 
         ``fetch`` is the cache's settings for :meth:`get_or_fetch`, with the
         names of its keywords (``retries``, ``retry_delay_ms``,
@@ -228,7 +235,8 @@ class CacheMethods(Methods[K]):
         "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
         "returnsExpired", "fetch": {...}}}``.
         """
-        params = _params(cache=cache, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired)
+        params = _params(cache=cache, kind=kind, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired,
+                         persists_across_versions=persists_across_versions)
         if memory is not None:
             params["memory"] = _limits(memory, "memory")
         if disk is not None:

@@ -44,6 +44,8 @@ class CacheConfig(TypedDict):
     lifespan: float
     returnsExpired: bool
     fetch: FetchSettings
+    kind: str
+    persistsAcrossVersions: bool
 
 
 class OpenResult(TypedDict):

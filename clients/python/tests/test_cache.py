@@ -91,7 +91,8 @@ def test_open_settings_and_returns_expired(db):
     assert opened["config"] == {"persistent": False, "memory": {"maxCount": 10, "maxBytes": 1000},
                                 "disk": {"maxCount": 0, "maxBytes": 0}, "lifespan": 5, "returnsExpired": True,
                                 "fetch": {"retries": 0, "retryDelayMs": [100, 2000], "timeoutMs": 30000, "ttl": None,
-                                          "negativeTtl": 0, "staleWhileRevalidate": 0}}
+                                          "negativeTtl": 0, "staleWhileRevalidate": 0},
+                                "kind": "cache", "persistsAcrossVersions": False}
     again = db.cache.open("stale", disk={"maxCount": 7})
     assert again["created"] is False and again["config"]["disk"]["maxCount"] == 7
     db.cache.set("k", 1, cache="stale")
@@ -395,3 +396,29 @@ def test_memoize(db):
     assert blob() == b"\x00\x01" and blob() == b"\x00\x01"
     with pytest.raises(TypeError, match="JSON"):
         square(object())
+
+
+def test_durable_stores_refuse_what_would_lose_their_entries(db):
+    opened = db.cache.open("drafts", kind="store")
+    assert opened["config"]["kind"] == "store"
+    db.cache.set("d1", {"title": "kept"}, cache="drafts")
+    with pytest.raises(larder.InvalidParams, match="durable store"):
+        db.cache.set("d2", 1, cache="drafts", ttl=60)
+    with pytest.raises(larder.InvalidParams, match="lifespan"):
+        db.cache.open("drafts", lifespan=10)
+    with pytest.raises(larder.InvalidParams, match="cannot become"):
+        db.cache.open("drafts", kind="cache")
+    assert db.cache.get("d1", cache="drafts") == {"title": "kept"}
+    kept = db.cache.open("settings", persists_across_versions=True)
+    assert kept["config"]["persistsAcrossVersions"] is True
+
+
+def test_another_app_version_wipes_a_cache_on_first_use(tmp_path):
+    with larder.Larder.spawn(store=tmp_path, app_version="1.0") as v1:
+        v1.cache.set("k", 1)
+        v1.cache.open("notes", kind="store")
+        v1.cache.set("n", 2, cache="notes")
+    with larder.Larder.spawn(store=tmp_path, app_version="2.0") as v2:
+        assert v2.init_result["previousAppVersion"] == "1.0"
+        assert v2.cache.get("k") is None
+        assert v2.cache.get("n", cache="notes") == 2
