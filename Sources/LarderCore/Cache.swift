@@ -391,20 +391,30 @@ public final class Cache {
         return true
     }
 
-    /// Restarts an entry's lifetime from now (refreshes its validation); true
-    /// if there was one. An expired entry is gone unless the cache returns
-    /// expired entries, so touching it does not bring it back.
-    public func touch(_ k: EntryKey) throws(StoreError) -> Bool {
+    /// What `touch` found.
+    public enum Touched: Sendable {
+        case absent
+        case touched
+        /// It had expired but was still stored, and is valid again.
+        case revived
+    }
+
+    /// Restarts an entry's lifetime from now (refreshes its validation), as
+    /// Cashier's `refreshValidationOnObjectForKey` did: an entry that expired
+    /// but is still stored (not yet purged or evicted) is revived.
+    public func touch(_ k: EntryKey) throws(StoreError) -> Touched {
         try ready()
         let now = store.clock.now
         var current = memory.peek(k)
         if current == nil && config.persistent { current = try disk.lookup(k) }
-        guard let current, config.returnsExpired || !current.isExpired(at: now, lifespan: config.lifespan) else { return false }
+        guard let current else { return .absent }
+        let expired = current.isExpired(at: now, lifespan: config.lifespan)
         memory.update(k) { $0.validatedAt = now }
-        guard config.persistent else { return true }
-        try store.beginWrite()
-        try disk.touch(id: current.diskID, at: now)
-        return true
+        if config.persistent {
+            try store.beginWrite()
+            try disk.touch(id: current.diskID, at: now)
+        }
+        return expired ? .revived : .touched
     }
 
     /// Keys of a group in byte order, paged: at most `limit`, after `cursor`.

@@ -90,7 +90,7 @@ final class CacheDiskEvictionTests: StoreTestCase {
         let cache = try openCache(store) { $0.diskMaxCount = 2 }
         try cache.put("a", "a")
         try cache.put("b", "b")
-        XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "a")))
+        XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "a")), .touched)
         XCTAssertTrue(try cache.contains("a"))
         try cache.put("c", "c")
         XCTAssertEqual(log.evictedKeys(tier: .disk), ["a"])

@@ -106,13 +106,13 @@ final class CacheExpiryTests: StoreTestCase {
         try forBothKinds({ $0.lifespan = 1000 }) { cache, clock, kind in
             try cache.put("k", "v")
             advance(clock, 800)
-            XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "k")), kind)
+            XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .touched, kind)
             XCTAssertEqual(try cache.lookup("k")?.expiresAt, start + 1800, kind)
             advance(clock, 800)
             XCTAssertNotNil(try cache.lookup("k"), kind)
             advance(clock, 200)
             XCTAssertNil(try cache.lookup("k"), kind)
-            XCTAssertFalse(try cache.touch(EntryKey(group: "g", key: "missing")), kind)
+            XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "missing")), .absent, kind)
         }
     }
 
@@ -122,7 +122,7 @@ final class CacheExpiryTests: StoreTestCase {
         let cache = try openCache(store) { $0.lifespan = 1000 }
         try cache.put("k", "v")
         advance(clock, 800)
-        XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "k")))
+        XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .touched)
         _ = try cache.clear(group: nil, tier: .memory)
         advance(clock, 800)
         let found = try XCTUnwrap(cache.lookup("k"))
@@ -140,7 +140,7 @@ final class CacheExpiryTests: StoreTestCase {
         try cache.put("k", "v")
         _ = try cache.clear(group: nil, tier: .memory)
         advance(clock, 900)
-        XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "k")))
+        XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .touched)
         advance(clock, 900)
         XCTAssertNotNil(try cache.lookup("k"))
     }
@@ -150,10 +150,27 @@ final class CacheExpiryTests: StoreTestCase {
             try cache.put("k", "v")
             advance(clock, 1500)
             XCTAssertEqual(try cache.lookup("k")?.expired, true, kind)
-            XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "k")), kind)
+            XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .revived, kind)
             let found = try XCTUnwrap(cache.lookup("k"), kind)
             XCTAssertFalse(found.expired, kind)
             XCTAssertEqual(found.expiresAt, start + 2500, kind)
+        }
+    }
+
+    /// Cashier's refreshValidation: an entry that expired but is still stored
+    /// comes back, and the answer says it was revived.
+    func testTouchRevivesAnExpiredEntryStillStored() throws {
+        try forBothKinds({ $0.lifespan = 1000 }) { cache, clock, kind in
+            try cache.put("k", "v")
+            advance(clock, 1500)
+            XCTAssertNil(try cache.lookup("k"), kind)
+            XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .revived, kind)
+            let found = try XCTUnwrap(cache.lookup("k"), kind)
+            XCTAssertEqual(found.expiresAt, start + 2500, kind)
+            XCTAssertEqual(try cache.purgeExpired(group: nil), 0, kind)
+            advance(clock, 1000)
+            XCTAssertEqual(try cache.purgeExpired(group: nil), 1, kind)
+            XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .absent, "once purged it is gone: \(kind)")
         }
     }
 

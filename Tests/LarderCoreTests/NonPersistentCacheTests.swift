@@ -80,8 +80,8 @@ final class NonPersistentCacheTests: StoreTestCase {
         let clock = Clock(fixedAt: 0)
         let cache = try openCache(makeStore(clock: clock)) { $0.persistent = false; $0.lifespan = 100 }
         try cache.put("k", "v")
-        XCTAssertTrue(try cache.touch(EntryKey(group: "g", key: "k")))
-        XCTAssertFalse(try cache.touch(EntryKey(group: "g", key: "other")))
+        XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "k")), .touched)
+        XCTAssertEqual(try cache.touch(EntryKey(group: "g", key: "other")), .absent)
         XCTAssertTrue(try cache.remove(EntryKey(group: "g", key: "k")))
         XCTAssertFalse(try cache.remove(EntryKey(group: "g", key: "k")))
         XCTAssertNil(try cache.text("k"))

@@ -400,7 +400,8 @@ export class CacheMethods {
   }
 
   /**
-   * `cache.touch`: restarts the entry's lifetime; `{found}`.
+   * `cache.touch`: restarts the entry's lifetime; `{found}`, and `revived:
+   * true` when it had expired but was still stored.
    * @param {string} key
    * @param {import('./index.js').Target} [options]
    */

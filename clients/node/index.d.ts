@@ -364,7 +364,8 @@ export class CacheMethods {
   ): Promise<any>;
   has(key: string, options?: Target): Promise<{ found: boolean; valid: boolean }>;
   remove(key: string, options?: Target): Promise<{ removed: boolean }>;
-  touch(key: string, options?: Target): Promise<{ found: boolean }>;
+  /** `revived`: it had expired but was still stored, and is valid again. */
+  touch(key: string, options?: Target): Promise<{ found: boolean; revived?: true }>;
   keys(options?: Target & { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: string[]; cursor?: string }>;
   iterKeys(options?: Target & { prefix?: string; pageSize?: number }): AsyncGenerator<string>;
   clear(options?: Target & { tier?: 'memory' | 'disk' | 'all' }): Promise<{ removed: number }>;

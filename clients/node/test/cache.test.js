@@ -151,7 +151,7 @@ test('open: settings, lifespan, returnsExpired and touch', async () => {
   assert.equal(stale.expired, true);
   assert.equal(stale.value, 'A');
 
-  assert.deepEqual(await db.cache.touch('a', { cache: 'life' }), { found: true });
+  assert.deepEqual(await db.cache.touch('a', { cache: 'life' }), { found: true, revived: true });
   assert.deepEqual(await db.cache.has('a', { cache: 'life' }), { found: true, valid: true });
   assert.deepEqual(await db.cache.has('b', { cache: 'life' }), { found: true, valid: false });
   assert.deepEqual(await db.cache.touch('zz', { cache: 'life' }), { found: false });

@@ -316,7 +316,8 @@ class CacheMethods(Methods[K]):
 
     @method
     def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[FoundResult]:
-        """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``."""
+        """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``,
+        with ``"revived": True`` when the entry had expired but was still stored."""
         return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
 
     # -- fetched on a miss -------------------------------------------------

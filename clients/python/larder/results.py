@@ -104,8 +104,9 @@ class RemoveResult(TypedDict):
 
 
 class FoundResult(TypedDict):
-    """``cache.touch``."""
+    """``cache.touch``: ``revived`` when the entry had expired and is valid again."""
     found: bool
+    revived: NotRequired[bool]
 
 
 class GetManyResult(TypedDict):

@@ -81,6 +81,8 @@ def test_ttl_expiry_has_touch(db):
     advance(db, 3)
     assert db.cache.has("k") == {"found": True, "valid": False}
     assert db.cache.entry("k") == {"found": False}
+    assert db.cache.touch("k") == {"found": True, "revived": True}, "expired but still stored: revived"
+    assert db.cache.get("k") == "v"
     assert db.cache.touch("missing") == {"found": False}
 
 

@@ -32,9 +32,12 @@ def test_failed_initialize_may_be_retried(binary, tmp_path):
         assert db.initialize(store=tmp_path / "good")["store"]["persistent"] is True
 
 
-def test_touch_does_not_revive_expired_entries(db):
+def test_touch_revives_an_expired_entry_until_it_is_purged(db):
     db.cache.set("k", 1, ttl=1)
     db.call("debug.advanceClock", {"seconds": 2})
     assert db.cache.entry("k") == {"found": False}
+    assert db.cache.touch("k") == {"found": True, "revived": True}
+    assert db.cache.get("k") == 1
+    db.call("debug.advanceClock", {"seconds": 2})
+    assert db.cache.purge_expired() == {"removed": 1}
     assert db.cache.touch("k") == {"found": False}
-    assert db.cache.entry("k") == {"found": False}

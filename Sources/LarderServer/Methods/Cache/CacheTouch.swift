@@ -8,13 +8,19 @@ enum CacheTouch: MethodDefinition {
     typealias Params = EntryParams
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(found: false)) }
-        let found = try r.server.core { () throws(StoreError) in try cache.touch(p.key) }
-        return .afterCommit(Result(found: found))
+        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(touched: .absent)) }
+        let touched = try r.server.core { () throws(StoreError) in try cache.touch(p.key) }
+        return .afterCommit(Result(touched: touched))
     }
 
     struct Result: MethodResult {
-        let found: Bool
-        var json: JSON { ["found": .bool(found)] }
+        let touched: Cache.Touched
+        var json: JSON {
+            switch touched {
+            case .absent: return ["found": false]
+            case .touched: return ["found": true]
+            case .revived: return ["found": true, "revived": true]
+            }
+        }
     }
 }
