@@ -81,6 +81,22 @@ final class FetchFlights {
         attempt(flight)
     }
 
+    /// At most this many outcomes are remembered: past it, the expired ones
+    /// go, and if that is not enough, the ones that expire soonest.
+    static let maxRemembered = 10_000
+
+    private func remember(_ key: Key, _ outcome: Outcome, for milliseconds: Int64) {
+        let now = server.store.clock.now
+        if remembered.count >= Self.maxRemembered {
+            remembered = remembered.filter { $0.value.until > now }
+            if remembered.count >= Self.maxRemembered {
+                let keep = remembered.sorted { $0.value.until > $1.value.until }.prefix(Self.maxRemembered / 2)
+                remembered = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
+            }
+        }
+        remembered[key] = (now + milliseconds, outcome)
+    }
+
     /// A write of the key (other than by a fetch) that removed it.
     func noteRemoved(cache: String, key: EntryKey) {
         inFlight[Key(cache: cache, entry: key)]?.superseded = true
@@ -130,7 +146,7 @@ final class FetchFlights {
         inFlight[flight.key] = nil
         if flight.settings.negativeTtl > 0, !flight.superseded {
             switch outcome {
-            case .notFound, .failed: remembered[flight.key] = (server.store.clock.now + flight.settings.negativeTtl, outcome)
+            case .notFound, .failed: remember(flight.key, outcome, for: flight.settings.negativeTtl)
             case .value: break
             }
         }
