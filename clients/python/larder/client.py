@@ -502,6 +502,7 @@ class Pipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
+        self._connection = db._connection
         self.cache: CacheMethods[Piped] = CacheMethods(self._request, db.cache.fetchers)
         self.schema: SchemaMethods[Piped] = SchemaMethods(self._request)
         self.object: ObjectMethods[Piped] = ObjectMethods(self._request)
@@ -524,7 +525,7 @@ class Pipeline:
                  progress: Handler | None = None) -> Reply[Any]:
         if self._results is not None:
             raise RuntimeError("this pipeline has already run")
-        reply: Reply[Any] = Reply(self.db._connection, transform)
+        reply: Reply[Any] = Reply(self._connection, transform)
         self._calls.append((method, params, progress))
         self.replies.append(reply)
         return reply
@@ -541,7 +542,7 @@ class Pipeline:
         self._sent += len(calls)
         replies = self.replies[sent:sent + len(calls)]
         try:
-            first, tokens = self.db._connection.start(calls, batch=self.batch)
+            first, tokens = self._connection.start(calls, batch=self.batch)
         except SidecarExited as e:
             for reply in replies:
                 reply._fail(e)
@@ -554,20 +555,7 @@ class Pipeline:
         """Sends what is queued and waits for every answer; returns the results
         (exceptions in the places of failed calls)."""
         self.flush()
-        connection = self.db._connection
-        results: list[Any] = []
-        append = results.append
-        timeout = timeout if timeout is not None else self.db.timeout
-        for reply in self.replies:
-            if reply._state == Reply._PENDING:
-                if reply._progress is None and reply.request_id is not None:
-                    try:
-                        reply._settle_with(connection.answer(reply.request_id, timeout))
-                    except SidecarExited as e:
-                        reply._fail(e)
-                else:
-                    reply._wait(timeout)
-            append(reply._value)
+        results = self._connection.settle(self.replies, timeout if timeout is not None else self.db.timeout)
         self._results = results
         return results
 

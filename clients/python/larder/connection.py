@@ -39,7 +39,8 @@ import time
 from typing import Any, Callable, Generic, TypeVar
 
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
-from .wire import Lines, Message, decode_line, decode_lines, encode_notification, encode_request, encode_response
+from .wire import (Lines, Message, decode_line, decode_lines, encode_burst, encode_notification, encode_request,
+                   encode_response)
 
 __all__ = ["Connection", "Reply"]
 
@@ -154,6 +155,13 @@ class Connection:
         with self._write_lock:
             first = self._next_id
             self._next_id = first + len(calls)
+            if not batch and not any(call[2] is not None for call in calls):
+                try:
+                    payload = encode_burst(first, calls)
+                except (TypeError, ValueError) as e:
+                    raise TypeError(f"parameters are not JSON: {e}") from e
+                self._write_locked(payload.encode("utf-8"))
+                return first, [None] * len(calls)
             tokens: list[Any] = []
             try:
                 lines = []
@@ -176,6 +184,31 @@ class Connection:
         """The answer to request ``rid`` (read on this thread if need be)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         return self._await(rid, deadline)
+
+    def settle(self, replies: list[Reply[Any]], timeout: float | None = None) -> list[Any]:
+        """Waits for each reply in turn (``timeout`` for each) and returns
+        their results in order, exceptions in the places of failed calls.
+        Answers read already are taken straight from where they are filed."""
+        pop = self._answers.pop
+        results: list[Any] = []
+        append = results.append
+        for reply in replies:
+            if reply._state == Reply._PENDING:
+                rid = reply.request_id
+                if reply._progress is None and rid is not None:
+                    message = pop(rid, None)
+                    if message is None:
+                        try:
+                            message = self.answer(rid, timeout)
+                        except SidecarExited as e:
+                            reply._fail(e)
+                            append(reply._value)
+                            continue
+                    reply._settle_with(message)
+                else:
+                    reply._wait(timeout)
+            append(reply._value)
+        return results
 
     def answered(self, rid: int) -> Message | None:
         """The answer to ``rid`` if it has been read, without waiting."""
@@ -625,14 +658,15 @@ class Reply(Generic[T]):
             self._state = Reply._FAILED
             self._value = error_from_json(message["error"])
         else:
+            shape = self._shape
             try:
-                result = message.get("result")
-                self._value = result if self._shape is None else self._shape(result)
+                self._value = message.get("result") if shape is None else shape(message.get("result"))
                 self._state = Reply._DONE
             except Exception as e:  # a malformed answer
                 self._value = e
                 self._state = Reply._FAILED
-        self._run_done_callbacks()
+        if self._done_callbacks is not None:
+            self._run_done_callbacks()
 
     def _fail(self, error: BaseException) -> None:
         self._value = error
