@@ -547,9 +547,11 @@ class Pipeline:
             for reply in replies:
                 reply._fail(e)
             return
-        for rid, (reply, token) in enumerate(zip(replies, tokens), first):
+        for rid, reply in enumerate(replies, first):
             reply.request_id = rid
-            reply._progress = token
+        if any(token is not None for token in tokens):
+            for reply, token in zip(replies, tokens):
+                reply._progress = token
 
     def wait(self, timeout: float | None = None) -> list[Any]:
         """Sends what is queued and waits for every answer; returns the results

@@ -190,10 +190,11 @@ class Connection:
         their results in order, exceptions in the places of failed calls.
         Answers read already are taken straight from where they are filed."""
         pop = self._answers.pop
+        pending, done = Reply._PENDING, Reply._DONE
         results: list[Any] = []
         append = results.append
         for reply in replies:
-            if reply._state == Reply._PENDING:
+            if reply._state == pending:
                 rid = reply.request_id
                 if reply._progress is None and rid is not None:
                     message = pop(rid, None)
@@ -204,7 +205,16 @@ class Connection:
                             reply._fail(e)
                             append(reply._value)
                             continue
-                    reply._settle_with(message)
+                    if "error" in message or reply._done_callbacks is not None:
+                        reply._settle_with(message)
+                    else:  # Reply._settle_with's common case, without a call per reply
+                        shape = reply._shape
+                        try:
+                            reply._value = message.get("result") if shape is None else shape(message.get("result"))
+                            reply._state = done
+                        except Exception as e:  # a malformed answer
+                            reply._value = e
+                            reply._state = Reply._FAILED
                 else:
                     reply._wait(timeout)
             append(reply._value)

@@ -232,7 +232,7 @@ def decode_lines(lines: list[bytes]) -> list[Any]:
                 messages.append(_decode(line.decode("utf-8")))
             except ValueError:
                 messages.append(_bad(line))
-    if any(type(m) is not dict for m in messages):
+    if len(set(map(type, messages))) > 1 or type(messages[0]) is not dict:
         flat: list[Any] = []
         for m in messages:
             if isinstance(m, list):
