@@ -155,13 +155,6 @@ class Connection:
         with self._write_lock:
             first = self._next_id
             self._next_id = first + len(calls)
-            if not batch and not any(call[2] is not None for call in calls):
-                try:
-                    payload = encode_burst(first, calls)
-                except (TypeError, ValueError) as e:
-                    raise TypeError(f"parameters are not JSON: {e}") from e
-                self._write_locked(payload.encode("utf-8"))
-                return first, [None] * len(calls)
             tokens: list[Any] = []
             try:
                 lines = []
@@ -179,6 +172,20 @@ class Connection:
                 payload = "".join(lines)
             self._write_locked(payload.encode("utf-8"))
         return first, tokens
+
+    def send(self, methods: list[str], params: list[Any]) -> int:
+        """Writes requests without progress callbacks in one burst, each
+        method beside its params; returns the id of the first (the others
+        follow one by one)."""
+        with self._write_lock:
+            first = self._next_id
+            self._next_id = first + len(methods)
+            try:
+                payload = encode_burst(first, methods, params)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"parameters are not JSON: {e}") from e
+            self._write_locked(payload.encode("utf-8"))
+        return first
 
     def answer(self, rid: int, timeout: float | None = None) -> Message:
         """The answer to request ``rid`` (read on this thread if need be)."""

@@ -16,6 +16,7 @@ or raises the :class:`~larder.LarderError` for its error.
 
 from __future__ import annotations
 
+import itertools
 import json
 import json.decoder
 import json.encoder
@@ -133,15 +134,15 @@ def encode_request(request_id: int, method: str, params: Any = None) -> str:
     return '{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (request_id, _method_head(method), _dumps(params))
 
 
-def encode_burst(first_id: int, calls: list[tuple[str, Any, Any]]) -> str:
-    """The request lines for ``calls`` (``(method, params, ...)``, numbered
-    from ``first_id``), as :func:`encode_request` writes each, joined."""
+def encode_burst(first_id: int, methods: list[str], params_of: list[Any]) -> str:
+    """The request lines for each method with the params beside it,
+    numbered from ``first_id``, as :func:`encode_request` writes each,
+    joined."""
     lines: list[str] = []
     append = lines.append
     method_of = None
     head = ""
-    for rid, call in enumerate(calls, first_id):
-        method, params = call[0], call[1]
+    for rid, method, params in zip(itertools.count(first_id), methods, params_of):
         if method is not method_of:
             head = _method_head(method)
             method_of = method
