@@ -27,6 +27,7 @@ from .fetch import Fetchers
 from .methods import Call, Methods, method
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, HasResult, KeysPage,
                       ListResult, OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
+from .wire import RawJSON, encode_json, encode_string
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Larder
@@ -266,6 +267,15 @@ class CacheMethods(Methods[K]):
 
         Returns ``{"stored": True, "size": bytes}`` once committed.
         """
+        if type(key) is str and value is not MISSING and data is MISSING and ttl is None and cache is None \
+                and group is None:
+            try:
+                raw = RawJSON('{"key":%s,"value":%s}' % (
+                    encode_string(key), encode_string(value) if type(value) is str else encode_json(value)))
+            except (TypeError, ValueError):
+                raw = None  # not JSON: sent as a mapping below, refused where any request's params are
+            if raw is not None:
+                return self._request("cache.set", raw, None)
         params: dict[str, Any] = {"key": key}
         if value is not MISSING and data is MISSING:
             params["value"] = value
@@ -285,11 +295,15 @@ class CacheMethods(Methods[K]):
         stored as data), or ``default`` when there is none (or it has
         expired, unless the cache returns expired entries). :meth:`entry`
         gives the whole answer."""
-        params = {"key": key}
-        if cache is not None:
-            params["cache"] = cache
-        if group is not None:
-            params["group"] = group
+        params: Any
+        if type(key) is str and cache is None and group is None:
+            params = RawJSON('{"key":%s}' % encode_string(key))
+        else:
+            params = {"key": key}
+            if cache is not None:
+                params["cache"] = cache
+            if group is not None:
+                params["group"] = group
         if default is None:
             return self._request("cache.get", params, value_of)
         return self._request("cache.get", params, lambda entry: value_of(entry, default))

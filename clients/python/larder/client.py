@@ -502,6 +502,7 @@ class Pipeline:
         self.db = db
         self.batch = batch
         self.raise_on_error = raise_on_error
+        self._connection = db._connection
         self.cache: CacheMethods[Piped] = CacheMethods(self._request, db.cache.fetchers)
         self.schema: SchemaMethods[Piped] = SchemaMethods(self._request)
         self.object: ObjectMethods[Piped] = ObjectMethods(self._request)
@@ -509,7 +510,12 @@ class Pipeline:
         self.entity: EntityMethods[Piped] = EntityMethods(self._request, pipelined=True)
         #: Every call's reply, in order.
         self.replies: list[Reply[Any]] = []
-        self._calls: list[tuple[str, Any, Handler | None]] = []
+        # The calls not sent yet: their methods and params side by side (no
+        # tuple each, fewer objects for the garbage collector to visit), and
+        # the progress callbacks of the few that have one, by position.
+        self._methods: list[str] = []
+        self._params: list[Any] = []
+        self._progress: dict[int, Handler] = {}
         self._sent = 0
         self._results: list[Any] | None = None
 
@@ -524,8 +530,11 @@ class Pipeline:
                  progress: Handler | None = None) -> Reply[Any]:
         if self._results is not None:
             raise RuntimeError("this pipeline has already run")
-        reply: Reply[Any] = Reply(self.db._connection, transform)
-        self._calls.append((method, params, progress))
+        reply: Reply[Any] = Reply(self._connection, transform)
+        if progress is not None:
+            self._progress[len(self.replies)] = progress
+        self._methods.append(method)
+        self._params.append(params)
         self.replies.append(reply)
         return reply
 
@@ -534,40 +543,35 @@ class Pipeline:
 
     def flush(self) -> None:
         """Sends what is queued (in one write) without waiting for answers."""
-        calls, self._calls = self._calls, []
-        if not calls:
+        methods, params, progress = self._methods, self._params, self._progress
+        if not methods:
             return
+        self._methods, self._params, self._progress = [], [], {}
         sent = self._sent
-        self._sent += len(calls)
-        replies = self.replies[sent:sent + len(calls)]
+        self._sent += len(methods)
+        replies = self.replies[sent:sent + len(methods)]
+        tokens: list[Any] = []
         try:
-            first, tokens = self.db._connection.start(calls, batch=self.batch)
+            if progress or self.batch:
+                calls = [(m, p, progress.get(i)) for i, (m, p) in enumerate(zip(methods, params), sent)]
+                first, tokens = self._connection.start(calls, batch=self.batch)
+            else:
+                first = self._connection.send(methods, params)
         except SidecarExited as e:
             for reply in replies:
                 reply._fail(e)
             return
-        for rid, (reply, token) in enumerate(zip(replies, tokens), first):
+        for rid, reply in enumerate(replies, first):
             reply.request_id = rid
-            reply._progress = token
+        if progress:
+            for reply, token in zip(replies, tokens):
+                reply._progress = token
 
     def wait(self, timeout: float | None = None) -> list[Any]:
         """Sends what is queued and waits for every answer; returns the results
         (exceptions in the places of failed calls)."""
         self.flush()
-        connection = self.db._connection
-        results: list[Any] = []
-        append = results.append
-        timeout = timeout if timeout is not None else self.db.timeout
-        for reply in self.replies:
-            if reply._state == Reply._PENDING:
-                if reply._progress is None and reply.request_id is not None:
-                    try:
-                        reply._settle_with(connection.answer(reply.request_id, timeout))
-                    except SidecarExited as e:
-                        reply._fail(e)
-                else:
-                    reply._wait(timeout)
-            append(reply._value)
+        results = self._connection.settle(self.replies, timeout if timeout is not None else self.db.timeout)
         self._results = results
         return results
 
@@ -585,7 +589,7 @@ class Pipeline:
         if exc_type is not None:
             for reply in self.replies[self._sent:]:
                 reply.cancel()
-            self._calls = []
+            self._methods, self._params, self._progress = [], [], {}
             return
         results = self.wait()
         if self.raise_on_error:

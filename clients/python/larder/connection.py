@@ -39,7 +39,8 @@ import time
 from typing import Any, Callable, Generic, TypeVar
 
 from .errors import LarderError, MethodNotFound, SidecarExited, error_from_json
-from .wire import Lines, Message, decode_line, decode_lines, encode_notification, encode_request, encode_response
+from .wire import (Lines, Message, decode_line, decode_lines, encode_burst, encode_notification, encode_request,
+                   encode_response)
 
 __all__ = ["Connection", "Reply"]
 
@@ -172,10 +173,59 @@ class Connection:
             self._write_locked(payload.encode("utf-8"))
         return first, tokens
 
+    def send(self, methods: list[str], params: list[Any]) -> int:
+        """Writes requests without progress callbacks in one burst, each
+        method beside its params; returns the id of the first (the others
+        follow one by one)."""
+        with self._write_lock:
+            first = self._next_id
+            self._next_id = first + len(methods)
+            try:
+                payload = encode_burst(first, methods, params)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"parameters are not JSON: {e}") from e
+            self._write_locked(payload.encode("utf-8"))
+        return first
+
     def answer(self, rid: int, timeout: float | None = None) -> Message:
         """The answer to request ``rid`` (read on this thread if need be)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         return self._await(rid, deadline)
+
+    def settle(self, replies: list[Reply[Any]], timeout: float | None = None) -> list[Any]:
+        """Waits for each reply in turn (``timeout`` for each) and returns
+        their results in order, exceptions in the places of failed calls.
+        Answers read already are taken straight from where they are filed."""
+        pop = self._answers.pop
+        pending, done = Reply._PENDING, Reply._DONE
+        results: list[Any] = []
+        append = results.append
+        for reply in replies:
+            if reply._state == pending:
+                rid = reply.request_id
+                if reply._progress is None and rid is not None:
+                    message = pop(rid, None)
+                    if message is None:
+                        try:
+                            message = self.answer(rid, timeout)
+                        except SidecarExited as e:
+                            reply._fail(e)
+                            append(reply._value)
+                            continue
+                    if "error" in message or reply._done_callbacks is not None:
+                        reply._settle_with(message)
+                    else:  # Reply._settle_with's common case, without a call per reply
+                        shape = reply._shape
+                        try:
+                            reply._value = message.get("result") if shape is None else shape(message.get("result"))
+                            reply._state = done
+                        except Exception as e:  # a malformed answer
+                            reply._value = e
+                            reply._state = Reply._FAILED
+                else:
+                    reply._wait(timeout)
+            append(reply._value)
+        return results
 
     def answered(self, rid: int) -> Message | None:
         """The answer to ``rid`` if it has been read, without waiting."""
@@ -625,14 +675,15 @@ class Reply(Generic[T]):
             self._state = Reply._FAILED
             self._value = error_from_json(message["error"])
         else:
+            shape = self._shape
             try:
-                result = message.get("result")
-                self._value = result if self._shape is None else self._shape(result)
+                self._value = message.get("result") if shape is None else shape(message.get("result"))
                 self._state = Reply._DONE
             except Exception as e:  # a malformed answer
                 self._value = e
                 self._state = Reply._FAILED
-        self._run_done_callbacks()
+        if self._done_callbacks is not None:
+            self._run_done_callbacks()
 
     def _fail(self, error: BaseException) -> None:
         self._value = error

@@ -16,6 +16,7 @@ or raises the :class:`~larder.LarderError` for its error.
 
 from __future__ import annotations
 
+import itertools
 import json
 import json.decoder
 import json.encoder
@@ -32,8 +33,11 @@ __all__ = [
     "decode_line",
     "decode_lines",
     "encode",
+    "encode_burst",
+    "encode_json",
     "encode_notification",
     "encode_request",
+    "encode_string",
     "encode_response",
     "is_answer",
     "result_of",
@@ -81,6 +85,17 @@ def _decode(text: str) -> Any:
     return _loads(text)
 
 
+def encode_json(value: Any) -> str:
+    """Compact JSON text for a value. ``TypeError`` or ``ValueError`` for
+    what JSON cannot hold."""
+    return _dumps(value)
+
+
+#: The JSON text of a ``str`` (quoted and escaped as :func:`encode_json`
+#: would write it).
+encode_string: Callable[[str], str] = json.encoder.encode_basestring
+
+
 def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON for any message (no line end). ``TypeError`` or
     ``ValueError`` for what JSON cannot hold."""
@@ -117,6 +132,29 @@ def encode_request(request_id: int, method: str, params: Any = None) -> str:
             raise ValueError("raw params must be one line")
         return '{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (request_id, _method_head(method), params)
     return '{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (request_id, _method_head(method), _dumps(params))
+
+
+def encode_burst(first_id: int, methods: list[str], params_of: list[Any]) -> str:
+    """The request lines for each method with the params beside it,
+    numbered from ``first_id``, as :func:`encode_request` writes each,
+    joined."""
+    lines: list[str] = []
+    append = lines.append
+    method_of = None
+    head = ""
+    for rid, method, params in zip(itertools.count(first_id), methods, params_of):
+        if method is not method_of:
+            head = _method_head(method)
+            method_of = method
+        if params is None:
+            append('{"jsonrpc":"2.0","id":%d%s}\n' % (rid, head))
+        elif type(params) is RawJSON:
+            if "\n" in params:
+                raise ValueError("raw params must be one line")
+            append('{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (rid, head, params))
+        else:
+            append('{"jsonrpc":"2.0","id":%d%s,"params":%s}\n' % (rid, head, _dumps(params)))
+    return "".join(lines)
 
 
 def encode_notification(method: str, params: Any = None) -> bytes:
@@ -195,7 +233,7 @@ def decode_lines(lines: list[bytes]) -> list[Any]:
                 messages.append(_decode(line.decode("utf-8")))
             except ValueError:
                 messages.append(_bad(line))
-    if any(type(m) is not dict for m in messages):
+    if len(set(map(type, messages))) > 1 or type(messages[0]) is not dict:
         flat: list[Any] = []
         for m in messages:
             if isinstance(m, list):

@@ -113,3 +113,45 @@ def test_call_async_futures(db):
     futures = [db.call_async("cache.set", {"key": f"k{i}", "value": i}) for i in range(100)]
     assert all(f.result(10)["stored"] for f in futures)
     assert len({f.request_id for f in futures}) == 100
+
+
+ODD_KEYS = ["plain", 'q"uote', "back\\slash", "line\nbreak", "tab\t", "é ü 字 😀", "\u2028", "\x00nul"]
+ODD_VALUES = [None, True, 0, -1.5, 10**30, "", "v" * 100, 'q"\\\n\u2028😀', [], {}, {"a": [1, {"b": None}]}]
+
+
+def test_get_and_set_send_what_their_params_encode_to(db, monkeypatch):
+    """``cache.get``/``cache.set`` format their params without a mapping;
+    the bytes are those of the mapping encoded as any request's params."""
+    from larder.wire import encode_request
+
+    writes = count_writes(db, monkeypatch)
+    calls = [("cache.set", {"key": k, "value": v}) for k in ODD_KEYS for v in ODD_VALUES]
+    calls += [("cache.get", {"key": k}) for k in ODD_KEYS]
+    with db.pipeline() as p:
+        for method, params in calls:
+            if method == "cache.set":
+                p.cache.set(params["key"], params["value"])
+            else:
+                p.cache.get(params["key"])
+    [payload] = writes
+    first = p.replies[0].request_id
+    assert payload == "".join(encode_request(rid, m, params) for rid, (m, params) in enumerate(calls, first)).encode()
+    assert p.results[-len(ODD_KEYS):] == [ODD_VALUES[-1]] * len(ODD_KEYS)
+    for k in ODD_KEYS:
+        assert db.cache.get(k) == ODD_VALUES[-1]
+        db.cache.set(k, k)
+        assert db.cache.get(k) == k
+
+
+def test_odd_keys_and_values_behave_as_before(db):
+    with pytest.raises(larder.InvalidParams):
+        db.cache.get(5)  # type: ignore[arg-type]
+    with pytest.raises(larder.InvalidParams):
+        db.cache.set(5, 1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not JSON"):
+        db.cache.set("k", {1j: 1})
+    with pytest.raises(TypeError, match="not JSON"):
+        with db.pipeline() as p:
+            reply = p.cache.set("k", object())
+            assert not reply.done(), "nothing is encoded before the pipeline runs"
+    assert db.cache.get("k") is None, "nothing was sent"
