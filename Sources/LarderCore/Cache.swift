@@ -24,6 +24,14 @@ public final class Cache {
     var isDropped = false
     /// The app version its data was written under, as recorded (nil: none declared).
     var appVersion: String?
+    /// A memory-only cache: no entry in memory expires before this (nil: none
+    /// known to expire), so an eviction looks for expired entries only after it.
+    var nextMemoryExpiry: Int64?
+
+    private var memoryIsOverLimits: Bool {
+        let limits = config.memory
+        return (limits.maxCount > 0 && memory.count > limits.maxCount) || (limits.maxBytes > 0 && memory.bytes > limits.maxBytes)
+    }
 
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
@@ -276,7 +284,7 @@ public final class Cache {
     /// for the key, if any), notes its row id in `e`, and counts it in the
     /// disk totals. SQLite reads `value` in place, without a copy of its own.
     func writeToDisk(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
-        let (id, replaced) = try disk.write(k, e, value: value, used: store.nextUse(), known: memory.row(of: k))
+        let (id, replaced) = try disk.write(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan, known: memory.row(of: k))
         e.diskID = id
         diskCount += replaced == nil ? 1 : 0
         diskBytes += value.count - (replaced ?? 0)
@@ -315,11 +323,20 @@ public final class Cache {
 
     /// Puts an entry that fits in the memory tier there, then evicts down to the limits.
     private func keepInMemory(_ k: EntryKey, _ e: Entry) {
+        if !config.persistent, let at = e.expiresAt(lifespan: config.lifespan) {
+            nextMemoryExpiry = min(nextMemoryExpiry ?? at, at)
+        }
         memory.put(k, e)
         evictFromMemory()
     }
 
     func evictFromMemory() {
+        // A memory-only cache loses what leaves its memory: expired entries go first.
+        if !config.persistent, memoryIsOverLimits, let due = nextMemoryExpiry, store.clock.now >= due {
+            nextMemoryExpiry = nil
+            _ = purgeExpiredFromMemory(before: store.clock.now, limit: Int.max)
+            nextMemoryExpiry = memory.keys().lazy.compactMap { self.memory.peek($0)?.expiresAt(lifespan: self.config.lifespan) }.min()
+        }
         memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k, entry in
             stats.memory.evictions += 1
             store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity, value: eventValue(entry)))
@@ -346,6 +363,13 @@ public final class Cache {
         guard config.persistent, over() else { return }
         try store.writeRecency()
         try store.beginWrite()
+        // Expired entries go before valid ones, however recently used.
+        let now = store.clock.now
+        while over() {
+            let expired = try disk.expiredFirst(at: now, limit: 64)
+            if expired.isEmpty { break }
+            for row in expired where over() { try removeFromDisk(row, reason: .expired) }
+        }
         while over() {
             let batch = try disk.leastRecentlyUsed(limit: 64)
             if batch.isEmpty { break }
@@ -412,7 +436,9 @@ public final class Cache {
         memory.update(k) { $0.validatedAt = now }
         if config.persistent {
             try store.beginWrite()
-            try disk.touch(id: current.diskID, at: now)
+            var touched = current
+            touched.validatedAt = now
+            try disk.touch(id: current.diskID, at: now, expiresAt: touched.expiresAt(lifespan: config.lifespan))
         }
         return expired ? .revived : .touched
     }
@@ -477,6 +503,41 @@ public final class Cache {
             store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
         }
         return removed
+    }
+
+    /// Removes at most `limit` entries expired longer ago than the cache's
+    /// purge grace (`purgeExpiredAfter`), soonest expired first, each with its
+    /// `cache.evicted` (`expired`); returns how many. Nothing when the cache
+    /// keeps expired entries.
+    public func purgeExpired(limit: Int) throws(StoreError) -> Int {
+        try ready()
+        guard let grace = config.purgeGrace else { return 0 }
+        let before = store.clock.now - grace
+        if config.persistent {
+            let rows = try disk.expiredFirst(at: before, limit: limit)
+            if rows.isEmpty { return 0 }
+            try store.writeRecency()
+            try store.beginWrite()
+            for row in rows { try removeFromDisk(row, reason: .expired) }
+            return rows.count
+        }
+        return purgeExpiredFromMemory(before: before, limit: limit)
+    }
+
+    /// A memory-only cache's entries expired at `before`, soonest first.
+    private func purgeExpiredFromMemory(before: Int64, limit: Int) -> Int {
+        var expired: [(at: Int64, key: EntryKey)] = []
+        for k in memory.keys() {
+            guard let e = memory.peek(k), let at = e.expiresAt(lifespan: config.lifespan), at <= before else { continue }
+            expired.append((at, k))
+        }
+        expired.sort { $0.at != $1.at ? $0.at < $1.at : ($0.key.group, $0.key.key) < ($1.key.group, $1.key.key) }
+        for (_, k) in expired.prefix(limit) {
+            let e = memory.remove(k)
+            stats.memory.evictions += 1
+            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
+        }
+        return min(expired.count, limit)
     }
 
     /// Entries and bytes held: the disk tier's for a persistent cache, the memory tier's otherwise.

@@ -26,6 +26,12 @@ public struct CacheConfig: Equatable, Sendable {
     public var kind = Kind.cache
     /// Keep the entries when the app declares another version (Cashier wipes them by default).
     public var persistsAcrossVersions = false
+    /// How long after it expires an entry is removed in the background, in
+    /// milliseconds; nil: at once, or never when the cache returns expired entries.
+    public var purgeExpiredAfter: Int64?
+
+    /// How long after expiring an entry is purged, or nil for never.
+    public var purgeGrace: Int64? { purgeExpiredAfter ?? (returnsExpired ? nil : 0) }
 
     public enum Kind: String, Sendable {
         /// Purgeable: lifespans, TTLs, limits, eviction, wiped on an app version change.
@@ -42,6 +48,7 @@ public struct CacheConfig: Equatable, Sendable {
         o.append("fetch", fetch.json)
         o.append("kind", .string(kind.rawValue))
         o.append("persistsAcrossVersions", .bool(persistsAcrossVersions))
+        o.append("purgeExpiredAfter", purgeExpiredAfter.map { .number(JSONNumber(Double($0) / 1000)) } ?? .null)
         return .object(o)
     }
 
@@ -53,6 +60,7 @@ public struct CacheConfig: Equatable, Sendable {
         if fetch != FetchSettings() { o.append("fetch", fetch.json) }
         if kind != .cache { o.append("kind", .string(kind.rawValue)) }
         if persistsAcrossVersions { o.append("persistsAcrossVersions", true) }
+        if let purgeExpiredAfter { o.append("purgeExpiredAfter", .number(JSONNumber(Double(purgeExpiredAfter) / 1000))) }
         return .object(o)
     }
 
@@ -74,7 +82,7 @@ public struct CacheConfig: Equatable, Sendable {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
-        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch", "kind", "persistsAcrossVersions"], at: "") {
+        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch", "kind", "persistsAcrossVersions", "purgeExpiredAfter"], at: "") {
             throw corrupt("unknown setting \"\(unknown.path)\"")
         }
 
@@ -120,6 +128,12 @@ public struct CacheConfig: Equatable, Sendable {
             guard case .bool(let b) = p else { throw corrupt("persistsAcrossVersions: expected boolean, got \(p.typeName)") }
             persistsAcrossVersions = b
         }
+        if let p = o["purgeExpiredAfter"], !p.isNull {
+            guard let seconds = p.numberValue?.double, seconds >= 0, seconds < 9e15 else {
+                throw corrupt("purgeExpiredAfter: expected a non-negative number of seconds, got \(p)")
+            }
+            purgeExpiredAfter = Int64((seconds * 1000).rounded())
+        }
         if let f = o["fetch"] {
             do { fetch = try FetchSettings(stored: f) } catch { throw corrupt("fetch: \(error.reason)") }
         }
@@ -138,6 +152,8 @@ public struct CacheConfigChange: Sendable {
     public var fetch = FetchSettings.Change()
     public var kind: CacheConfig.Kind?
     public var persistsAcrossVersions: Bool?
+    /// `.some(nil)`: back to the default.
+    public var purgeExpiredAfter: Int64??
 
     public init() {}
 
@@ -153,6 +169,7 @@ public struct CacheConfigChange: Sendable {
         c.fetch = fetch.applied(to: c.fetch)
         if let v = kind { c.kind = v }
         if let v = persistsAcrossVersions { c.persistsAcrossVersions = v }
+        if let v = purgeExpiredAfter { c.purgeExpiredAfter = v }
         return c
     }
 }

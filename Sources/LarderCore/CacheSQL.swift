@@ -26,6 +26,15 @@ public enum CacheSQL {
         CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
         """
 
+    /// When each entry expires (its validation plus its ttl, else its cache's
+    /// lifespan; NULL when never), indexed for the entries that do: expired
+    /// entries are found, to be evicted first and purged in the background,
+    /// without reading the rest. Added by store schema 4.
+    public static let expiry = """
+        ALTER TABLE entries ADD COLUMN expires_at INTEGER;
+        CREATE INDEX IF NOT EXISTS entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
+        """
+
     /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
     /// commit survives the process being killed; only a power cut can lose the
     /// last transactions.
@@ -40,8 +49,8 @@ public enum CacheSQL {
 
     /// A new entry.
     public static let insert = """
-        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// A new entry, or nothing when the key is taken (then `update` replaces
@@ -52,7 +61,7 @@ public enum CacheSQL {
     /// Replaces the entry in a known row; the key columns guard against a row
     /// id that was reused for another key.
     public static let update = """
-        UPDATE entries SET kind = ?, value = ?, size = ?, stored_at = ?, validated_at = ?, ttl = ?, used = ?
+        UPDATE entries SET kind = ?, value = ?, size = ?, stored_at = ?, validated_at = ?, ttl = ?, used = ?, expires_at = ?
         WHERE id = ? AND cache = ? AND grp = ? AND key = ?
         """
 
@@ -75,6 +84,6 @@ public enum CacheSQL {
     public static let upsert = insert + """
          ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
             size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
-            ttl = excluded.ttl, used = excluded.used
+            ttl = excluded.ttl, used = excluded.used, expires_at = excluded.expires_at
         """
 }

@@ -32,15 +32,16 @@ struct DiskTier {
     /// tier says holds the key) when that row still does, else as a new row,
     /// else over the row found. SQLite reads `value` in place.
     /// Returns the row id and the size replaced (nil for a new key).
-    func write(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64,
+    func write(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
                known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
-        if let known, try update(id: known.id, k, e, value: value, used: used) { return (known.id, known.size) }
+        let expiresAt = e.expiresAt(lifespan: lifespan)
+        if let known, try update(id: known.id, k, e, value: value, used: used, expiresAt: expiresAt) { return (known.id, known.size) }
         let s = try db.statement(.insertIfNew)
         s.bind(1, cacheID).bind(k, from: 2)
-        bind(e, value: value, used: used, to: s, from: 4)
+        bind(e, value: value, used: used, expiresAt: expiresAt, to: s, from: 4)
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
-        guard let old = try existing(k), try update(id: old.id, k, e, value: value, used: used) else {
+        guard let old = try existing(k), try update(id: old.id, k, e, value: value, used: used, expiresAt: expiresAt) else {
             // The insert found the key taken, yet no row holds it: within one
             // transaction that cannot be, unless Larder's own bookkeeping is wrong.
             throw .internalFailure("an entry could be neither inserted nor updated")
@@ -49,22 +50,25 @@ struct DiskTier {
     }
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
-    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64) throws(StoreError) -> Bool {
+    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64,
+                        expiresAt: Int64?) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, value: value, used: used, to: s, from: 1)
-        s.bind(8, id).bind(9, cacheID).bind(k, from: 10)
+        bind(e, value: value, used: used, expiresAt: expiresAt, to: s, from: 1)
+        s.bind(9, id).bind(10, cacheID).bind(k, from: 11)
         try s.run()
         return db.changes == 1
     }
 
     /// Binds an entry's columns, in the order `CacheSQL.insert` and
     /// `CacheSQL.update` both list them (kind, value, size, stored_at,
-    /// validated_at, ttl, used), starting at parameter `first`.
-    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, to s: Statement, from first: Int32) {
+    /// validated_at, ttl, used, expires_at), starting at parameter `first`.
+    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, expiresAt: Int64?,
+                      to s: Statement, from first: Int32) {
         s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, value.count)
             .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
         if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
         s.bind(first + 6, used)
+        if let expiresAt { s.bind(first + 7, expiresAt) } else { s.bindNull(first + 7) }
     }
 
     func delete(id: Int64) throws(StoreError) {
@@ -73,10 +77,33 @@ struct DiskTier {
         try s.run()
     }
 
-    func touch(id: Int64, at now: Int64) throws(StoreError) {
-        let s = try db.statement("UPDATE entries SET validated_at = ? WHERE id = ?")
-        s.bind(1, now).bind(2, id)
+    /// Restarts a row's lifetime at `now`; `expiresAt` is when it now expires.
+    func touch(id: Int64, at now: Int64, expiresAt: Int64?) throws(StoreError) {
+        let s = try db.statement("UPDATE entries SET validated_at = ?, expires_at = ? WHERE id = ?")
+        s.bind(1, now).bind(3, id)
+        if let expiresAt { s.bind(2, expiresAt) } else { s.bindNull(2) }
         try s.run()
+    }
+
+    /// The expiry of rows without a ttl of their own follows a new lifespan.
+    func setLifespan(_ lifespan: Int64) throws(StoreError) {
+        let s = try db.statement("""
+            UPDATE entries SET expires_at = CASE WHEN ?1 > 0 THEN validated_at + ?1 END WHERE cache = ?2 AND ttl IS NULL
+            """)
+        s.bind(1, lifespan).bind(2, cacheID)
+        try s.run()
+    }
+
+    /// Rows expired at `now`, soonest first (by the expiry index), at most `limit`.
+    func expiredFirst(at now: Int64, limit: Int) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
+        let s = try db.statement("""
+            SELECT id, grp, key, size FROM entries WHERE cache = ? AND expires_at <= ? ORDER BY expires_at, id LIMIT ?
+            """)
+        s.bind(1, cacheID).bind(2, now).bind(3, limit)
+        defer { s.reset() }
+        var rows: [(Int64, EntryKey, Int)] = []
+        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
+        return rows
     }
 
     func setUsed(id: Int64, _ used: Int64) throws(StoreError) {

@@ -47,7 +47,7 @@ enum StoreSchema {
 
     /// The app version each cache's data was written under, and the last one
     /// the store saw (section 6.9 of the protocol): a cache is wiped when an
-    /// app of another version first uses it.
+    /// app of another version first uses it. And each entry's expiry, indexed.
     private static func addAppVersions(_ db: Database) throws(StoreError) {
         try db.execute("""
             ALTER TABLE caches ADD COLUMN app_version TEXT;
@@ -55,6 +55,13 @@ enum StoreSchema {
                 name TEXT NOT NULL PRIMARY KEY,
                 value TEXT NOT NULL
             );
+            """)
+        try db.execute(CacheSQL.expiry)
+        // Entries written before: their expiry from their ttl, else their cache's lifespan.
+        try db.execute("""
+            UPDATE entries SET expires_at = validated_at + COALESCE(ttl, (
+                SELECT CAST(json_extract(config, '$.lifespan') * 1000 AS INTEGER) FROM caches WHERE caches.id = entries.cache))
+            WHERE COALESCE(ttl, (SELECT json_extract(config, '$.lifespan') FROM caches WHERE caches.id = entries.cache)) > 0
             """)
     }
 

@@ -79,6 +79,34 @@ final class Server: MessageHandler {
         self.store = store
         self.connection = connection
         watchEvents()
+        // On a fixed clock (tests) time moves only when told: expired entries
+        // stay until the client purges them, as the tests expect to see them.
+        if !store.clock.isFixed { purgeExpiredLater(milliseconds: Self.purgeInterval) }
+    }
+
+    /// Between requests, expired entries are removed in steps of at most
+    /// `purgeBudget` (SPEC 6.6): once a second, and right after a step that
+    /// left more to do.
+    static let purgeInterval = 1000
+    static let purgeBudget: UInt64 = 1_000_000
+
+    private func purgeExpiredLater(milliseconds: Int) {
+        connection.after(milliseconds: milliseconds) { [weak self] in self?.purgeExpired() }
+    }
+
+    private func purgeExpired() {
+        // Once the input has ended the process is on its way out.
+        guard !connection.inputEnded else { return }
+        var more = false
+        if case .running = lifecycle {
+            do {
+                more = try store.purgeExpiredInBackground(budget: Self.purgeBudget)
+            } catch {
+                settleFailedTransaction()
+                Log.warn("purging expired entries failed: \(error)")
+            }
+        }
+        purgeExpiredLater(milliseconds: more ? 1 : Self.purgeInterval)
     }
 
     func replaceStore(with newStore: Store) {

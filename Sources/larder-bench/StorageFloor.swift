@@ -8,7 +8,7 @@ import LarderCore
 /// Larder's disk tier could do at best without any protocol in the way.
 final class StorageFloor {
     /// The store's own SQL: the floor runs exactly what Larder runs.
-    static let schema = CacheSQL.tables
+    static let schema = CacheSQL.tables + CacheSQL.expiry
     static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
     static let selectSQL = CacheSQL.lookup
     static let insertSQL = CacheSQL.insert
@@ -65,6 +65,7 @@ final class StorageFloor {
         sqlite3_bind_int64(s, 8, 1_760_000_000_000)
         sqlite3_bind_null(s, 9)
         sqlite3_bind_int64(s, 10, used)
+        sqlite3_bind_null(s, 11)
         db.run(s)
     }
 

@@ -291,7 +291,7 @@ export class CacheMethods {
    * @param {import('./index.js').CacheOpenOptions} [options]
    */
   open(name = 'default', options) {
-    const known = ['kind', 'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired', 'persistsAcrossVersions', 'fetch'];
+    const known = ['kind', 'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired', 'purgeExpiredAfter', 'persistsAcrossVersions', 'fetch'];
     const checked = checkOptions('cache.open', options, [...known, 'fetcher', 'fallback']);
     if ('fetcher' in checked) this.register('fetcher', name, checked.fetcher);
     if ('fallback' in checked) {

@@ -63,6 +63,8 @@ export interface CacheOpenOptions {
   /** Seconds an entry lives by default (0: forever). */
   lifespan?: number;
   returnsExpired?: boolean;
+  /** Seconds after it expires that an entry is removed in the background; null: at once (never with returnsExpired). */
+  purgeExpiredAfter?: number | null;
   /** Keep the entries when an app of another version first uses the cache (default: they are removed). */
   persistsAcrossVersions?: boolean;
   /** How `getOrFetch` fetches in this cache (sent to the server). */

@@ -368,6 +368,7 @@ test('a durable store refuses what would lose its entries; an app version change
       await assert.rejects(v1.cache.set('t', 1, { cache: 'drafts', ttl: 60 }), InvalidParams);
       await assert.rejects(v1.cache.open('drafts', { kind: 'cache' }), /cannot become/);
       assert.equal((await v1.cache.open('keep', { persistsAcrossVersions: true })).config.persistsAcrossVersions, true);
+      assert.equal((await v1.cache.open('keep', { purgeExpiredAfter: 30 })).config.purgeExpiredAfter, 30);
       await v1.cache.set('k', 1, { cache: 'keep' });
       await v1.cache.set('gone', 1);
     } finally {

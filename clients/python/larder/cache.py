@@ -202,6 +202,7 @@ class CacheMethods(Methods[K]):
         disk: Mapping[str, Any] | None = None,
         lifespan: float | None = None,
         returns_expired: bool | None = None,
+        purge_expired_after: float | None = MISSING,
         persists_across_versions: bool | None = None,
         fetch: Mapping[str, Any] | None = None,
         fetcher: Fetcher | None = None,
@@ -220,7 +221,10 @@ class CacheMethods(Methods[K]):
         makes ``get`` hand back expired entries (with ``expired: True``).
         ``kind="store"`` makes a durable store rather than a purgeable cache:
         no lifespan, TTL, disk limits or eviction, never wiped when the app
-        version changes; fixed at creation. ``persists_across_versions``
+        version changes; fixed at creation. ``purge_expired_after``: seconds
+        after it expires that an entry is removed in the background (``None``:
+        the default — at once, never with ``returns_expired``).
+        ``persists_across_versions``
         keeps a cache's entries when an app of another version (``spawn``'s
         ``app_version``) first uses it; by default they are removed.
 
@@ -238,6 +242,8 @@ class CacheMethods(Methods[K]):
         """
         params = _params(cache=cache, kind=kind, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired,
                          persists_across_versions=persists_across_versions)
+        if purge_expired_after is not MISSING:
+            params["purgeExpiredAfter"] = purge_expired_after
         if memory is not None:
             params["memory"] = _limits(memory, "memory")
         if disk is not None:

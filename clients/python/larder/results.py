@@ -46,6 +46,7 @@ class CacheConfig(TypedDict):
     fetch: FetchSettings
     kind: str
     persistsAcrossVersions: bool
+    purgeExpiredAfter: float | None
 
 
 class OpenResult(TypedDict):

@@ -94,7 +94,7 @@ def test_open_settings_and_returns_expired(db):
                                 "disk": {"maxCount": 0, "maxBytes": 0}, "lifespan": 5, "returnsExpired": True,
                                 "fetch": {"retries": 0, "retryDelayMs": [100, 2000], "timeoutMs": 30000, "ttl": None,
                                           "negativeTtl": 0, "staleWhileRevalidate": 0},
-                                "kind": "cache", "persistsAcrossVersions": False}
+                                "kind": "cache", "persistsAcrossVersions": False, "purgeExpiredAfter": None}
     again = db.cache.open("stale", disk={"maxCount": 7})
     assert again["created"] is False and again["config"]["disk"]["maxCount"] == 7
     db.cache.set("k", 1, cache="stale")
@@ -411,8 +411,9 @@ def test_durable_stores_refuse_what_would_lose_their_entries(db):
     with pytest.raises(larder.InvalidParams, match="cannot become"):
         db.cache.open("drafts", kind="cache")
     assert db.cache.get("d1", cache="drafts") == {"title": "kept"}
-    kept = db.cache.open("settings", persists_across_versions=True)
-    assert kept["config"]["persistsAcrossVersions"] is True
+    kept = db.cache.open("settings", persists_across_versions=True, purge_expired_after=60)
+    assert kept["config"]["persistsAcrossVersions"] is True and kept["config"]["purgeExpiredAfter"] == 60
+    assert db.cache.open("settings", purge_expired_after=None)["config"]["purgeExpiredAfter"] is None
 
 
 def test_another_app_version_wipes_a_cache_on_first_use(tmp_path):

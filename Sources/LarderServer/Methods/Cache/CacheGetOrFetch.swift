@@ -110,7 +110,8 @@ struct FetchParams: ParamsObject {
             }
             c.timeout = Int64(t)
         }
-        if p.contains("ttl") { c.ttl = .some(try p.milliseconds("ttl")) }
+        // null is a value here: back to the cache's lifespan.
+        if p.object["ttl"] != nil { c.ttl = .some(try p.milliseconds("ttl")) }
         c.negativeTtl = try p.milliseconds("negativeTtl")
         c.staleWhileRevalidate = try p.milliseconds("staleWhileRevalidate")
         return c
