@@ -61,8 +61,11 @@ public final class Store {
         self.directory = directory
         self.clock = clock
         if let directory {
-            try Self.createDirectory(directory)
-            database = try Database(path: directory + "/" + Self.databaseFileName)
+            warnings = try Self.createDirectory(directory)
+            let path = directory + "/" + Self.databaseFileName
+            database = try Database(path: path)
+            // Before WAL mode creates the log and its index: SQLite gives them the database's mode.
+            warnings += Self.keepPrivate(path, path + "-wal", path + "-shm", path + "-journal")
         } else {
             database = try Database(path: ":memory:")
         }
@@ -140,11 +143,36 @@ public final class Store {
         database.close()
     }
 
-    private static func createDirectory(_ path: String) throws(StoreError) {
+    /// A store holds the app's data: its directory is its owner's alone
+    /// (0700) and so are its files (0600), whatever the umask, and a store an
+    /// earlier Larder left readable by others is made private when opened.
+    /// A file or directory that cannot be changed (another user's) is left
+    /// as it is, with a warning.
+    static let directoryMode: mode_t = 0o700
+    static let fileMode: mode_t = 0o600
+
+    /// What opening the store could not do and the owner should hear of (logged by the caller).
+    public private(set) var warnings: [String] = []
+
+    private static func keepPrivate(_ paths: String...) -> [String] {
+        var warnings: [String] = []
+        for path in paths {
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & 0o777 != fileMode else { continue }
+            if chmod(path, fileMode) != 0 {
+                warnings.append("cannot make \(path) private (mode 600): \(String(cString: strerror(errno)))")
+            }
+        }
+        return warnings
+    }
+
+    /// Creates the store's directory and those above it that are missing;
+    /// returns warnings.
+    private static func createDirectory(_ path: String) throws(StoreError) -> [String] {
         var prefix = path.hasPrefix("/") ? "/" : ""
         for component in path.split(separator: "/") {
             prefix += component + "/"
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+            if mkdir(prefix, directoryMode) != 0 && errno != EEXIST {
                 throw .unavailable(path: path, reason: "cannot create \(prefix): \(String(cString: strerror(errno)))")
             }
         }
@@ -155,5 +183,9 @@ public final class Store {
         guard access(path, W_OK) == 0 else {
             throw .unavailable(path: path, reason: "not writable: \(String(cString: strerror(errno)))")
         }
+        if info.st_mode & 0o777 != directoryMode && chmod(path, directoryMode) != 0 {
+            return ["cannot make \(path) private (mode 700): \(String(cString: strerror(errno)))"]
+        }
+        return []
     }
 }

@@ -110,6 +110,7 @@ final class Server: MessageHandler {
     }
 
     func replaceStore(with newStore: Store) {
+        for warning in newStore.warnings { Log.warn(warning) }
         store.close()
         store = newStore
         watchEvents()

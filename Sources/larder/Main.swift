@@ -47,6 +47,7 @@ enum Main {
         } catch {
             fail("cannot open the store: \(error.responseError.message)", code: 2)
         }
+        for warning in store.warnings { Log.warn(warning) }
         if isatty(0) == 1 {
             let location = serverOptions.storePath ?? "memory"
             Log.banner("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
