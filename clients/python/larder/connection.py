@@ -407,7 +407,14 @@ class Connection:
     def _file(self, messages: list[Any]) -> None:
         """Files answers by id; queues callbacks for the rest."""
         answers = self._answers
+        abandoned = self._abandoned
         for m in messages:
+            # The common case first: an answer to a request still waited for.
+            if type(m) is dict and "method" not in m:
+                rid = m.get("id")
+                if type(rid) is int and rid not in abandoned:
+                    answers[rid] = m
+                    continue
             if type(m) is not dict:
                 log.warning("larder sent a message that is not an object: %r", m)
             elif "method" in m:
