@@ -25,7 +25,7 @@ public final class Cache {
     /// The app version its data was written under, as recorded (nil: none declared).
     var appVersion: String?
     /// A memory-only cache: no entry in memory expires before this (nil: none
-    /// known to expire), so an eviction looks for expired entries only after it.
+    /// known to expire), so the purge and an eviction look for expired entries only after it.
     var nextMemoryExpiry: Int64?
 
     private var memoryIsOverLimits: Bool {
@@ -332,10 +332,8 @@ public final class Cache {
 
     func evictFromMemory() {
         // A memory-only cache loses what leaves its memory: expired entries go first.
-        if !config.persistent, memoryIsOverLimits, let due = nextMemoryExpiry, store.clock.now >= due {
-            nextMemoryExpiry = nil
+        if !config.persistent, memoryIsOverLimits {
             _ = purgeExpiredFromMemory(before: store.clock.now, limit: Int.max)
-            nextMemoryExpiry = memory.keys().lazy.compactMap { self.memory.peek($0)?.expiresAt(lifespan: self.config.lifespan) }.min()
         }
         memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k, entry in
             stats.memory.evictions += 1
@@ -524,14 +522,20 @@ public final class Cache {
         return purgeExpiredFromMemory(before: before, limit: limit)
     }
 
-    /// A memory-only cache's entries expired at `before`, soonest first.
+    /// A memory-only cache's entries expired at `before`, soonest first, at
+    /// most `limit`. Looks at the entries only when `nextMemoryExpiry` says
+    /// one can have expired, and leaves it at the earliest expiry still held.
     private func purgeExpiredFromMemory(before: Int64, limit: Int) -> Int {
+        guard let due = nextMemoryExpiry, due <= before else { return 0 }
         var expired: [(at: Int64, key: EntryKey)] = []
+        var earliestKept: Int64?
         for k in memory.keys() {
-            guard let e = memory.peek(k), let at = e.expiresAt(lifespan: config.lifespan), at <= before else { continue }
-            expired.append((at, k))
+            guard let e = memory.peek(k), let at = e.expiresAt(lifespan: config.lifespan) else { continue }
+            if at <= before { expired.append((at, k)) } else { earliestKept = min(earliestKept ?? at, at) }
         }
         expired.sort { $0.at != $1.at ? $0.at < $1.at : ($0.key.group, $0.key.key) < ($1.key.group, $1.key.key) }
+        // Expired entries beyond `limit` stay, and the next look must find them.
+        nextMemoryExpiry = expired.count > limit ? expired[limit].at : earliestKept
         for (_, k) in expired.prefix(limit) {
             let e = memory.remove(k)
             stats.memory.evictions += 1
