@@ -223,8 +223,7 @@ final class FetchFlights {
             guard let entry = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) else {
                 throw .internalError("a fetched entry was not found right after it was stored")
             }
-            CacheGet.write(entry, into: &w)
-            w.truncate(to: w.count - 1)
+            CacheGetOrFetch.Result.writeOpen(entry, into: &w)
             w.writeASCII(",\"fetched\":true,\"stored\":true,\"attempts\":")
         }
         w.writeInt(attempts)

@@ -41,7 +41,7 @@ enum CacheGetOrFetch: MethodDefinition {
         if let found, let expiresAt = found.expiresAt, server.store.clock.now - expiresAt < settings.staleWhileRevalidate {
             let refreshing = !flights.isFetching(key) && flights.remembered(key) == nil
             if refreshing { flights.join(nil, key: key, settings: settings, baseline: found.entry) }
-            return .result(Result(found, extra: ",\"fetched\":false,\"revalidating\":\(flights.isFetching(key))}"))
+            return .result(Result(found, revalidating: flights.isFetching(key)))
         }
         if let outcome = flights.remembered(key) {
             flights.finish([r.reply], key: key, outcome: outcome, attempts: 0, settings: settings, store: nil)
@@ -51,30 +51,33 @@ enum CacheGetOrFetch: MethodDefinition {
         return .deferred
     }
 
-    /// A found entry as `cache.get` shows it, with what `extra` adds (it closes the object).
+    /// A found entry as `cache.get` shows it, with the members of a fetch.
     struct Result: MethodResult {
         let json: JSON
 
-        /// A hit.
-        init(_ found: Cache.Lookup) {
+        /// A hit; `revalidating` for a stale entry answered while it is refreshed.
+        init(_ found: Cache.Lookup, revalidating: Bool? = nil) {
             var w = JSONWriter(capacity: found.entry.bytes.count + 160)
-            Self.write(found, into: &w)
-            json = .fragment(JSONFragment(validJSON: w.copiedBytes))
-        }
-
-        init(_ found: Cache.Lookup, extra: String) {
-            var w = JSONWriter(capacity: found.entry.bytes.count + 160)
-            CacheGet.write(found, into: &w)
-            w.truncate(to: w.count - 1)
-            w.writeRaw(Array(extra.utf8))
+            if let revalidating {
+                Self.writeOpen(found, into: &w)
+                w.writeASCII(revalidating ? ",\"fetched\":false,\"revalidating\":true}" : ",\"fetched\":false,\"revalidating\":false}")
+            } else {
+                Self.write(found, into: &w)
+            }
             json = .fragment(JSONFragment(validJSON: w.copiedBytes))
         }
 
         /// A hit, written straight into the output (both paths).
         static func write(_ found: Cache.Lookup, into w: inout JSONWriter) {
+            writeOpen(found, into: &w)
+            w.writeASCII(",\"fetched\":false}")
+        }
+
+        /// The entry as `cache.get` writes it, its object left open for the
+        /// members that follow.
+        static func writeOpen(_ found: Cache.Lookup, into w: inout JSONWriter) {
             CacheGet.write(found, into: &w)
             w.truncate(to: w.count - 1)
-            w.writeASCII(",\"fetched\":false}")
         }
     }
 }
