@@ -65,7 +65,7 @@ public final class Cache {
     }
 
     /// Brings a cache that another process may have changed up to date before use.
-    private func ready() throws(StoreError) {
+    func ready() throws(StoreError) {
         if isStale { try reload() }
         if isDropped { throw .cacheNotFound(name) }
     }

@@ -13,8 +13,9 @@ public enum CacheEvent: Sendable, Equatable {
     /// An entry left a tier without being asked to (limits or expiry).
     case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason, value: Value? = nil)
     /// A tier was cleared by `cache.clear`, or every tier because an app of
-    /// another version first used the cache (`appVersion`).
-    case cleared(cache: String, group: String?, tier: Tier, appVersion: VersionChange? = nil)
+    /// another version first used the cache (`appVersion`), or by
+    /// `Store.clear` (`only` the objects or the plain entries, when not all).
+    case cleared(cache: String, group: String?, tier: Tier, appVersion: VersionChange? = nil, only: ClearedEntries? = nil)
 
     public struct VersionChange: Sendable, Equatable {
         public let from: String
@@ -25,7 +26,7 @@ public enum CacheEvent: Sendable, Equatable {
 
     public var cache: String {
         switch self {
-        case .evicted(let c, _, _, _, _, _), .cleared(let c, _, _, _), .removed(let c, _, _, _): return c
+        case .evicted(let c, _, _, _, _, _), .cleared(let c, _, _, _, _), .removed(let c, _, _, _): return c
         }
     }
 }

@@ -49,6 +49,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case deleteDenied(entity: String, id: JSON, relationship: String, related: Int)
     /// A record new to the store lacks required attributes.
     case incompleteRecord(entity: String, id: JSON, missing: [String])
+    /// Reading the element at `index` of an array of objects failed with `error`;
+    /// nothing of the array was written.
+    indirect case element(index: Int, error: StoreError)
 }
 
 extension JSONObject {

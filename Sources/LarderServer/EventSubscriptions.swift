@@ -32,10 +32,11 @@ struct EventSubscriptions {
                                  "tier": .string(tier.rawValue), "reason": .string(reason.rawValue)]
             if let value { append(value, to: &o) }
             return ("cache.evicted", .object(o))
-        case .cleared(let cache, let group, let tier, let appVersion):
+        case .cleared(let cache, let group, let tier, let appVersion, let only):
             var o: JSONObject = ["cache": .string(cache)]
             if let group { o.append("group", .string(group)) }
             o.append("tier", .string(tier.rawValue))
+            if let only { o.append("kind", .string(StoreClear.name(of: only))) }
             if let appVersion {
                 o.append("reason", "appVersion")
                 o.append("from", .string(appVersion.from))
@@ -59,11 +60,12 @@ struct EventSubscriptions {
         case .data:
             o.append("data", .string(Base64.encode(value.bytes)))
         case .object:
-            let stored = (try? JSONParser.parse(value.bytes)).flatMap(StoredObject.init)
+            let stored = (try? JSONParser.parse(value.bytes)).flatMap(ObjectContent.init)
             o.append("value", stored?.plainValue ?? .null)
             if let stored {
                 o.append("type", .string(stored.type))
                 o.append("version", .string(stored.version.text))
+                if stored.isArray { o.append("form", "array") }
             }
         }
     }

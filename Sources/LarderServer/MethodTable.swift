@@ -10,6 +10,7 @@ enum MethodTable {
         CacheGet.self,
         CacheGetOrFetch.self,
         CacheGetMany.self,
+        CacheGroups.self,
         CacheHas.self,
         CacheKeys.self,
         CacheList.self,
@@ -49,6 +50,7 @@ enum MethodTable {
         SchemaRegister.self,
         SchemaRemove.self,
         Shutdown.self,
+        StoreClear.self,
     ]
 
     /// What the server needs of a method, its types erased.

@@ -59,7 +59,7 @@ final class MigrationJob {
             guard let cache = caches.first else { return finish() }
             batchRemaining -= 1
             visited += 1
-            if let type = options.type, (try? cache.storedObject(key))??.0.type != type { continue }
+            if let type = options.type, (try? cache.storedContent(key))??.0.type != type { continue }
             var inLoop = true, answeredAtOnce = false
             ObjectFetch.read(key, in: cache, server: server, writeBack: !options.dryRun) { [self] outcome in
                 record(outcome, key: key, cache: cache)
@@ -72,23 +72,38 @@ final class MigrationJob {
         endBatch()
     }
 
+    /// Counts one entry's outcome. An array of objects counts its elements:
+    /// those migrated, those current, those a callback dropped; when one
+    /// fails, nothing of it was written and every element counts as failed.
     private func record(_ outcome: Swift.Result<ObjectRead, ResponseError>, key: EntryKey, cache: Cache) {
         switch outcome {
         case .success(.notFound): return
         case .success(.current), .success(.untyped): counts.upToDate += 1
         case .success(.migrated): counts.migrated += 1
         case .success(.dropped): counts.dropped += 1
+        case .success(.array(let read)):
+            counts.migrated += read.migrated
+            counts.upToDate += read.array.values.count - read.migrated
+            counts.dropped += read.dropped.count
+            counts.examined += read.array.values.count + read.dropped.count
+            return
         case .success(.needsCallback): counts.failed += 1
         case .failure(let error):
-            counts.failed += 1
+            // A failed read wrote nothing: what is stored tells how many objects failed with it.
+            var objects = 1
+            if case .array(let array)? = (try? cache.storedContent(key))?.0 { objects = array.values.count }
+            counts.failed += objects
             var f: JSONObject = ["key": .string(key.key)]
             if key.group != "" { f["group"] = .string(key.group) }
             if cache.name != "default" { f["cache"] = .string(cache.name) }
             if let type = error.data?["type"] { f["type"] = type }
             if let from = error.data?["fromVersion"] { f["fromVersion"] = from }
+            if let index = error.data?["index"] { f["index"] = index }
             f["error"] = error.json
             if counts.failures.count < 1000 { counts.failures.append(.object(f)) }
-            if options.dropFailures && !options.dryRun, (try? cache.remove(key)) == true { counts.dropped += 1 }
+            if options.dropFailures && !options.dryRun, (try? cache.remove(key)) == true { counts.dropped += objects }
+            counts.examined += objects
+            return
         }
         counts.examined += 1
     }

@@ -49,10 +49,11 @@ final class ObjectFetch {
             ).responseError))
             return
         }
-        let params: JSON = ["type": .string(question.type), "key": .string(key.key), "cache": .string(cache.name),
-                            "group": .string(key.group), "fromVersion": .string(question.fromVersion),
-                            "toVersion": .string(question.toVersion), "value": question.value]
-        server.connection.request("migrate.object", params: params) { [self] result in
+        var params: JSONObject = ["type": .string(question.type), "key": .string(key.key), "cache": .string(cache.name),
+                                  "group": .string(key.group), "fromVersion": .string(question.fromVersion),
+                                  "toVersion": .string(question.toVersion), "value": question.value]
+        if let index = question.index { params.append("index", .int(index)) }
+        server.connection.request("migrate.object", params: .object(params)) { [self] result in
             switch result {
             case .success(let answer):
                 if answer["drop"]?.boolValue == true {

@@ -2,35 +2,65 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// An object named in a request: a key (in the request's cache and group), or an inline `{type, value}`.
+/// What a request gives as an object: `value` (one object) or `values` (an
+/// array of objects of one type).
+enum GivenObjects {
+    case single(JSON)
+    case array([JSON])
+
+    /// Validated and tagged for storage, at `version` (the newest when nil).
+    func tagged(as type: String, version: SchemaVersion? = nil, store: Store) throws(StoreError) -> ObjectContent {
+        switch self {
+        case .single(let value): return .single(try ObjectValidator.tagged(value, as: type, version: version, store: store))
+        case .array(let values): return .array(try ObjectValidator.taggedArray(values, as: type, version: version, store: store))
+        }
+    }
+}
+
+extension ParamsReader {
+    /// `value` (any JSON, validated later as an object) or `values` (an array): exactly one of them.
+    func givenObjects() throws(ResponseError) -> GivenObjects {
+        switch (object["value"], self["values"]) {
+        case (nil, nil):
+            throw .invalidParams("\(path) needs value (an object) or values (an array of objects)")
+        case (.some, .some):
+            throw .invalidParams("\(path) has both value and values; give one")
+        case (.some(let value), nil):
+            return .single(value)
+        case (nil, .some(let values)):
+            return .array(try [JSON].decode(values, at: "\(path).values"))
+        }
+    }
+}
+
+/// An object named in a request: a key (in the request's cache and group),
+/// or an inline `{type, value}` (or `{type, values}`, an array of objects).
 enum ObjectOperand {
     case stored(cache: String, key: EntryKey)
-    case inline(type: String, value: JSON)
+    case inline(type: String, GivenObjects)
 
-    /// `key` (with its `cache` and `group`), or `type` with `value`: the
-    /// params of `object.describe` and `object.hash`, and the object form of
-    /// `object.equals`' `a` and `b`.
+    /// `key` (with its `cache` and `group`), or `type` with `value` or
+    /// `values`: the params of `object.describe` and `object.hash`, and the
+    /// object form of `object.equals`' `a` and `b`.
     struct Params: ParamsObject {
-        static let members = ["cache", "group", "key", "type", "value"]
+        static let members = ["cache", "group", "key", "type", "value", "values"]
         let operand: ObjectOperand
 
         init(_ p: ParamsReader) throws(ResponseError) {
             if p.contains("key") {
-                guard !p.contains("type") && p.object["value"] == nil else {
-                    throw .invalidParams("\(p.path) names an object by key or gives type and value, not both")
+                guard !p.contains("type") && p.object["value"] == nil && !p.contains("values") else {
+                    throw .invalidParams("\(p.path) names an object by key or gives type and value (or values), not both")
                 }
                 operand = .stored(cache: try p.cacheName(), key: try p.entryKey())
                 return
             }
             guard p.contains("type") else {
-                throw .invalidParams("\(p.path) needs key, or type and value")
+                throw .invalidParams("\(p.path) needs key, or type and value (or values)")
             }
             guard p.object["cache"] == nil && p.object["group"] == nil else {
                 throw .invalidParams("\(p.path) gives type and value inline: cache and group belong with key")
             }
-            let type = try p.require("type", as: String.self)
-            guard let value = p.object["value"] else { throw .invalidParams("missing required parameter \(p.path).value (any JSON value)") }
-            operand = .inline(type: type, value: value)
+            operand = .inline(type: try p.require("type", as: String.self), try p.givenObjects())
         }
     }
 
@@ -46,13 +76,14 @@ enum ObjectOperand {
 }
 
 extension Server {
-    /// Resolves an operand to a tagged object at the newest versions (stored
-    /// ones migrated through `ObjectFetch`, which may ask the client first).
-    func resolve(_ operand: ObjectOperand, completion: @escaping (Result<StoredObject, ResponseError>) -> Void) {
+    /// Resolves an operand to a tagged object, or array of objects, at the
+    /// newest versions (stored ones migrated through `ObjectFetch`, which may
+    /// ask the client first).
+    func resolve(_ operand: ObjectOperand, completion: @escaping (Result<ObjectContent, ResponseError>) -> Void) {
         switch operand {
-        case .inline(let type, let value):
+        case .inline(let type, let given):
             completion(Result { () throws(ResponseError) in
-                try core { () throws(StoreError) in try ObjectValidator.tagged(value, as: type, store: store) }
+                try core { () throws(StoreError) in try given.tagged(as: type, store: store) }
             })
         case .stored(let cacheName, let key):
             let shown = key.key.echoed
@@ -67,10 +98,11 @@ extension Server {
             ObjectFetch.read(key, in: cache, server: self) { [unowned self] outcome in
                 completion(outcome.flatMap { read in
                     switch read {
-                    case .current(let s), .migrated(let s, _): return .success(s)
+                    case .current(let s), .migrated(let s, _): return .success(.single(s))
+                    case .array(let read): return .success(.array(read.array))
                     case .untyped(let type, let version, let value):
                         return Result { () throws(ResponseError) in
-                            try core { () throws(StoreError) in try StoredObject(untyped: type, version: version, value: value) }
+                            .single(try core { () throws(StoreError) in try StoredObject(untyped: type, version: version, value: value) })
                         }
                     case .notFound, .dropped: return .failure(missing)
                     case .needsCallback: return .failure(.internalError("a migration callback was left unanswered"))
@@ -82,7 +114,7 @@ extension Server {
 
     /// Resolves one operand and answers with `body`'s result.
     func answer<R: MethodResult>(_ r: Request, about operand: ObjectOperand,
-                                 _ body: @escaping (StoredObject) throws(ResponseError) -> R) -> Response<R> {
+                                 _ body: @escaping (ObjectContent) throws(ResponseError) -> R) -> Response<R> {
         let reply = r.reply
         resolve(operand) { [unowned self] resolved in
             finishAfterCommit(reply, resolved.flatMap { s in Swift.Result { () throws(ResponseError) in try body(s).json } })

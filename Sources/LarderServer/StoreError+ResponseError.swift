@@ -106,6 +106,13 @@ extension StoreError {
             return ResponseError(code: .incompleteRecord,
                                  message: "\(entity) \(id) is new and lacks required attributes: \(missing.joined(separator: ", ")); nothing was written",
                                  data: ["entity": .string(entity), "id": id, "missing": .array(missing.map(JSON.string))])
+        case .element(let index, let error):
+            var e = error.responseError
+            e.message = "element \(index): \(e.message)"
+            var data = e.data?.objectValue ?? JSONObject()
+            data["index"] = .int(index)
+            e.data = .object(data)
+            return e
         }
     }
 

@@ -21,41 +21,47 @@ final class ObjectDescriptionTests: ObjectStoreTestCase {
     func testParentExtensionAndNestedType() throws {
         try cache.putObject("rex", "Dog", #"{"name":"Rex","tags":["loud"],"breed":"collie","owner":{"name":"Ada","photo":"AAEC"},"scores":{"agility":9.5},"trick":"roll over"}"#)
         XCTAssertEqual(try describe("rex"),
-                       #"{"*Dog":{"breed":"collie","owner":{"*Person":{"name":"Ada","photo":"AAEC"}},"scores":{"agility":9.5},"good":true,"(Tricks)trick":"roll over","**Animal":{"name":"Rex","tags":["loud"]}}}"#)
+                       #"{"*Dog":{"breed":"collie","owner":{"*Person":{"name":"Ada","photo":"AAEC"}},"scores":{"agility":9.5},"good":true,"(Tricks)trick":"roll over","**Animal":{"name":"Rex","born":null,"tags":["loud"]}}}"#)
     }
 
-    func testAbsentFieldsAreLeftOut() throws {
+    /// HMCache prints every property, an unset one as null (`"barObjectDate" : null`):
+    /// absent and null fields alike, own, inherited and extension ones.
+    func testAbsentAndNullFieldsAreNull() throws {
         try cache.putObject("d", "Dog", #"{"name":"D","tags":[],"breed":"b","scores":{},"born":null}"#)
-        XCTAssertEqual(try describe("d"), #"{"*Dog":{"breed":"b","scores":{},"good":true,"**Animal":{"name":"D","born":null,"tags":[]}}}"#)
+        XCTAssertEqual(try describe("d"),
+                       #"{"*Dog":{"breed":"b","owner":null,"scores":{},"good":true,"(Tricks)trick":null,"**Animal":{"name":"D","born":null,"tags":[]}}}"#)
+        try cache.putObject("e", "Dog", #"{"name":"E","tags":[],"breed":"b","scores":{}}"#)
+        XCTAssertEqual(try describe("e"),
+                       #"{"*Dog":{"breed":"b","owner":null,"scores":{},"good":true,"(Tricks)trick":null,"**Animal":{"name":"E","born":null,"tags":[]}}}"#)
     }
 
     func testGrandparentsNest() throws {
         try store.register("Puppy", "1", #"{"parent":"Dog","fields":{"age":"integer"}}"#)
         try cache.putObject("p", "Puppy", #"{"name":"P","tags":[],"breed":"b","scores":{},"age":1,"trick":"sit"}"#)
         XCTAssertEqual(try describe("p"),
-                       #"{"*Puppy":{"age":1,"**Dog":{"breed":"b","scores":{},"good":true,"(Tricks)trick":"sit","**Animal":{"name":"P","tags":[]}}}}"#)
+                       #"{"*Puppy":{"age":1,"**Dog":{"breed":"b","owner":null,"scores":{},"good":true,"(Tricks)trick":"sit","**Animal":{"name":"P","born":null,"tags":[]}}}}"#)
     }
 
     func testNestedObjectsInsideArraysAndMaps() throws {
         try store.register("Club", "1", #"{"fields":{"members":{"array":{"ref":"Person"}},"byRole":{"map":{"ref":"Person"}}}}"#)
         try cache.putObject("club", "Club", #"{"members":[{"name":"A"}],"byRole":{"chair":{"name":"B"}}}"#)
         XCTAssertEqual(try describe("club"),
-                       #"{"*Club":{"members":[{"*Person":{"name":"A"}}],"byRole":{"chair":{"*Person":{"name":"B"}}}}}"#)
+                       #"{"*Club":{"members":[{"*Person":{"name":"A","photo":null}}],"byRole":{"chair":{"*Person":{"name":"B","photo":null}}}}}"#)
     }
 
     func testARemovedTypeIsDescribedByItsFields() throws {
         try cache.putObject("rex", "Dog", #"{"name":"Rex","tags":[],"breed":"collie","owner":{"name":"Ada"},"scores":{}}"#)
         _ = try store.removeSchema("Dog")
         XCTAssertEqual(try describe("rex"),
-                       #"{"*Dog":{"name":"Rex","tags":[],"breed":"collie","owner":{"*Person":{"name":"Ada"}},"scores":{},"good":true}}"#)
+                       #"{"*Dog":{"name":"Rex","tags":[],"breed":"collie","owner":{"*Person":{"name":"Ada","photo":null}},"scores":{},"good":true}}"#)
     }
 
     func testAnOlderStoredVersionIsDescribedByItsOwnSchema() throws {
         try store.register("Person", "2", #"{"fields":{"name":"string","photo":"data?","nick":"string?"}}"#)
         // Stored at Person 2, then described; and an older stored Person 1 object is labelled by version 1.
         try cache.putObject("p2", "Person", #"{"name":"X","nick":"x"}"#)
-        XCTAssertEqual(try describe("p2"), #"{"*Person":{"name":"X","nick":"x"}}"#)
+        XCTAssertEqual(try describe("p2"), #"{"*Person":{"name":"X","photo":null,"nick":"x"}}"#)
         let old = StoredObject(type: "Person", version: ver("1"), value: ["name": "Y"])
-        XCTAssertEqual(try ObjectDescription(store: store).describe(old).description, #"{"*Person":{"name":"Y"}}"#)
+        XCTAssertEqual(try ObjectDescription(store: store).describe(old).description, #"{"*Person":{"name":"Y","photo":null}}"#)
     }
 }

@@ -49,7 +49,8 @@ extension Cache {
 
     /// The stored tagged object as it is on record, without migrating it.
     func rawObject(_ key: String, group: String = "g") throws -> StoredObject? {
-        try storedObject(EntryKey(group: group, key: key))?.0
+        guard case .single(let object)? = try storedContent(EntryKey(group: group, key: key))?.0 else { return nil }
+        return object
     }
 
     /// The stored bytes, untouched.

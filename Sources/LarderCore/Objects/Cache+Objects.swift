@@ -13,33 +13,55 @@ public enum ObjectRead: Sendable {
     case dropped(type: String, from: SchemaVersion)
     /// The migration needs the client's answer to this first.
     case needsCallback(CallbackRequest)
+    /// An array of objects, each element read as one object is.
+    case array(ObjectArrayRead)
+}
+
+/// An array of objects as a read left it.
+public struct ObjectArrayRead: Sendable {
+    /// The array at the newest versions (written back when it was behind),
+    /// or as stored when its type is no longer registered.
+    public var array: StoredObjectArray
+    /// The version it was stored under, when this read migrated it.
+    public var migratedFrom: SchemaVersion?
+    /// How many elements this read migrated; the others were current.
+    public var migrated: Int
+    /// Indices, in the array as stored, of the elements the client's migration
+    /// callback asked to drop: they were left out of what was written back.
+    public var dropped: [Int]
 }
 
 extension Cache {
     /// Validates `value` against the newest schema of `type` and stores it.
     public func putObject(_ k: EntryKey, type: String, value: JSON, ttl: Int64?) throws(StoreError) -> StoredObject {
         let stored = try ObjectValidator.tagged(value, as: type, store: store)
-        try put(stored, at: k, ttl: ttl)
+        try put(.single(stored), at: k, ttl: ttl)
         return stored
     }
 
-    /// Stores an object already validated (`ObjectValidator.tagged`).
-    public func put(_ stored: StoredObject, at k: EntryKey, ttl: Int64?) throws(StoreError) {
-        try set([Write(key: k, kind: .object, bytes: stored.json.encoded, ttl: ttl)])
+    /// Stores an object, or an array of objects, already validated
+    /// (`ObjectValidator.tagged`, `ObjectValidator.taggedArray`).
+    public func put(_ content: ObjectContent, at k: EntryKey, ttl: Int64?) throws(StoreError) {
+        try set([Write(key: k, kind: .object, bytes: content.json.encoded, ttl: ttl)])
     }
 
-    /// The stored object, without migrating it.
-    public func storedObject(_ k: EntryKey) throws(StoreError) -> (StoredObject, Entry)? {
+    /// The stored object or array of objects, without migrating it.
+    public func storedContent(_ k: EntryKey) throws(StoreError) -> (ObjectContent, Entry)? {
         guard let lookup = try get(k) else { return nil }
         guard lookup.entry.kind == .object, let json = try? JSONParser.parse(lookup.entry.bytes),
-              let stored = StoredObject(json) else { throw .notAnObject(key: k.key) }
-        return (stored, lookup.entry)
+              let content = ObjectContent(json) else { throw .notAnObject(key: k.key) }
+        return (content, lookup.entry)
     }
 
     /// Reads an object, migrating it to the newest versions if it is behind
     /// (and writing the result back); a failed migration changes nothing.
     public func readObject(_ k: EntryKey, answers: [String: CallbackAnswer] = [:], writeBack: Bool = true) throws(StoreError) -> ObjectRead {
-        guard let (stored, entry) = try storedObject(k) else { return .notFound }
+        guard let (content, entry) = try storedContent(k) else { return .notFound }
+        let stored: StoredObject
+        switch content {
+        case .single(let one): stored = one
+        case .array(let array): return try readArray(array, k, entry, answers: answers, writeBack: writeBack)
+        }
         if try store.versions(of: stored.type).isEmpty {
             return .untyped(type: stored.type, version: stored.version.text, value: stored.plainValue)
         }
@@ -54,13 +76,56 @@ extension Cache {
         } catch MigrationStop.drop {
             if writeBack { _ = try remove(k) }
             return .dropped(type: stored.type, from: stored.version)
-        } catch MigrationStop.failed(let e) {
-            throw e
-        } catch let e as StoreError {
-            throw e
         } catch {
+            throw failure(error, stored, key: k.key)
+        }
+    }
+
+    /// Reads an array of objects: each element migrated as one object is,
+    /// all written back together, or nothing written when one fails (the
+    /// error names its index).
+    private func readArray(_ array: StoredObjectArray, _ k: EntryKey, _ entry: Entry, answers: [String: CallbackAnswer],
+                           writeBack: Bool) throws(StoreError) -> ObjectRead {
+        guard let newest = try store.newestSchema(of: array.type) else {
+            return .array(ObjectArrayRead(array: array, migratedFrom: nil, migrated: 0, dropped: []))
+        }
+        var values: [JSONObject] = [], migrated = 0, dropped: [Int] = []
+        for (index, element) in array.elements.enumerated() {
+            let migrator = Migrator(store: store, key: k.key, answers: answers, element: index)
+            do {
+                if try migrator.isCurrent(element) {
+                    values.append(element.value)
+                    continue
+                }
+                values.append(try migrator.upgrade(element).value)
+                migrated += 1
+            } catch MigrationStop.needsCallback(let request) {
+                return .needsCallback(request)
+            } catch MigrationStop.drop {
+                dropped.append(index)
+            } catch {
+                throw .element(index: index, error: failure(error, element, key: k.key))
+            }
+        }
+        let ancestors = try store.ancestors(of: newest).map { (type: $0.type, version: $0.version) }
+        let labelled = array.version == newest.version && array.parents.count == ancestors.count
+            && zip(array.parents, ancestors).allSatisfy { $0.type == $1.type && $0.version == $1.version }
+        if migrated == 0 && dropped.isEmpty && labelled {
+            return .array(ObjectArrayRead(array: array, migratedFrom: nil, migrated: 0, dropped: []))
+        }
+        let upgraded = StoredObjectArray(type: array.type, version: newest.version, values: values, parents: ancestors)
+        if writeBack { try rewrite(k, entry, bytes: upgraded.json.encoded) }
+        return .array(ObjectArrayRead(array: upgraded, migratedFrom: array.version, migrated: migrated, dropped: dropped))
+    }
+
+    /// What a migration that stopped with `error` is reported as.
+    private func failure(_ error: any Error, _ stored: StoredObject, key: String) -> StoreError {
+        switch error {
+        case MigrationStop.failed(let e): return e
+        case let e as StoreError: return e
+        default:
             let to = (try? store.newestSchema(of: stored.type))??.version.text ?? "?"
-            throw .migrationFailed(key: k.key, type: stored.type, from: stored.version.text, to: to, reason: "\(error)")
+            return .migrationFailed(key: key, type: stored.type, from: stored.version.text, to: to, reason: "\(error)")
         }
     }
 

@@ -15,6 +15,8 @@ public struct CallbackRequest: Sendable {
     public let fromVersion: String
     public let toVersion: String
     public let value: JSON
+    /// Where the object is in an array of objects; nil for a single object.
+    public let index: Int?
 }
 
 /// Why a migration stopped before producing an object.
@@ -35,6 +37,8 @@ struct Migrator {
     let store: Store
     let key: String
     let answers: [String: CallbackAnswer]
+    /// The element of an array of objects being migrated; nil for a single object.
+    var element: Int? = nil
 
     /// One step of the chain: into `to`, from `from`, by `steps` (empty for an automatic add-only step).
     struct Hop {
@@ -203,11 +207,11 @@ struct Migrator {
             guard let v = Path.get(field, in: bag), !v.isNull else { return }
             try Path.set(field, try Conversion.convert(v, to: to, from: from), in: &bag)
         case .callback:
-            let id = "\(relative)|\(type)|\(hop.from.text)|\(hop.to.text)"
+            let id = "\(element.map { "[\($0)]" } ?? "")\(relative)|\(type)|\(hop.from.text)|\(hop.to.text)"
             switch answers[id] {
             case nil:
                 throw MigrationStop.needsCallback(CallbackRequest(id: id, type: type, fromVersion: hop.from.text,
-                                                                  toVersion: hop.to.text, value: .object(bag)))
+                                                                  toVersion: hop.to.text, value: .object(bag), index: element))
             case .drop?:
                 throw MigrationStop.drop
             case .failure(let message)?:

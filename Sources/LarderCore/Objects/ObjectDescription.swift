@@ -1,7 +1,10 @@
 import LarderJSON
 
 /// HMCache's JSON description of objects: an object as `{"*Type": {…}}`, its
-/// parent's fields inside as `"**Parent": {…}`, extension fields as `"(Category)field"`.
+/// parent's fields inside as `"**Parent": {…}`, extension fields as
+/// `"(Category)field"`, every field of the schema present, an absent one as
+/// null (HMCache prints `"barObjectDate" : null`); an array of objects as an
+/// array of such descriptions.
 public struct ObjectDescription {
     let store: Store
 
@@ -9,6 +12,17 @@ public struct ObjectDescription {
 
     public func describe(_ stored: StoredObject) throws(StoreError) -> JSON {
         ["*\(stored.type)": try body(type: stored.type, version: stored.version, value: stored.value)]
+    }
+
+    public func describe(_ content: ObjectContent) throws(StoreError) -> JSON {
+        switch content {
+        case .single(let stored):
+            return try describe(stored)
+        case .array(let array):
+            var out: [JSON] = []
+            for element in array.elements { out.append(try describe(element)) }
+            return .array(out)
+        }
     }
 
     private func body(type: String, version: SchemaVersion?, value: JSONObject) throws(StoreError) -> JSON {
@@ -22,9 +36,8 @@ public struct ObjectDescription {
         var out = JSONObject()
         var inherited = value
         for f in schema.ownFields {
-            guard let v = value[f.name] else { continue }
             let label = schema.category(of: f.name).map { "(\($0))\(f.name)" } ?? f.name
-            out.append(label, describeValue(v))
+            out.append(label, value[f.name].map(describeValue) ?? .null)
             inherited[f.name] = nil
         }
         if let parent = schema.parent {
@@ -77,7 +90,24 @@ public enum CanonicalJSON {
     }
 
     public static func hash(type: String, value: JSON) -> String {
-        let bytes = canonical(["type": .string(type), "value": value]).encoded
+        hash(of: ["type": .string(type), "value": value])
+    }
+
+    /// The hash of an array of objects: over `{"type":T,"values":[V, …]}`,
+    /// so that it never equals the hash of one object.
+    public static func hash(type: String, values: [JSON]) -> String {
+        hash(of: ["type": .string(type), "values": .array(values)])
+    }
+
+    public static func hash(of content: ObjectContent) -> String {
+        switch content {
+        case .single(let o): return hash(type: o.type, value: o.plainValue)
+        case .array(let a): return hash(type: a.type, values: a.plainValues)
+        }
+    }
+
+    private static func hash(of json: JSON) -> String {
+        let bytes = canonical(json).encoded
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         for b in bytes {
             h ^= UInt64(b)

@@ -23,13 +23,43 @@ public struct ObjectValidator {
         }
     }
 
+    /// Every element of `values` validated as `tagged` validates one object,
+    /// all at one version, their paths `values[i]`; tagged as one array.
+    public static func taggedArray(_ values: [JSON], as type: String, version: SchemaVersion? = nil,
+                                   store: Store) throws(StoreError) -> StoredObjectArray {
+        let validator = ObjectValidator(store: store)
+        let schema = try validator.schema(of: type, at: version)
+        do {
+            var elements: [JSONObject] = []
+            for (k, v) in values.enumerated() {
+                elements.append(try validator.tag(v, as: type, version: schema.version, path: "values[\(k)]").value)
+            }
+            let parents = try store.ancestors(of: schema).map { (type: $0.type, version: $0.version) }
+            return StoredObjectArray(type: type, version: schema.version, values: elements, parents: parents)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw .invalidObject(path: "values", reason: "\(error)")
+        }
+    }
+
+    /// The schema of `type` at `version`, or its newest when nil.
+    func schema(of type: String, at version: SchemaVersion?) throws(StoreError) -> TypeSchema {
+        guard let version else {
+            guard let newest = try store.newestSchema(of: type) else { throw .schemaNotFound(type) }
+            return newest
+        }
+        guard let schema = try store.schema(of: type, version: version) else {
+            guard try store.newestSchema(of: type) != nil else { throw .schemaNotFound(type) }
+            throw .schemaVersionNotFound(type: type, version: version.text)
+        }
+        return schema
+    }
+
     /// A tagged object of `type` at `version` (its newest when nil), defaults
     /// filled in. Objects in its `ref` fields are always at their newest.
     func tag(_ value: JSON, as type: String, version: SchemaVersion? = nil, path: String, relative: String = "") throws -> StoredObject {
-        guard let schema = try version.map({ v throws(StoreError) in try store.schema(of: type, version: v) }) ?? store.newestSchema(of: type) else {
-            guard let version, try store.newestSchema(of: type) != nil else { throw StoreError.schemaNotFound(type) }
-            throw StoreError.schemaVersionNotFound(type: type, version: version.text)
-        }
+        let schema = try schema(of: type, at: version)
         guard case .object(let o) = value else {
             throw StoreError.invalidObject(path: path, reason: "expected an object of type \(type), got \(value.typeName)")
         }

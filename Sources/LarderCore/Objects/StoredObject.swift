@@ -35,23 +35,36 @@ public struct StoredObject: Sendable {
         guard case .object(let o) = json, o.count == 3 || o.count == 4,
               case .string(let t)? = o[Self.typeKey], case .string(let v)? = o[Self.versionKey],
               let version = SchemaVersion(v), case .object(let value)? = o[Self.valueKey] else { return nil }
-        var parents: [(String, SchemaVersion)] = []
+        var parents: [(type: String, version: SchemaVersion)] = []
         if o.count == 4 {
-            guard case .object(let p)? = o[Self.parentsKey] else { return nil }
-            for m in p.members {
-                guard case .string(let pv) = m.value, let parsed = SchemaVersion(pv) else { return nil }
-                parents.append((m.key, parsed))
-            }
+            guard let p = Self.parents(from: o[Self.parentsKey]) else { return nil }
+            parents = p
         }
-        self.init(type: t, version: version, value: value, parents: parents.map { (type: $0.0, version: $0.1) })
+        self.init(type: t, version: version, value: value, parents: parents)
     }
 
     public var json: JSON {
         var o: JSONObject = [Self.typeKey: .string(type), Self.versionKey: .string(version.text), Self.valueKey: .object(value)]
-        if !parents.isEmpty {
-            o[Self.parentsKey] = .object(JSONObject(parents.map { ($0.type, .string($0.version.text)) }))
-        }
+        Self.tag(parents, in: &o)
         return .object(o)
+    }
+
+    /// Reads a `$parents` member; nil when it is not a map of versions.
+    static func parents(from json: JSON?) -> [(type: String, version: SchemaVersion)]? {
+        guard case .object(let p)? = json else { return nil }
+        var parents: [(type: String, version: SchemaVersion)] = []
+        for m in p.members {
+            guard case .string(let pv) = m.value, let parsed = SchemaVersion(pv) else { return nil }
+            parents.append((m.key, parsed))
+        }
+        return parents
+    }
+
+    /// Adds `$parents` to a tagged form, when there are any.
+    static func tag(_ parents: [(type: String, version: SchemaVersion)], in o: inout JSONObject) {
+        if !parents.isEmpty {
+            o[parentsKey] = .object(JSONObject(parents.map { ($0.type, .string($0.version.text)) }))
+        }
     }
 
     /// The value as users see it: nested objects as plain maps.

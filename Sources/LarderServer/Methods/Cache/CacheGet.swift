@@ -53,8 +53,9 @@ enum CacheGet: MethodDefinition {
             entry.bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
             w.writeASCII("\"")
         case .object:
-            // An object read as a plain entry: its value as stored, not migrated.
-            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(StoredObject.init)
+            // An object read as a plain entry: its value as stored, not migrated
+            // (an array of objects: the array of their values).
+            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(ObjectContent.init)
             w.writeASCII("\"value\":")
             w.write(stored?.plainValue ?? .null)
             if let stored {
@@ -62,6 +63,7 @@ enum CacheGet: MethodDefinition {
                 w.writeString(stored.type)
                 w.writeASCII(",\"version\":")
                 w.writeString(stored.version.text)
+                if stored.isArray { w.writeASCII(",\"form\":\"array\"") }
             }
         }
         w.writeASCII(found.expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")

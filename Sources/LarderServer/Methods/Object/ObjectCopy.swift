@@ -2,7 +2,7 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// `object.copy`: copies a stored object, as stored, to another key (and cache or group).
+/// `object.copy`: copies a stored object (or array of objects), as stored, to another key (and cache or group).
 enum ObjectCopy: MethodDefinition {
     static let method = "object.copy"
 
@@ -29,20 +29,26 @@ enum ObjectCopy: MethodDefinition {
         let shown = p.from.key.echoed
         let missing = ResponseError.requestFailed("no object under key \"\(shown)\"", data: ["key": .string(shown)])
         guard let source = try server.cache(p.cache, create: false) else { throw missing }
-        let copied = try server.core { () throws(StoreError) -> StoredObject? in
-            guard let (stored, entry) = try source.storedObject(p.from) else { return nil }
+        let copied = try server.core { () throws(StoreError) -> ObjectContent? in
+            guard let (stored, entry) = try source.storedContent(p.from) else { return nil }
             let target = try server.store.cache(named: p.toCache, create: true)!
             try target.set(Cache.Write(key: p.to, kind: .object, bytes: stored.json.encoded, ttl: entry.ttl))
             return stored
         }
         guard let copied else { throw missing }
-        return .afterCommit(Result(type: copied.type, version: copied.version.text))
+        return .afterCommit(Result(copied: copied))
     }
 
     struct Result: MethodResult {
-        /// The copy's type and version: the original's, as stored.
-        let type: String
-        let version: String
-        var json: JSON { ["copied": true, "type": .string(type), "version": .string(version)] }
+        /// The copy: the original, as stored.
+        let copied: ObjectContent
+        var json: JSON {
+            var o: JSONObject = ["copied": true, "type": .string(copied.type), "version": .string(copied.version.text)]
+            if case .array(let array) = copied {
+                o.append("form", "array")
+                o.append("count", .int(array.values.count))
+            }
+            return .object(o)
+        }
     }
 }

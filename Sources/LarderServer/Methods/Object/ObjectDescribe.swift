@@ -2,7 +2,8 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// `object.describe`: HMCache's JSON description of a stored object (`{key}`) or of a value (`{type, value}`).
+/// `object.describe`: HMCache's JSON description of a stored object (`{key}`)
+/// or of a value (`{type, value}`); of an array of objects, an array of descriptions.
 enum ObjectDescribe: MethodDefinition {
     static let method = "object.describe"
     typealias Params = ObjectOperand.Params

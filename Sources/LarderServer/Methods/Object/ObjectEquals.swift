@@ -2,7 +2,8 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// `object.equals {a, b}`: whether two objects (keys or `{type, value}`) have the same type and value.
+/// `object.equals {a, b}`: whether two objects (keys or `{type, value}`) have
+/// the same type and value; two arrays of objects, the same type and values.
 enum ObjectEquals: MethodDefinition {
     static let method = "object.equals"
 
@@ -25,7 +26,9 @@ enum ObjectEquals: MethodDefinition {
         server.resolve(p.a) { first in
             server.resolve(p.b) { second in
                 server.finishAfterCommit(reply, first.flatMap { x in second.map { y in
-                    Result(equal: x.type == y.type && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)).json
+                    // An array of one object is not that object.
+                    Result(equal: x.type == y.type && x.isArray == y.isArray
+                        && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)).json
                 } })
             }
         }

@@ -2,8 +2,8 @@ import LarderCore
 import LarderJSON
 import LarderRPC
 
-/// `object.get`: the object at the newest version of its type, migrated (and
-/// written back) if it was stored under an older one.
+/// `object.get`: the object (or array of objects) at the newest version of
+/// its type, migrated (and written back) if it was stored under an older one.
 enum ObjectGet: MethodDefinition {
     static let method = "object.get"
 
@@ -38,6 +38,8 @@ enum ObjectGet: MethodDefinition {
         /// The object's type has no version left that it could be migrated to (a migration dropped it).
         case dropped(type: String, from: String)
         case found(type: String, version: String, value: JSON, migratedFrom: String?)
+        /// An array of objects; `dropped`: indices of elements a migration callback dropped.
+        case array(type: String, version: String, values: [JSON], migratedFrom: String?, dropped: [Int])
 
         init(_ read: ObjectRead, expected: String?, key: String) throws(ResponseError) {
             switch read {
@@ -47,12 +49,23 @@ enum ObjectGet: MethodDefinition {
             case .migrated(let s, let from):
                 self = .found(type: s.type, version: s.version.text, value: s.plainValue, migratedFrom: from.text)
             case .untyped(let type, let version, let value): self = .found(type: type, version: version, value: value, migratedFrom: nil)
+            case .array(let read):
+                self = .array(type: read.array.type, version: read.array.version.text, values: read.array.plainValues,
+                              migratedFrom: read.migratedFrom?.text, dropped: read.dropped)
             case .needsCallback: throw .internalError("a migration callback was left unanswered")
             }
-            if case .found(let type, _, _, _) = self, let expected, expected != type {
+            if let type = foundType, let expected, expected != type {
                 let (key, type) = (key.echoed, type.echoed)
                 throw .requestFailed("the object under \"\(key)\" is a \(type), not a \(expected.echoed)",
                                      data: ["key": .string(key), "type": .string(type)])
+            }
+        }
+
+        /// The type of what was found.
+        private var foundType: String? {
+            switch self {
+            case .found(let type, _, _, _), .array(let type, _, _, _, _): return type
+            case .notFound, .dropped: return nil
             }
         }
 
@@ -64,6 +77,12 @@ enum ObjectGet: MethodDefinition {
             case .found(let type, let version, let value, let from):
                 var o: JSONObject = ["found": true, "type": .string(type), "version": .string(version), "value": value]
                 if let from { o["migratedFrom"] = .string(from) }
+                return .object(o)
+            case .array(let type, let version, let values, let from, let dropped):
+                var o: JSONObject = ["found": true, "form": "array", "type": .string(type), "version": .string(version),
+                                     "values": .array(values)]
+                if let from { o["migratedFrom"] = .string(from) }
+                if !dropped.isEmpty { o["droppedElements"] = .array(dropped.map(JSON.int)) }
                 return .object(o)
             }
         }

@@ -1,0 +1,68 @@
+/// A group of a cache and how many entries it holds.
+public struct GroupCount: Sendable, Equatable {
+    public let group: String
+    public let count: Int
+
+    public init(group: String, count: Int) {
+        self.group = group
+        self.count = count
+    }
+}
+
+extension Cache {
+    /// The groups whose names start with `prefix`, in byte order, paged: at
+    /// most `limit`, after `cursor`. Each counts its entries as `keys` lists
+    /// them: a persistent cache's disk tier, a memory-only cache's memory
+    /// tier, expired entries left out unless the cache returns them; a group
+    /// with none left is not listed. A group's count leaves out its sub-groups
+    /// (`a.b` of `a`): those are groups of their own.
+    public func groups(prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [GroupCount] {
+        try ready()
+        let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
+        if config.persistent {
+            return try disk.groups(prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
+        }
+        // By bytes: two spellings of "é" are two groups, as they are on disk.
+        var counts: [ExactString: Int] = [:]
+        for k in memory.keys() {
+            let group = k.group
+            guard group.utf8.starts(with: prefix.utf8) else { continue }
+            if let cursor, !cursor.utf8.lexicographicallyPrecedes(group.utf8) { continue }
+            if let validAt, let e = memory.peek(k), e.isExpired(at: validAt, lifespan: config.lifespan) { continue }
+            counts[ExactString(group), default: 0] += 1
+        }
+        let sorted = counts.sorted { $0.key.value.utf8.lexicographicallyPrecedes($1.key.value.utf8) }
+        return sorted.prefix(limit).map { GroupCount(group: $0.key.value, count: $0.value) }
+    }
+}
+
+extension DiskTier {
+    /// Groups starting with `prefix` after `cursor`, with their entry counts;
+    /// with `validAt`, expired entries are not counted.
+    func groups(prefix: String, after cursor: String?, limit: Int, validAt now: Int64?,
+                lifespan: Int64) throws(StoreError) -> [GroupCount] {
+        // Two statements, not one with "?3 IS NULL OR …": SQLite then seeks to
+        // the cursor rather than counting every group before it again.
+        let valid = "(?4 IS NULL OR COALESCE(ttl, ?5) <= 0 OR validated_at + COALESCE(ttl, ?5) > ?4)"
+        let prefixed = "grp >= ?2 AND substr(CAST(grp AS BLOB), 1, length(CAST(?2 AS BLOB))) = CAST(?2 AS BLOB)"
+        let s: Statement
+        if let cursor {
+            s = try db.statement("""
+                SELECT grp, COUNT(*) FROM entries WHERE cache = ?1 AND grp > ?3 AND \(prefixed) AND \(valid)
+                GROUP BY grp ORDER BY grp LIMIT ?6
+                """)
+            s.bind(3, cursor)
+        } else {
+            s = try db.statement("""
+                SELECT grp, COUNT(*) FROM entries WHERE cache = ?1 AND \(prefixed) AND \(valid)
+                GROUP BY grp ORDER BY grp LIMIT ?6
+                """)
+        }
+        s.bind(1, cacheID).bind(2, prefix).bind(5, lifespan).bind(6, limit)
+        if let now { s.bind(4, now) } else { s.bindNull(4) }
+        defer { s.reset() }
+        var groups: [GroupCount] = []
+        while try s.step() { groups.append(GroupCount(group: s.string(0), count: s.int(1))) }
+        return groups
+    }
+}

@@ -1,0 +1,85 @@
+/// Which entries `Store.clear` removes.
+public enum ClearedEntries: Sendable, Equatable {
+    /// Every entry.
+    case all
+    /// Objects only: entries written by `object.put` (HMCache's `+clearCache`).
+    case objects
+    /// Plain entries only: JSON values and bytes (`cache.set`).
+    case plain
+
+    /// Whether an entry of `kind` is among them.
+    func contains(_ kind: Entry.Kind) -> Bool {
+        switch self {
+        case .all: return true
+        case .objects: return kind == .object
+        case .plain: return kind != .object
+        }
+    }
+}
+
+extension Store {
+    /// Removes the chosen entries from every cache (durable stores only when
+    /// `includingStores`), from every tier, each cache in one `cache.cleared`
+    /// when something went from it. Schemas, entity models and entity records
+    /// are not entries of a cache and are never touched. Returns every cache
+    /// it cleared, by name, with how many entries went.
+    public func clear(_ entries: ClearedEntries, includingStores: Bool) throws(StoreError) -> [(cache: String, removed: Int)] {
+        var removed: [(cache: String, removed: Int)] = []
+        for c in try allCaches() where includingStores || c.config.kind != .store {
+            removed.append((c.name, try c.clear(entries)))
+        }
+        return removed
+    }
+}
+
+extension Cache {
+    /// Removes the chosen entries from every tier; returns how many (those on
+    /// disk for a persistent cache, those in memory for a memory-only one),
+    /// with one `cache.cleared` when there were any.
+    public func clear(_ entries: ClearedEntries) throws(StoreError) -> Int {
+        try ready()
+        var removed = 0
+        for k in memory.keys() {
+            guard let e = memory.peek(k), entries.contains(e.kind) else { continue }
+            memory.remove(k)
+            removed += 1
+        }
+        if config.persistent {
+            // In the write transaction, so that a failed commit takes the clear back too.
+            try store.beginWrite()
+            // Recency noted for rows about to go must not land on rows that reuse their ids.
+            try store.writeRecency()
+            let gone = try disk.clear(entries)
+            diskCount -= gone.count
+            diskBytes -= gone.bytes
+            removed = gone.count
+        }
+        if removed > 0 {
+            store.emit(.cleared(cache: name, group: nil, tier: .all, only: entries == .all ? nil : entries))
+        }
+        return removed
+    }
+}
+
+extension DiskTier {
+    /// Deletes the rows of the chosen entries; returns how many rows and bytes went.
+    func clear(_ entries: ClearedEntries) throws(StoreError) -> (count: Int, bytes: Int) {
+        // ?2: 1 for objects only, 0 for plain entries only, NULL for all.
+        let only = "(?2 IS NULL OR (kind = \(Entry.Kind.object.rawValue)) = ?2)"
+        let totals = try db.statement("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?1 AND \(only)")
+        let delete = try db.statement("DELETE FROM entries WHERE cache = ?1 AND \(only)")
+        for s in [totals, delete] {
+            s.bind(1, cacheID)
+            switch entries {
+            case .all: s.bindNull(2)
+            case .objects: s.bind(2, 1)
+            case .plain: s.bind(2, 0)
+            }
+        }
+        _ = try totals.step()
+        let result = (totals.int(0), totals.int(1))
+        totals.reset()
+        try delete.run()
+        return result
+    }
+}
