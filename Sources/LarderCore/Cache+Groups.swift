@@ -44,7 +44,8 @@ extension DiskTier {
         // Two statements, not one with "?3 IS NULL OR …": SQLite then seeks to
         // the cursor rather than counting every group before it again.
         let valid = "(?4 IS NULL OR COALESCE(ttl, ?5) <= 0 OR validated_at + COALESCE(ttl, ?5) > ?4)"
-        let prefixed = "grp >= ?2 AND substr(CAST(grp AS BLOB), 1, length(CAST(?2 AS BLOB))) = CAST(?2 AS BLOB)"
+        // The default group "" has no bytes to compare: with no prefix, every group is in.
+        let prefixed = "grp >= ?2 AND (?2 = '' OR substr(CAST(grp AS BLOB), 1, length(CAST(?2 AS BLOB))) = CAST(?2 AS BLOB))"
         let s: Statement
         if let cursor {
             s = try db.statement("""
