@@ -17,6 +17,7 @@ from .cache import MISSING, CacheMethods, CacheView
 from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
+from .store import StoreMethods
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
 from . import errors
 from .errors import *  # noqa: F401,F403 - every error class is part of the package's interface
@@ -33,6 +34,7 @@ __all__ = [
     "ObjectMethods",
     "MigrateMethods",
     "EntityMethods",
+    "StoreMethods",
     "MISSING",
     "DROP",
     "NOT_FOUND",

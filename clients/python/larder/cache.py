@@ -25,8 +25,9 @@ from .errors import CacheNotFound
 from .connection import Reply
 from .fetch import Fetchers
 from .methods import Call, Methods, method
-from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, HasResult, KeysPage,
-                      ListResult, OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult, SubscribeResult)
+from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
+                      KeysPage, ListResult, OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult,
+                      SubscribeResult)
 from .wire import RawJSON, encode_json, encode_string
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -506,6 +507,26 @@ class CacheMethods(Methods[K]):
         return self._request(
             "cache.keys", _params(prefix=prefix, limit=limit, cursor=cursor, cache=cache, group=group), None
         )
+
+    @method
+    def groups(
+        self,
+        *,
+        prefix: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        cache: str | None = None,
+    ) -> Call[GroupsPage]:
+        """``cache.groups``: one page of the cache's groups in byte order,
+        each with how many entries ``cache.keys`` would list in it (not
+        counting its sub-groups).
+
+        ``prefix="a."`` lists the sub-groups of ``a`` (HMCache's groups are
+        directories). ``limit`` is 1…100000 (server default 1000). Returns
+        ``{"groups": [{"group", "count"}], "cursor": "..."}``; ``cursor`` is
+        present only when another page exists — pass it back to get that page.
+        """
+        return self._request("cache.groups", _params(prefix=prefix, limit=limit, cursor=cursor, cache=cache), None)
 
     # -- whole caches -----------------------------------------------------
 

@@ -25,6 +25,7 @@ from .entities import EntityMethods
 from .memoize import memoize
 from .methods import Piped, Sync
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
+from .store import StoreMethods
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
 
@@ -124,6 +125,7 @@ class Larder:
         object: the ``object.*`` methods (:class:`~larder.objects.ObjectMethods`).
         migrate: the ``migrate.*`` methods (:class:`~larder.objects.MigrateMethods`).
         entity: the ``entity.*`` methods (:class:`~larder.entities.EntityMethods`).
+        store: the ``store.*`` methods (:class:`~larder.store.StoreMethods`).
         migration_callbacks: whether ``initialize`` declared
             ``capabilities.migrationCallbacks`` (the server then asks
             :meth:`on_migrate`'s handler for ``{"op": "callback"}`` steps).
@@ -146,6 +148,7 @@ class Larder:
         self.object: ObjectMethods[Sync] = ObjectMethods(request)
         self.migrate: MigrateMethods[Sync] = MigrateMethods(request)
         self.entity: EntityMethods[Sync] = EntityMethods(request)
+        self.store: StoreMethods[Sync] = StoreMethods(request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # answered on the worker pool, several at once
             self._connection.request_handlers[name] = functools.partial(fetchers.answer, name)
@@ -430,10 +433,11 @@ class Larder:
         ``migrate.run``.
 
         ``fn(params)`` gets ``{"type", "key", "cache", "group",
-        "fromVersion", "toVersion", "value"}`` (``value`` as the earlier
-        steps left it) and returns the new value (a dict, answered as
-        ``{"value": ...}``), or :data:`larder.DROP` to delete the object
-        (``{"drop": true}``). Raising answers with an error: the read fails
+        "fromVersion", "toVersion", "value", "index"?}`` (``value`` as the
+        earlier steps left it; ``index`` for an element of an array of
+        objects) and returns the new value (a dict, answered as
+        ``{"value": ...}``), or :data:`larder.DROP` to delete the object, or
+        only that element of an array (``{"drop": true}``). Raising answers with an error: the read fails
         with :class:`~larder.MigrationFailed` and the stored object is left as
         it was, so a later read asks again. Runs on the callback thread: it
         may call the server, but not read another object that needs a
@@ -492,7 +496,7 @@ class Pipeline:
     """Calls queued to be sent in one write (see :meth:`Larder.pipeline`).
 
     ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
-    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return a
+    ``p.migrate.*``, ``p.entity.*``, ``p.store.*`` and ``p.namespace(...)`` return a
     :class:`~larder.connection.Reply` each; after the ``with`` block,
     ``p.results`` holds each call's result in order, or its exception for one
     that failed. The answers are read together and decoded in bulk.
@@ -508,6 +512,7 @@ class Pipeline:
         self.object: ObjectMethods[Piped] = ObjectMethods(self._request)
         self.migrate: MigrateMethods[Piped] = MigrateMethods(self._request)
         self.entity: EntityMethods[Piped] = EntityMethods(self._request, pipelined=True)
+        self.store: StoreMethods[Piped] = StoreMethods(self._request)
         #: Every call's reply, in order.
         self.replies: list[Reply[Any]] = []
         # The calls not sent yet: their methods and params side by side (no

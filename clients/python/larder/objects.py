@@ -22,7 +22,7 @@ asks the client (see :meth:`larder.Larder.on_migrate`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Callable, TypeVar
 
 from .cache import MISSING, _params
@@ -59,7 +59,8 @@ def migrate_answer(result: Any) -> dict[str, Any]:
 
 def _operand(obj: Any, name: str) -> Any:
     """An ``object.equals`` side: a key string, or a mapping such as
-    ``{"type", "value"}`` or ``{"key", "cache"?, "group"?}`` sent as given."""
+    ``{"type", "value"}``, ``{"type", "values"}`` or ``{"key", "cache"?,
+    "group"?}`` sent as given."""
     if isinstance(obj, str):
         return obj
     if isinstance(obj, Mapping):
@@ -68,9 +69,20 @@ def _operand(obj: Any, name: str) -> Any:
                     f"not {type(obj).__name__}")
 
 
-def _subject(key: Any, type_name: str | None, value: Any, cache: str | None, group: str | None) -> dict[str, Any]:
+def _values(values: Iterable[Any] | None) -> list[Any] | None:
+    """``values`` as the list sent: any iterable but a string or a mapping."""
+    if values is None:
+        return None
+    if isinstance(values, (str, bytes, Mapping)):
+        raise TypeError(f"values must be a list of objects, not {type(values).__name__}")
+    return list(values)
+
+
+def _subject(key: Any, type_name: str | None, value: Any, values: Iterable[Any] | None, cache: str | None,
+             group: str | None) -> dict[str, Any]:
     """Params naming one object: a stored ``key`` (in ``cache``/``group``), or
-    an inline ``type`` and ``value``; ``key`` may also be such a mapping."""
+    an inline ``type`` and ``value`` (or ``values``, an array of objects);
+    ``key`` may also be such a mapping."""
     params: dict[str, Any] = {}
     if isinstance(key, Mapping):
         params.update(key)
@@ -83,10 +95,16 @@ def _subject(key: Any, type_name: str | None, value: Any, cache: str | None, gro
         params["type"] = type_name
     if value is not MISSING:
         params["value"] = value
-    if "key" in params and ("type" in params or "value" in params):
-        raise TypeError("give key, or type and value, not both")
-    if "key" not in params and ("type" not in params or "value" not in params):
-        raise TypeError("give key (a stored object), or type and value (an object not stored)")
+    listed = _values(values)
+    if listed is not None:
+        params["values"] = listed
+    if "value" in params and "values" in params:
+        raise TypeError("give value or values, not both")
+    inline = "value" in params or "values" in params
+    if "key" in params and ("type" in params or inline):
+        raise TypeError("give key, or type and value (or values), not both")
+    if "key" not in params and ("type" not in params or not inline):
+        raise TypeError("give key (a stored object), or type and value (an object not stored) or values (an array)")
     params.update(_params(cache=cache, group=group))
     return params
 
@@ -169,8 +187,9 @@ class ObjectMethods(Methods[K]):
         self,
         key: str,
         type: str,
-        value: Any,
+        value: Any = MISSING,
         *,
+        values: Iterable[Any] | None = None,
         ttl: float | None = None,
         cache: str | None = None,
         group: str | None = None,
@@ -183,12 +202,24 @@ class ObjectMethods(Methods[K]):
         ``key`` tagged with that version (``ttl`` in seconds, as for
         ``cache.set``). ``{"stored": True, "type", "version"}``.
 
+        ``values=[...]`` instead of ``value`` stores an array of objects of
+        ``type`` under the one key (HMCache's ``+cacheArray:forKey:``), each
+        validated; the result adds ``"form": "array"`` and ``"count"``.
+
         Raises :class:`~larder.InvalidObject` (``data = {"path", "reason"}``,
-        e.g. ``value.barObject.date``) for a value that does not fit, and
-        :class:`~larder.SchemaNotFound` for an unknown type.
+        e.g. ``value.barObject.date`` or ``values[2].date``) for a value that
+        does not fit, and :class:`~larder.SchemaNotFound` for an unknown type.
         """
         params = _params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version)
-        params["value"] = value
+        listed = _values(values)
+        if value is not MISSING and listed is not None:
+            raise TypeError("give value or values, not both")
+        if listed is not None:
+            params["values"] = listed
+        elif value is not MISSING:
+            params["value"] = value
+        else:
+            raise TypeError("give value (an object) or values (a list of objects)")
         return self._request("object.put", params, None)
 
     @method
@@ -200,7 +231,11 @@ class ObjectMethods(Methods[K]):
         "value", "migratedFrom"?}``; ``migratedFrom`` is the stored version
         when the object was migrated (and written back) by this read. An
         object dropped by a migration callback gives ``{"found": False,
-        "dropped": True, "type", "migratedFrom"}``.
+        "dropped": True, "type", "migratedFrom"}``. An array of objects
+        (``put(..., values=...)``) gives ``{"found": True, "form": "array",
+        "type", "version", "values", "migratedFrom"?, "droppedElements"?}``,
+        each element migrated; when one fails the error's ``data`` has its
+        ``index`` and nothing is written.
 
         ``type`` checks the object's type (:class:`~larder.RequestFailed` if
         it differs). Raises :class:`~larder.NotAnObject` for an entry stored
@@ -217,14 +252,17 @@ class ObjectMethods(Methods[K]):
         *,
         type: str | None = None,
         value: Any = MISSING,
+        values: Iterable[Any] | None = None,
         cache: str | None = None,
         group: str | None = None,
     ) -> Call[DescribeResult]:
         """``object.describe``: HMCache's description of a stored object
         (``key``) or of a value (``type=``, ``value=``): ``{"description":
         {"*Type": {field: value, "(Category)field": value, "**Parent":
-        {...}}}}``, nested objects described the same way."""
-        return self._request("object.describe", _subject(key, type, value, cache, group), None)
+        {...}}}}``, every field of the type there (``None`` when absent),
+        nested objects described the same way. An array of objects (stored,
+        or ``values=``) is described as a list of such descriptions."""
+        return self._request("object.describe", _subject(key, type, value, values, cache, group), None)
 
     @method
     def equals(self, a: str | Mapping[str, Any], b: str | Mapping[str, Any], *,
@@ -233,8 +271,10 @@ class ObjectMethods(Methods[K]):
         value (member order and number spelling aside).
 
         ``a`` and ``b`` are each a key (in ``cache``/``group``), ``{"type",
-        "value"}``, or ``{"key", "cache"?, "group"?}``. Stored objects are
-        migrated first. A missing key raises :class:`~larder.RequestFailed`.
+        "value"}``, ``{"type", "values"}`` (an array of objects), or
+        ``{"key", "cache"?, "group"?}``. Stored objects are migrated first.
+        An array is never equal to a single object. A missing key raises
+        :class:`~larder.RequestFailed`.
         """
         params = _params(cache=cache, group=group)
         params["a"] = _operand(a, "a")
@@ -248,13 +288,15 @@ class ObjectMethods(Methods[K]):
         *,
         type: str | None = None,
         value: Any = MISSING,
+        values: Iterable[Any] | None = None,
         cache: str | None = None,
         group: str | None = None,
     ) -> Call[HashResult]:
         """``object.hash``: ``{"hash": 16 hex digits, "algorithm":
         "fnv1a64-canonical-json"}`` of a stored object (``key``) or a value
-        (``type=``, ``value=``); equal objects hash alike, in every process."""
-        return self._request("object.hash", _subject(key, type, value, cache, group), None)
+        (``type=``, ``value=`` or ``values=``); equal objects hash alike, in
+        every process."""
+        return self._request("object.hash", _subject(key, type, value, values, cache, group), None)
 
     @method
     def copy(
@@ -270,8 +312,9 @@ class ObjectMethods(Methods[K]):
         """``object.copy``: copies the object under ``key`` (in ``cache`` /
         ``group``) as stored to ``to_key`` (in ``to_cache`` / ``to_group``,
         by default the source's), keeping its lifetime. ``{"copied": True,
-        "type", "version"}``; :class:`~larder.RequestFailed` when there is
-        no object under ``key``."""
+        "type", "version"}`` (with ``"form": "array"`` and ``"count"`` for an
+        array of objects); :class:`~larder.RequestFailed` when there is no
+        object under ``key``."""
         params = _params(key=key, to_key=to_key, to_cache=to_cache, to_group=to_group, cache=cache, group=group)
         return self._request("object.copy", params, None)
 
@@ -305,7 +348,8 @@ class MigrateMethods(Methods[K]):
 
         Returns ``{"examined", "migrated", "upToDate", "failed", "dropped",
         "failures": [{"key", "group"?, "cache"?, "type"?, "fromVersion"?,
-        "error"}]}``. Callback steps are answered by the ``on_migrate``
+        "index"?, "error"}]}``; the elements of an array of objects count one
+        by one (``index``: the element that failed). Callback steps are answered by the ``on_migrate``
         handler while it runs. Cancelling the request stops it between
         batches (:class:`~larder.RequestCancelled` with the counts as
         ``data``).

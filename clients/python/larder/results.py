@@ -10,13 +10,14 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
-    "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "CopyResult", "DefineResult", "DeleteResult",
-    "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
-    "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
+    "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "ClearedCache", "CopyResult", "DefineResult",
+    "DeleteResult", "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
+    "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "GroupCount",
+    "GroupsPage", "HashResult", "HasResult", "KeysPage",
     "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
     "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
     "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
-    "StatsResult", "SubscribeResult", "TierStats",
+    "StatsResult", "StoreClearResult", "SubscribeResult", "TierStats",
 ]
 
 # -- cache.* ---------------------------------------------------------------------
@@ -75,6 +76,7 @@ class Entry(TypedDict):
     tier: NotRequired[Literal["memory", "disk"]]
     type: NotRequired[str]
     version: NotRequired[str]
+    form: NotRequired[Literal["array"]]
 
 
 class FetchedEntry(Entry):
@@ -127,9 +129,31 @@ class KeysPage(TypedDict):
     cursor: NotRequired[str]
 
 
+class GroupCount(TypedDict):
+    group: str
+    count: int
+
+
+class GroupsPage(TypedDict):
+    """``cache.groups``: ``cursor`` only when another page follows."""
+    groups: list[GroupCount]
+    cursor: NotRequired[str]
+
+
 class ClearResult(TypedDict):
     """``cache.clear``, ``cache.purgeExpired``."""
     removed: int
+
+
+class ClearedCache(TypedDict):
+    cache: str
+    removed: int
+
+
+class StoreClearResult(TypedDict):
+    """``store.clear``: every cache that lost entries, in order of name."""
+    removed: int
+    caches: list[ClearedCache]
 
 
 class TierStats(TypedDict):
@@ -220,26 +244,33 @@ class ExtendResult(TypedDict):
 
 
 class PutResult(TypedDict):
-    """``object.put``."""
+    """``object.put``: ``form`` (``"array"``) and ``count`` when ``values`` was given."""
     stored: bool
     type: str
     version: str
+    form: NotRequired[Literal["array"]]
+    count: NotRequired[int]
 
 
 class ObjectRead(TypedDict):
     """``object.get``: only ``found`` when there is no object; ``dropped``
-    (with ``type`` and ``migratedFrom``) when a migration callback dropped it."""
+    (with ``type`` and ``migratedFrom``) when a migration callback dropped it;
+    ``form: "array"`` with ``values`` (and ``droppedElements``, the indices a
+    callback dropped) for an array of objects, ``value`` for one object."""
     found: bool
     type: NotRequired[str]
     version: NotRequired[str]
     value: NotRequired[Any]
+    form: NotRequired[Literal["array"]]
+    values: NotRequired[list[Any]]
     migratedFrom: NotRequired[str]
     dropped: NotRequired[bool]
+    droppedElements: NotRequired[list[int]]
 
 
 class DescribeResult(TypedDict):
-    """``object.describe``."""
-    description: dict[str, Any]
+    """``object.describe``: ``{"*Type": {...}}``, or a list of them for an array of objects."""
+    description: dict[str, Any] | list[dict[str, Any]]
 
 
 class EqualsResult(TypedDict):
@@ -254,10 +285,12 @@ class HashResult(TypedDict):
 
 
 class CopyResult(TypedDict):
-    """``object.copy``."""
+    """``object.copy``: ``form`` (``"array"``) and ``count`` for an array of objects."""
     copied: bool
     type: str
     version: str
+    form: NotRequired[Literal["array"]]
+    count: NotRequired[int]
 
 
 # -- migrate.* ---------------------------------------------------------------------
@@ -270,6 +303,7 @@ class MigrationFailure(TypedDict):
     cache: NotRequired[str]
     type: NotRequired[str]
     fromVersion: NotRequired[str]
+    index: NotRequired[int]
 
 
 class MigrationCounts(TypedDict):

@@ -384,6 +384,21 @@ def test_namespace(binary):
     run(binary, body)
 
 
+def test_groups_arrays_and_store_clear(binary):
+    async def body(db: AsyncLarder) -> None:
+        await db.schema.register("Bar", "1", {"name": "string"})
+        assert (await db.object.put("bars", "Bar", values=[{"name": "a"}], group="g.1"))["form"] == "array"
+        await db.cache.set("k", 1, group="g.2")
+        assert await db.cache.groups(prefix="g.") == {"groups": [{"group": "g.1", "count": 1}, {"group": "g.2", "count": 1}]}
+        assert (await db.object.get("bars", group="g.1"))["values"] == [{"name": "a"}]
+        assert await db.store.clear(kind="objects") == {"removed": 1, "caches": [{"cache": "default", "removed": 1}]}
+        async with db.pipeline() as p:
+            cleared = p.store.clear()
+        assert cleared.result() == {"removed": 1, "caches": [{"cache": "default", "removed": 1}]}
+
+    run(binary, body)
+
+
 # -- progress (stand-in sidecar) ---------------------------------------------------
 
 def test_progress_routed_to_a_coroutine_before_the_result():

@@ -425,3 +425,59 @@ def test_another_app_version_wipes_a_cache_on_first_use(tmp_path):
         assert v2.init_result["previousAppVersion"] == "1.0"
         assert v2.cache.get("k") is None
         assert v2.cache.get("n", cache="notes") == 2
+
+
+def test_groups_with_their_counts(db):
+    db.cache.set("index", 1, group="docs")
+    db.cache.set_many([{"key": "a", "value": 1}, {"key": "b", "value": 2}], group="docs.drafts")
+    db.cache.set("c", 3, group="docs.final", ttl=1)
+    db.cache.set("top", 0)
+    assert db.cache.groups() == {"groups": [{"group": "", "count": 1}, {"group": "docs", "count": 1},
+                                            {"group": "docs.drafts", "count": 2}, {"group": "docs.final", "count": 1}]}
+    assert [g["group"] for g in db.cache.groups(prefix="docs.")["groups"]] == ["docs.drafts", "docs.final"]
+    page = db.cache.groups(limit=2)
+    assert page["cursor"] == "docs"
+    assert "cursor" not in db.cache.groups(limit=2, cursor=page["cursor"])
+    advance(db, 2)
+    assert db.cache.groups(prefix="docs.") == {"groups": [{"group": "docs.drafts", "count": 2}]}
+    assert db.cache.groups(cache="nothing") == {"groups": []}
+    with pytest.raises(larder.InvalidParams):
+        db.cache.groups(limit=0)
+
+
+def test_store_clear_by_kind(db, waiter):
+    db.on_event("cache.cleared", waiter)
+    db.cache.subscribe()
+    db.schema.register("Note", "1", {"text": "string"})
+    db.cache.set("plain", 1)
+    db.object.put("note", "Note", {"text": "x"})
+    db.cache.open("settings", kind="store")
+    db.object.put("welcome", "Note", {"text": "hi"}, cache="settings")
+    assert db.store.clear(kind="objects") == {"removed": 1, "caches": [{"cache": "default", "removed": 1}]}
+    assert waiter.wait(1) == [{"cache": "default", "tier": "all", "kind": "objects"}]
+    assert db.cache.get("plain") == 1 and db.cache.entry("welcome", cache="settings")["found"]
+    assert db.store.clear(include_stores=True) == {
+        "removed": 2, "caches": [{"cache": "default", "removed": 1}, {"cache": "settings", "removed": 1}]}
+    assert db.store.clear() == {"removed": 0, "caches": []}
+    assert db.schema.list()["types"][0]["type"] == "Note"
+    with pytest.raises(larder.InvalidParams, match="kind"):
+        db.store.clear(kind="everything")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        db.store.clear("objects")  # type: ignore[misc]
+    db.cache.set("again", 2)
+    db.object.put("note", "Note", {"text": "stays"})
+    with db.pipeline() as p:
+        reply = p.store.clear(kind="caches")
+    assert reply.result() == {"removed": 1, "caches": [{"cache": "default", "removed": 1}]}
+    assert db.object.get("note")["value"] == {"text": "stays"}
+
+
+def test_store_wrapper_covers_the_openrpc_document(db):
+    import inspect
+
+    documented = {m["name"]: {p["name"] for p in m.get("params", [])} for m in db.discover()["methods"]}
+    names = [n for n in documented if n.startswith("store.")]
+    assert names == ["store.clear"]
+    for name in names:
+        wrapper = getattr(db.store, _snake(name.split(".", 1)[1]))
+        assert {larder.cache.camel(p) for p in inspect.signature(wrapper).parameters} == documented[name]

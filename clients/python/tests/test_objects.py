@@ -529,3 +529,74 @@ def test_put_at_an_older_version(db):
     with pytest.raises(larder.InvalidObject):
         db.object.put("bad", "Memo", {"body": "v2 shape"}, version="1")
     assert db.object.put("new", "Memo", {"body": "now"})["version"] == "2"
+
+
+# -- arrays of objects (HMCache's +cacheArray:forKey:) ------------------------------
+
+
+def test_an_array_of_objects_under_one_key(db):
+    db.schema.register("Bar", "1", {"name": "string", "date": "date?"})
+    bars = [{"name": "a"}, {"name": "b", "date": "2017-01-01T00:00:00Z"}]
+    assert db.object.put("bars", "Bar", values=(b for b in bars)) == {
+        "stored": True, "type": "Bar", "version": "1", "form": "array", "count": 2}
+    assert db.object.get("bars") == {"found": True, "form": "array", "type": "Bar", "version": "1", "values": bars}
+    entry = db.cache.entry("bars")
+    assert entry["form"] == "array" and entry["value"] == bars and entry["type"] == "Bar"
+    # Every field described, an unset one as None (HMCache's "barObjectDate" : null).
+    assert db.object.describe("bars")["description"] == [
+        {"*Bar": {"name": "a", "date": None}}, {"*Bar": {"name": "b", "date": "2017-01-01T00:00:00Z"}}]
+    assert db.object.describe(type="Bar", values=[{"name": "c"}])["description"] == [{"*Bar": {"name": "c", "date": None}}]
+    assert db.object.hash("bars") == db.object.hash(type="Bar", values=bars)
+    assert db.object.equals("bars", {"type": "Bar", "values": list(reversed(bars))}) == {"equal": False}
+    assert db.object.copy("bars", "copy")["count"] == 2
+    assert db.object.put("empty", "Bar", values=[])["count"] == 0
+    assert db.object.get("empty")["values"] == []
+
+
+def test_value_or_values(db):
+    db.schema.register("Bar", "1", {"name": "string"})
+    with pytest.raises(TypeError, match="not both"):
+        db.object.put("k", "Bar", {"name": "a"}, values=[])
+    with pytest.raises(TypeError, match="give value"):
+        db.object.put("k", "Bar")
+    with pytest.raises(TypeError, match="values must be a list"):
+        db.object.put("k", "Bar", values={"name": "a"})
+    with pytest.raises(TypeError, match="not both"):
+        db.object.describe(type="Bar", value={"name": "a"}, values=[])
+    with pytest.raises(larder.InvalidObject) as e:
+        db.object.put("k", "Bar", values=[{"name": "a"}, {"name": 2}])
+    assert e.value.data == {"path": "values[1].name", "reason": "expected string, got integer"}
+    assert db.cache.entry("k") == {"found": False}
+    # The server refuses both too, should a raw call send them.
+    with pytest.raises(larder.InvalidParams, match="both value and values"):
+        db.call("object.put", {"key": "k", "type": "Bar", "value": {"name": "a"}, "values": []})
+
+
+def test_arrays_migrate_element_by_element(binary):
+    asked = []
+
+    def migrate(params):
+        asked.append(params.get("index"))
+        return larder.DROP if params["value"]["n"] == 2 else {"n": str(params["value"]["n"])}
+
+    with larder.Larder.spawn(memory=True, binary=binary, args=TEST_ARGS, timeout=60, on_migrate=migrate) as db:
+        db.schema.register("Tally", "1", {"n": "integer"})
+        db.object.put("t", "Tally", values=[{"n": 1}, {"n": 2}, {"n": 3}])
+        db.object.put("bad", "Tally", values=[{"n": 1}, {"n": 2}])
+        db.schema.register("Tally", "2", {"n": "string"}, migrations=[{"from": "1", "steps": [{"op": "callback"}]}])
+        got = db.object.get("t")
+        assert asked == [0, 1, 2]
+        assert got == {"found": True, "form": "array", "type": "Tally", "version": "2",
+                       "values": [{"n": "1"}, {"n": "3"}], "migratedFrom": "1", "droppedElements": [1]}
+        # A failing element fails the whole read; the error names it, and nothing is written.
+        db.schema.register("Tally", "3", {"n": "integer"}, migrations=[{"from": "2", "steps": [
+            {"op": "convert", "field": "n", "to": "integer"}]}])
+        db.cache.set("raw", 1)
+        db.object.put("mixed", "Tally", values=[{"n": "4"}, {"n": "four"}], version="2")
+        with pytest.raises(larder.MigrationFailed) as e:
+            db.object.get("mixed")
+        assert e.value.data["index"] == 1 and e.value.message.startswith("element 1: ")
+        assert db.cache.entry("mixed")["version"] == "2"
+        counts = db.migrate.run()
+        assert counts["failed"] == 2 and counts["failures"][0]["key"] == "mixed"
+        assert counts["failures"][0]["index"] == 1

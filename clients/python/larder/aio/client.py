@@ -16,6 +16,7 @@ from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
 from ..methods import Async, AsyncPiped
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
+from ..store import StoreMethods
 from .connection import AsyncConnection
 from .view import AsyncCacheView
 
@@ -77,7 +78,7 @@ class AsyncLarder:
             await db.cache.get("k")
 
     The same methods as :class:`larder.Larder` (``db.cache``, ``db.schema``,
-    ``db.object``, ``db.migrate``, ``db.entity``), awaited. Any number of
+    ``db.object``, ``db.migrate``, ``db.entity``, ``db.store``), awaited. Any number of
     tasks may call at once; each gets its own answer. Callbacks
     (:meth:`on_request`, :meth:`on_migrate`, :meth:`on_event`,
     ``progress=``) may be plain functions or coroutine functions, and may
@@ -102,6 +103,7 @@ class AsyncLarder:
         self.object: ObjectMethods[Async] = ObjectMethods(request)
         self.migrate: MigrateMethods[Async] = MigrateMethods(request)
         self.entity: EntityMethods[Async] = EntityMethods(request, asynchronous=True)
+        self.store: StoreMethods[Async] = StoreMethods(request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
             self._connection.request_handlers[name] = functools.partial(fetchers.answer_async, name)
@@ -354,7 +356,7 @@ class AsyncPipeline:
     """Calls queued to be sent in one write (see :meth:`AsyncLarder.pipeline`).
 
     ``p.call(...)``, ``p.cache.*``, ``p.schema.*``, ``p.object.*``,
-    ``p.migrate.*``, ``p.entity.*`` and ``p.namespace(...)`` return an
+    ``p.migrate.*``, ``p.entity.*``, ``p.store.*`` and ``p.namespace(...)`` return an
     :class:`asyncio.Future` each; after the ``async with`` block,
     ``p.results`` holds each call's result in order, or its exception for one
     that failed.
@@ -369,6 +371,7 @@ class AsyncPipeline:
         self.object: ObjectMethods[AsyncPiped] = ObjectMethods(self._request)
         self.migrate: MigrateMethods[AsyncPiped] = MigrateMethods(self._request)
         self.entity: EntityMethods[AsyncPiped] = EntityMethods(self._request, pipelined=True)
+        self.store: StoreMethods[AsyncPiped] = StoreMethods(self._request)
         #: Every call's future, in order.
         self.futures: list[asyncio.Future[Any]] = []
         self._calls: list[tuple[str, Any, Any, Handler | None]] = []
