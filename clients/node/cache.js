@@ -435,6 +435,33 @@ export class CacheMethods {
   }
 
   /**
+   * `cache.groups`: one page of the cache's groups in byte order, `{groups:
+   * [{group, count}], cursor?}`; `count` is what `cache.keys` would list in
+   * the group, not counting its sub-groups. `prefix: 'a.'` lists the
+   * sub-groups of `a` (HMCache's groups are directories).
+   * @param {{prefix?: string, limit?: number, cursor?: string, cache?: string}} [options]
+   */
+  groups(options) {
+    const known = ['prefix', 'limit', 'cursor', 'cache'];
+    return this.#db.call('cache.groups', pick({}, checkOptions('cache.groups', options, known), known));
+  }
+
+  /**
+   * Every group with its count (following cursors), as an async iterator.
+   * @param {{prefix?: string, pageSize?: number, cache?: string}} [options]
+   * @returns {AsyncGenerator<{group: string, count: number}>}
+   */
+  async *iterGroups(options) {
+    const { prefix, pageSize, cache } = checkOptions('cache.iterGroups', options, ['prefix', 'pageSize', 'cache']);
+    let cursor;
+    do {
+      const page = await this.groups({ prefix, limit: pageSize, cursor, cache });
+      yield* page.groups;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
+  /**
    * `cache.clear`: `tier` 'memory', 'disk' or 'all' (default); without `group`, every group. `{removed}`.
    * @param {{tier?: 'memory' | 'disk' | 'all', cache?: string, group?: string}} [options]
    */

@@ -8,6 +8,7 @@ import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
 import { checkOptions, pick } from './options.js';
+import { StoreMethods } from './store.js';
 import { findBinary, Transport } from './transport.js';
 import { CacheView } from './view.js';
 
@@ -134,6 +135,8 @@ export class Larder {
   migrate;
   /** `db.entity.*`: entity models kept as tables, filled from JSON records. */
   entity;
+  /** `db.store.*`: every cache of the store at once (`store.clear`). */
+  store;
 
   /**
    * Starts `larder` and, unless `initialize: false`, initializes it.
@@ -205,6 +208,7 @@ export class Larder {
     this.object = new ObjectMethods(this);
     this.migrate = new MigrateMethods(this);
     this.entity = new EntityMethods(this);
+    this.store = new StoreMethods(this);
     if (options.onMigrate) this.onMigrate(options.onMigrate);
   }
 
@@ -444,9 +448,10 @@ export class Larder {
    * `equals`, `hash`) or during `migrate.run`.
    *
    * `fn(params, {id, method})` gets `{type, key, cache, group, fromVersion,
-   * toVersion, value}` (`value` as the earlier steps left it) and returns
-   * (or resolves to) the new value, answered as `{value}`, or `Larder.DROP`
-   * to delete the object (`{drop: true}`). Throwing answers with an error:
+   * toVersion, value, index?}` (`value` as the earlier steps left it;
+   * `index` for an element of an array of objects) and returns (or resolves
+   * to) the new value, answered as `{value}`, or `Larder.DROP` to delete the
+   * object, or only that element of an array (`{drop: true}`). Throwing answers with an error:
    * the read fails with MigrationFailed and the stored object is left as it
    * was, so a later read asks again. Replaces an earlier handler; returns a
    * function that removes it.

@@ -168,17 +168,64 @@ export type CacheLookup =
       storedAt: string;
       expiresAt?: string;
       tier: 'memory' | 'disk';
+      /** For an object: its type and the version it is stored under. */
+      type?: string;
+      version?: string;
+      /** For an array of objects, whose `value` is the array of their values. */
+      form?: 'array';
     };
 
-export interface ObjectPutOptions extends Target {
+interface ObjectPutCommon extends Target {
   type: string;
-  value: unknown;
   /** A registered version of `type` to write instead of the newest (an old-version object, on purpose). */
   version?: string;
   ttl?: number;
 }
 
-export type ObjectSubject = string | { type: string; value: unknown } | { key: string; cache?: string; group?: string };
+/** `value` (one object) or `values` (an array of objects of `type` under one key), not both. */
+export type ObjectPutOptions =
+  | (ObjectPutCommon & { value: unknown; values?: undefined })
+  | (ObjectPutCommon & { values: Iterable<unknown>; value?: undefined });
+
+export type ObjectSubject =
+  | string
+  | { type: string; value: unknown }
+  | { type: string; values: Iterable<unknown> }
+  | { key: string; cache?: string; group?: string };
+
+/**
+ * What `object.get` answers: only `found` when there is nothing; `dropped`
+ * when `onMigrate` dropped the object; `value` for one object; `form:
+ * 'array'` with `values` for an array of objects.
+ */
+export interface ObjectRead {
+  found: boolean;
+  type?: string;
+  version?: string;
+  value?: any;
+  form?: 'array';
+  values?: any[];
+  migratedFrom?: string;
+  dropped?: boolean;
+  /** Indices, in the array as stored, of the elements `onMigrate` dropped. */
+  droppedElements?: number[];
+}
+
+/** What `object.put` and `object.copy` add for an array of objects. */
+export interface ArrayForm {
+  form?: 'array';
+  count?: number;
+}
+
+export interface GroupCount {
+  group: string;
+  count: number;
+}
+
+export interface StoreClearResult {
+  removed: number;
+  caches: Array<{ cache: string; removed: number }>;
+}
 
 export interface SchemaRegisterOptions {
   parent?: string;
@@ -286,6 +333,8 @@ export type MigrateHandler = (
     fromVersion: string;
     toVersion: string;
     value: any;
+    /** For an element of an array of objects: its index in the array as stored. */
+    index?: number;
   },
   request: ServerRequest,
 ) => unknown;
@@ -370,6 +419,9 @@ export class CacheMethods {
   touch(key: string, options?: Target): Promise<{ found: boolean; revived?: true }>;
   keys(options?: Target & { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: string[]; cursor?: string }>;
   iterKeys(options?: Target & { prefix?: string; pageSize?: number }): AsyncGenerator<string>;
+  /** The groups with their entry counts; `prefix: 'a.'` for the sub-groups of `a`. */
+  groups(options?: { cache?: string; prefix?: string; limit?: number; cursor?: string }): Promise<{ groups: GroupCount[]; cursor?: string }>;
+  iterGroups(options?: { cache?: string; prefix?: string; pageSize?: number }): AsyncGenerator<GroupCount>;
   clear(options?: Target & { tier?: 'memory' | 'disk' | 'all' }): Promise<{ removed: number }>;
   purgeExpired(options?: Target): Promise<{ removed: number }>;
   stats(options?: { cache?: string }): Promise<any>;
@@ -409,12 +461,19 @@ export class SchemaMethods {
 
 export class ObjectMethods {
   constructor(db: Larder);
-  put(key: string, options: ObjectPutOptions): Promise<{ stored: boolean; type: string; version: string }>;
-  get(key: string, options?: Target & { type?: string }): Promise<any>;
-  describe(what: ObjectSubject, options?: Target): Promise<any>;
+  put(key: string, options: ObjectPutOptions): Promise<{ stored: boolean; type: string; version: string } & ArrayForm>;
+  get(key: string, options?: Target & { type?: string }): Promise<ObjectRead>;
+  /** `{description}`: `{'*Type': {...}}`, or an array of them for an array of objects. */
+  describe(what: ObjectSubject, options?: Target): Promise<{ description: Record<string, any> | Array<Record<string, any>> }>;
   equals(a: ObjectSubject, b: ObjectSubject, options?: Target): Promise<{ equal: boolean }>;
   hash(what: ObjectSubject, options?: Target): Promise<{ hash: string; algorithm: string }>;
-  copy(key: string, toKey: string, options?: Target & { toCache?: string; toGroup?: string }): Promise<any>;
+  copy(key: string, toKey: string, options?: Target & { toCache?: string; toGroup?: string }): Promise<{ copied: true; type: string; version: string } & ArrayForm>;
+}
+
+export class StoreMethods {
+  constructor(db: Larder);
+  /** Every cache at once: 'objects' (HMCache's +clearCache), 'caches' (plain entries) or 'all'; durable stores only with includeStores. */
+  clear(options?: { kind?: 'all' | 'objects' | 'caches'; includeStores?: boolean }): Promise<StoreClearResult>;
 }
 
 export class MigrateMethods {
@@ -457,6 +516,7 @@ export class Larder {
   object: ObjectMethods;
   migrate: MigrateMethods;
   entity: EntityMethods;
+  store: StoreMethods;
   readonly transport: Transport;
   readonly pid: number | undefined;
   readonly exited: boolean;

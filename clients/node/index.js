@@ -8,6 +8,7 @@
 //   view.js       CacheView, one cache as a Map-like object
 //   objects.js    db.schema.*, db.object.*, db.migrate.*, DROP
 //   entities.js   db.entity.*
+//   store.js      db.store.*
 //   errors.js     LarderError and one class per error code
 //   options.js    options checked before anything is sent
 
@@ -17,4 +18,5 @@ export { CacheMethods, NOT_FOUND } from './cache.js';
 export { CacheView } from './view.js';
 export { DROP, SchemaMethods, ObjectMethods, MigrateMethods } from './objects.js';
 export { EntityMethods } from './entities.js';
+export { StoreMethods } from './store.js';
 export * from './errors.js';

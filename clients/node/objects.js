@@ -12,19 +12,31 @@ import { checkOptions, pick } from './options.js';
  */
 export const DROP = Symbol('larder.DROP');
 
-/** Params naming one object: a key string, or `{type, value}` / `{key, cache?, group?}`. */
-function subject(what, target) {
+/** `values` as the array sent: any iterable but a string. */
+function valuesOf(values, where) {
+  if (typeof values === 'string' || values === null || typeof values?.[Symbol.iterator] !== 'function') {
+    throw new TypeError(`${where}: values must be an array (or iterable) of objects`);
+  }
+  const array = [...values];
+  checkJSON(array, `${where}: values`);
+  return array;
+}
+
+/** Params naming one object: a key string, or `{type, value}` / `{type, values}` / `{key, cache?, group?}`. */
+function subject(what, target, where) {
   let params;
   if (typeof what === 'string') params = { key: what };
   else if (what !== null && typeof what === 'object' && !Array.isArray(what)) params = { ...what };
-  else throw new TypeError('name an object by its key (a string) or as {type, value}');
-  if (!('key' in params) && !('type' in params && 'value' in params)) {
-    throw new TypeError('name an object by its key (a string) or as {type, value}');
+  else throw new TypeError('name an object by its key (a string) or as {type, value} (or {type, values})');
+  if ('value' in params && 'values' in params) throw new TypeError(`${where}: give value or values, not both`);
+  if (!('key' in params) && !('type' in params && ('value' in params || 'values' in params))) {
+    throw new TypeError('name an object by its key (a string) or as {type, value} (or {type, values})');
   }
+  if ('values' in params) params.values = valuesOf(params.values, where);
   return pick(params, target, TARGET);
 }
 
-/** An `object.equals` side: a key string, or `{type, value}` / `{key, cache?, group?}`, sent as given. */
+/** An `object.equals` side: a key string, or `{type, value}` / `{type, values}` / `{key, cache?, group?}`, sent as given. */
 function operand(what, name) {
   if (typeof what === 'string') return what;
   if (what !== null && typeof what === 'object' && !Array.isArray(what)) return what;
@@ -103,25 +115,35 @@ export class ObjectMethods {
    * (or the registered `version` given, to write an object of an older
    * version on purpose) and stores it (`ttl` in seconds). `{stored, type,
    * version}`; InvalidObject (`data: {path, reason}`) or SchemaNotFound when
-   * it does not fit. A value JSON cannot hold throws a TypeError before
-   * anything is sent.
+   * it does not fit. `values` (an array of objects of `type`) instead of
+   * `value` stores them under the one key, as HMCache's
+   * `+cacheArray:forKey:`; the result adds `form: 'array'` and `count`, and
+   * a path names the element (`values[2].date`). A value JSON cannot hold,
+   * or both `value` and `values`, throws a TypeError before anything is sent.
    * @param {string} key
    * @param {import('./index.js').ObjectPutOptions} options
    */
   put(key, options) {
-    const { type, value, version, ttl, cache, group } =
-      checkOptions('object.put', options, ['type', 'value', 'version', 'ttl', ...TARGET]);
-    if (value !== undefined) checkJSON(value, 'object.put: value');
-    return this.#db.call('object.put', pick({ key, type, value }, { version, ttl, cache, group }, [
-      'version', 'ttl', ...TARGET,
-    ]));
+    const { type, value, values, version, ttl, cache, group } =
+      checkOptions('object.put', options, ['type', 'value', 'values', 'version', 'ttl', ...TARGET]);
+    if (value !== undefined && values !== undefined) throw new TypeError('object.put: give value or values, not both');
+    const params = { key, type };
+    if (values !== undefined) params.values = valuesOf(values, 'object.put');
+    else {
+      if (value !== undefined) checkJSON(value, 'object.put: value');
+      params.value = value;
+    }
+    return this.#db.call('object.put', pick(params, { version, ttl, cache, group }, ['version', 'ttl', ...TARGET]));
   }
 
   /**
    * `object.get`: `{found: false}`, or `{found: true, type, version, value,
    * migratedFrom?}` at the newest version (`migratedFrom`: the stored version,
    * when this read migrated and wrote it back); `{found: false, dropped: true,
-   * type, migratedFrom}` when `onMigrate` dropped it. `type` checks the type
+   * type, migratedFrom}` when `onMigrate` dropped it. An array of objects is
+   * `{found: true, form: 'array', type, version, values, migratedFrom?,
+   * droppedElements?}`, each element migrated; when one fails, nothing is
+   * written and the error's `data.index` names it. `type` checks the type
    * (RequestFailed otherwise). NotAnObject, MigrationMissing, MigrationFailed.
    */
   get(key, options) {
@@ -131,28 +153,35 @@ export class ObjectMethods {
 
   /**
    * `object.describe`: HMCache's description, `{description: {'*Type': {field,
-   * '(Category)field', '**Parent': {...}}}}`, of a stored object (its key) or
-   * of `{type, value}`.
+   * '(Category)field', '**Parent': {...}}}}` (every field there, an absent one
+   * as null), of a stored object (its key) or of `{type, value}`; of an array
+   * of objects (stored, or `{type, values}`), an array of descriptions.
    */
   describe(what, options) {
-    return this.#db.call('object.describe', subject(what, checkOptions('object.describe', options, TARGET)));
+    return this.#db.call('object.describe',
+      subject(what, checkOptions('object.describe', options, TARGET), 'object.describe'));
   }
 
   /**
    * `object.equals`: `{equal}` (same type and value). `a` and `b` are each a
-   * key (in `cache`/`group`), `{type, value}` or `{key, cache?, group?}`.
+   * key (in `cache`/`group`), `{type, value}`, `{type, values}` or `{key,
+   * cache?, group?}`; an array of objects never equals a single object.
    */
   equals(a, b, options) {
     const target = checkOptions('object.equals', options, TARGET);
     return this.#db.call('object.equals', pick({ a: operand(a, 'a'), b: operand(b, 'b') }, target, TARGET));
   }
 
-  /** `object.hash`: `{hash, algorithm: 'fnv1a64-canonical-json'}` of a key or `{type, value}`; equal objects hash alike. */
+  /** `object.hash`: `{hash, algorithm: 'fnv1a64-canonical-json'}` of a key, `{type, value}` or `{type, values}`; equal objects hash alike. */
   hash(what, options) {
-    return this.#db.call('object.hash', subject(what, checkOptions('object.hash', options, TARGET)));
+    return this.#db.call('object.hash', subject(what, checkOptions('object.hash', options, TARGET), 'object.hash'));
   }
 
-  /** `object.copy`: copies the object as stored to `toKey` (in `toCache`/`toGroup`, default the source's). `{copied, type, version}`. */
+  /**
+   * `object.copy`: copies the object (or array of objects) as stored to
+   * `toKey` (in `toCache`/`toGroup`, default the source's). `{copied, type,
+   * version}`, with `form: 'array'` and `count` for an array.
+   */
   copy(key, toKey, options) {
     const known = ['toCache', 'toGroup', ...TARGET];
     return this.#db.call('object.copy', pick({ key, toKey }, checkOptions('object.copy', options, known), known));
@@ -178,7 +207,8 @@ export class MigrateMethods {
    * `workDoneToken` is added; `workDoneToken` chooses it); an aborted
    * `signal` stops it between batches (RequestCancelled, counts in `data`).
    * Resolves `{examined, migrated, upToDate, failed, dropped, failures:
-   * [{key, group?, cache?, type?, fromVersion?, error}]}`.
+   * [{key, group?, cache?, type?, fromVersion?, index?, error}]}`; the
+   * elements of an array of objects count one by one.
    */
   run(options) {
     const sent = ['type', 'cache', 'dryRun', 'batchSize', 'onFailure', 'workDoneToken'];

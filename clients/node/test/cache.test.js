@@ -387,3 +387,44 @@ test('a durable store refuses what would lose its entries; an app version change
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('groups: counts, sub-groups by prefix, pages', async () => {
+  await db.cache.set('index', 1, { cache: 'files', group: 'docs' });
+  await db.cache.setMany([{ key: 'a', value: 1 }, { key: 'b', value: 2 }], { cache: 'files', group: 'docs.drafts' });
+  await db.cache.set('c', 3, { cache: 'files', group: 'docs.final' });
+  await db.cache.set('top', 0, { cache: 'files' });
+  assert.deepEqual(await db.cache.groups({ cache: 'files', prefix: 'docs.' }), {
+    groups: [{ group: 'docs.drafts', count: 2 }, { group: 'docs.final', count: 1 }],
+  });
+  const first = await db.cache.groups({ cache: 'files', limit: 2 });
+  assert.deepEqual(first, { groups: [{ group: '', count: 1 }, { group: 'docs', count: 1 }], cursor: 'docs' });
+  const all = [];
+  for await (const g of db.cache.iterGroups({ cache: 'files', pageSize: 1 })) all.push(g.group);
+  assert.deepEqual(all, ['', 'docs', 'docs.drafts', 'docs.final']);
+  assert.deepEqual(await db.cache.groups({ cache: 'no such cache' }), { groups: [] });
+  await assert.rejects(db.cache.groups({ cache: 'files', limit: 0 }), InvalidParams);
+  assert.throws(() => db.cache.groups({ cache: 'files', group: 'docs' }), /group/);
+});
+
+test('store.clear: objects only, then everything but durable stores', async () => {
+  const local = await Larder.spawn({ memory: true, events: true });
+  try {
+    const cleared = [];
+    local.onEvent('cache.cleared', (p) => cleared.push(p));
+    await local.schema.register('Note', '1', { text: 'string' });
+    await local.cache.set('plain', 1);
+    await local.object.put('note', { type: 'Note', value: { text: 'x' } });
+    await local.cache.open('settings', { kind: 'store' });
+    await local.cache.set('theme', 'dark', { cache: 'settings' });
+    assert.deepEqual(await local.store.clear({ kind: 'objects' }), { removed: 1, caches: [{ cache: 'default', removed: 1 }] });
+    assert.deepEqual(cleared, [{ cache: 'default', tier: 'all', kind: 'objects' }]);
+    assert.equal((await local.cache.get('plain')).value, 1);
+    assert.deepEqual(await local.store.clear(), { removed: 1, caches: [{ cache: 'default', removed: 1 }] });
+    assert.equal((await local.cache.get('theme', { cache: 'settings' })).value, 'dark', 'a durable store is left alone');
+    assert.deepEqual(await local.store.clear({ includeStores: true }), { removed: 1, caches: [{ cache: 'settings', removed: 1 }] });
+    await assert.rejects(local.store.clear({ kind: 'everything' }), InvalidParams);
+    assert.throws(() => local.store.clear({ kinds: 'objects' }), /kinds/);
+  } finally {
+    await local.close();
+  }
+});

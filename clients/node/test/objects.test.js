@@ -517,3 +517,62 @@ test('an older release writes at the version it knows; the object migrates when 
   assert.ok(wrong instanceof InvalidObject);
   assert.equal(wrong.data.path, 'value.body');
 }));
+
+test('an array of objects under one key (HMCache cacheArray:forKey:)', () => withDb({}, async (db) => {
+  await db.schema.register('Bar', '1', { name: 'string', date: 'date?' });
+  const bars = [{ name: 'a' }, { name: 'b', date: '2017-01-01T00:00:00Z' }];
+  assert.deepEqual(await db.object.put('bars', { type: 'Bar', values: new Set(bars) }), {
+    stored: true, type: 'Bar', version: '1', form: 'array', count: 2,
+  });
+  assert.deepEqual(await db.object.get('bars'), { found: true, form: 'array', type: 'Bar', version: '1', values: bars });
+  const entry = await db.cache.get('bars');
+  assert.equal(entry.form, 'array');
+  assert.deepEqual(entry.value, bars);
+  // Every field described, an unset one as null, as HMCache prints it.
+  assert.deepEqual((await db.object.describe('bars')).description, [
+    { '*Bar': { name: 'a', date: null } }, { '*Bar': { name: 'b', date: '2017-01-01T00:00:00Z' } },
+  ]);
+  assert.deepEqual((await db.object.hash('bars')), await db.object.hash({ type: 'Bar', values: bars }));
+  assert.deepEqual(await db.object.equals('bars', { type: 'Bar', values: bars.slice(0, 1) }), { equal: false });
+  assert.equal((await db.object.copy('bars', 'copy')).count, 2);
+  assert.throws(() => db.object.put('x', { type: 'Bar', value: {}, values: [] }), /object\.put: give value or values, not both/);
+  assert.throws(() => db.object.put('x', { type: 'Bar', values: 'ab' }), /values must be an array/);
+  assert.throws(() => db.object.describe({ type: 'Bar', value: {}, values: [] }), /not both/);
+  await assert.rejects(db.object.put('x', { type: 'Bar', values: [{ name: 'ok' }, { name: 2 }] }), (err) => {
+    assert.ok(err instanceof InvalidObject);
+    assert.deepEqual(err.data, { path: 'values[1].name', reason: 'expected string, got integer' });
+    return true;
+  });
+}));
+
+test('arrays migrate element by element; onMigrate sees the index, and a failing element is named', () => {
+  const asked = [];
+  const onMigrate = ({ value, index }) => {
+    asked.push(index);
+    return value.n === 2 ? DROP : { n: String(value.n) };
+  };
+  return withDb({ onMigrate }, async (db) => {
+    await db.schema.register('Tally', '1', { n: 'integer' });
+    await db.object.put('t', { type: 'Tally', values: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    await db.schema.register('Tally', '2', { n: 'string' }, { migrations: [{ from: '1', steps: [{ op: 'callback' }] }] });
+    assert.deepEqual(await db.object.get('t'), {
+      found: true, form: 'array', type: 'Tally', version: '2', values: [{ n: '1' }, { n: '3' }],
+      migratedFrom: '1', droppedElements: [1],
+    });
+    assert.deepEqual(asked, [0, 1, 2]);
+    await db.schema.register('Tally', '3', { n: 'integer' }, {
+      migrations: [{ from: '2', steps: [{ op: 'convert', field: 'n', to: 'integer' }] }],
+    });
+    await db.object.put('mixed', { type: 'Tally', version: '2', values: [{ n: '4' }, { n: 'four' }] });
+    await assert.rejects(db.object.get('mixed'), (err) => {
+      assert.ok(err instanceof MigrationFailed);
+      assert.equal(err.data.index, 1);
+      assert.match(err.message, /^element 1: /);
+      return true;
+    });
+    assert.equal((await db.cache.get('mixed')).version, '2', 'nothing was written');
+    const counts = await db.migrate.run();
+    assert.equal(counts.failed, 2);
+    assert.equal(counts.failures[0].index, 1);
+  });
+});

@@ -18,6 +18,14 @@ export async function readme(): Promise<void> {
   await thumbs.set('a', 'x');
   for await (const key of thumbs) use(key);
   await db.object.put('n1', { type: 'Note', value: { title: 'hi' }, version: '1' });
+  const bars = await db.object.put('bars', { type: 'Bar', values: [{ name: 'a' }, { name: 'b' }] });
+  use(bars.form, bars.count);
+  const read = await db.object.get('bars');
+  if (read.form === 'array') use(read.values?.length, read.droppedElements);
+  use((await db.object.describe({ type: 'Bar', values: [{ name: 'c' }] })).description);
+  for await (const { group, count } of db.cache.iterGroups({ prefix: 'docs.' })) use(group, count);
+  const cleared = await db.store.clear({ kind: 'objects', includeStores: false });
+  use(cleared.removed, cleared.caches[0]?.cache);
   await db.migrate.run({ batchSize: 100, onProgress: (p) => use(p.kind) });
   for await (const album of db.entity.iterQuery('Album', { where: { released: { gte: '1980' } }, pageSize: 500 })) {
     use(album);
@@ -58,6 +66,10 @@ export async function readme(): Promise<void> {
   await db.cache.set('k', 1, { tll: 5 });
   // @ts-expect-error object.put needs a type
   await db.object.put('n2', { value: {} });
+  // @ts-expect-error value or values, not both
+  await db.object.put('n3', { type: 'Bar', value: {}, values: [] });
+  // @ts-expect-error store.clear's kinds are all, objects and caches
+  await db.store.clear({ kind: 'everything' });
   // @ts-expect-error framing is 'lines' or 'content-length'
   await Larder.spawn({ framing: 'xml' });
 }
