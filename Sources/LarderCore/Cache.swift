@@ -12,7 +12,15 @@ public final class Cache {
     // reference costs a retain and a release on every use, several per get.
     unowned(unsafe) let store: Store
     let memory = MemoryTier()
-    var disk: DiskTier { DiskTier(db: store.database, cacheID: id) }
+    var disk: DiskTier {
+        guard let sealer else { return DiskTier(db: store.database, cacheID: id) }
+        return DiskTier(db: store.database, cacheID: id, sealer: sealer, cacheName: name)
+    }
+    /// An encrypted cache's sealer, once the session's key passed its check
+    /// (nil until its first use, and again after the key or the store changed).
+    var sealer: CacheSealer?
+    /// A `cache.rekey` of it is under way: other uses wait for its end.
+    var isRekeying = false
     /// Disk tier totals, kept current so limits never need a COUNT(*).
     var diskCount = 0
     var diskBytes = 0
@@ -60,14 +68,19 @@ public final class Cache {
         }
         config = try CacheConfig(stored: s.string(0), cache: name)
         s.reset()
+        // Another process may have rekeyed it: its key is checked again.
+        sealer = nil
         try loadTotals()
         isStale = false
     }
 
-    /// Brings a cache that another process may have changed up to date before use.
-    private func ready() throws(StoreError) {
+    /// Brings a cache that another process may have changed up to date before
+    /// use, and checks the session's key for an encrypted one (unless the use
+    /// reads and writes no key or value: emptying it whole needs none).
+    func ready(unlocking: Bool = true) throws(StoreError) {
         if isStale { try reload() }
         if isDropped { throw .cacheNotFound(name) }
+        if config.encrypted && sealer == nil && unlocking { try unlock() }
     }
 
     /// A stored entry and how it was found.
@@ -350,7 +363,12 @@ public final class Cache {
     /// The entry under `k` on disk, read only when an event about it will carry its value.
     private func entryForEvent(_ k: EntryKey) throws(StoreError) -> Entry? {
         guard store.onEvent != nil, store.eventValues?(name) == true else { return nil }
-        return try disk.lookup(k)
+        do {
+            return try disk.lookup(k)
+        } catch .integrity {
+            // A sealed value that no longer opens is removed all the same, reported without it.
+            return nil
+        }
     }
 
     func evictFromDisk() throws(StoreError) {
@@ -460,7 +478,7 @@ public final class Cache {
 
     /// Empties a tier (of one group, or all); returns how many entries went.
     public func clear(group: String?, tier: CacheEvent.Tier, appVersion: CacheEvent.VersionChange? = nil) throws(StoreError) -> Int {
-        try ready()
+        try ready(unlocking: group != nil)
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count

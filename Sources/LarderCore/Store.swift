@@ -48,6 +48,10 @@ public final class Store {
     var schemaCache: [ExactString: [TypeSchema]] = [:]
     /// Entity models, read from the store on first use.
     var entityCatalog: EntityCatalog?
+    /// The keys the session holds for encrypted caches.
+    public internal(set) var encryptionKeys = EncryptionKeys(key: nil)
+    /// The store's salt for cache keys, once read.
+    var sealingSalt: [UInt8]?
     /// Entity records staged by `stage` and not yet applied or discarded.
     public internal(set) var stagedEntities = EntityBatch()
     /// Staged batches applied in the open transaction, oldest first.

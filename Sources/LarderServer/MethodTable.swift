@@ -14,6 +14,7 @@ enum MethodTable {
         CacheKeys.self,
         CacheList.self,
         CacheOpen.self,
+        CacheRekey.self,
         CachePurgeExpired.self,
         CacheRemove.self,
         CacheSet.self,

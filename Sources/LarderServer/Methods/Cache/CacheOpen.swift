@@ -7,7 +7,7 @@ enum CacheOpen: MethodDefinition {
     static let method = "cache.open"
 
     struct Params: ParamsObject {
-        static let members = ["cache", "kind", "persistent", "memory", "disk", "lifespan", "returnsExpired", "purgeExpiredAfter", "persistsAcrossVersions", "fetch"]
+        static let members = ["cache", "kind", "persistent", "memory", "disk", "lifespan", "returnsExpired", "purgeExpiredAfter", "persistsAcrossVersions", "encrypted", "fetch"]
         static let requiredMembers = ["cache"]
         let cache: String
         let change: CacheConfigChange
@@ -28,6 +28,7 @@ enum CacheOpen: MethodDefinition {
             change.lifespan = try p.milliseconds("lifespan")
             change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
             change.persistsAcrossVersions = try p.optional("persistsAcrossVersions", as: Bool.self)
+            change.encrypted = try p.optional("encrypted", as: Bool.self)
             // null is a value here: back to the default.
             if p.object["purgeExpiredAfter"] != nil { change.purgeExpiredAfter = .some(try p.milliseconds("purgeExpiredAfter")) }
             if let kind = try p.optional("kind", as: String.self) {
