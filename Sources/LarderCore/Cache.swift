@@ -201,11 +201,13 @@ public final class Cache {
     }
 
     /// Reads refresh an entry's place in the disk tier's LRU order only when
-    /// that order can matter: a persistent cache with a disk limit. Without
+    /// that order can matter: a persistent cache with a disk limit, or a
+    /// purgeable one under a store budget. Without
     /// one, nothing is ever evicted from disk and recording reads would cost
     /// a row update per distinct key read at the next commit.
     private var tracksDiskRecency: Bool {
-        config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0)
+        config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0
+            || (store.maxStoreBytes != nil && config.kind == .cache))
     }
 
     // MARK: - Writing
@@ -247,6 +249,7 @@ public final class Cache {
         try ready()
         try checkFits(value.count)
         try checkLifetime(ttl)
+        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
             try store.beginWrite()
@@ -258,7 +261,10 @@ public final class Cache {
         } else {
             memory.remove(key)
         }
-        if config.persistent { try evictFromDisk() }
+        if config.persistent {
+            try evictFromDisk()
+            try store.keepWithinBudget()
+        }
     }
 
     /// Stores all entries or none.
@@ -269,6 +275,7 @@ public final class Cache {
             try checkFits(w.bytes.count)
             try checkLifetime(w.ttl)
         }
+        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
@@ -290,7 +297,10 @@ public final class Cache {
         for (k, w) in writes.enumerated() {
             if fitsInMemory(entries[k].size) { keepInMemory(w.key, entries[k]) } else { memory.remove(w.key) }
         }
-        if config.persistent { try evictFromDisk() }
+        if config.persistent {
+            try evictFromDisk()
+            try store.keepWithinBudget()
+        }
     }
 
     /// Writes an entry's row with `value` (over the row the memory tier knows
@@ -314,6 +324,9 @@ public final class Cache {
         let tier = config.persistent ? "disk" : "memory"
         if limit > 0 && size > limit {
             throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the cache's \(tier).maxBytes (\(limit))")
+        }
+        if let budget = store.maxStoreBytes, config.persistent, config.kind == .cache, size > budget {
+            throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the store's whole budget (--max-store-bytes \(budget))")
         }
     }
 
@@ -395,7 +408,7 @@ public final class Cache {
         }
     }
 
-    private func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
+    func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
         let removed = try entryForEvent(row.key)
         try disk.delete(id: row.id)
         store.forgetUse(of: row.id)

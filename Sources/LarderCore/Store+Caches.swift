@@ -299,6 +299,7 @@ extension Store {
         }
         pendingUses = [:]
         sealingSalt = nil
+        budgetSeesAllCaches = false
         schemaCache = [:]
         entityCatalog = nil
     }

@@ -50,6 +50,11 @@ public final class Store {
     var entityCatalog: EntityCatalog?
     /// The keys the session holds for encrypted caches.
     public internal(set) var encryptionKeys = EncryptionKeys(key: nil)
+    /// The store-wide disk budget (`--max-store-bytes`): the bytes of values
+    /// all persistent caches may hold together; nil: none.
+    public var maxStoreBytes: Int?
+    /// Every cache of the store is loaded, so their totals add up to the store's.
+    var budgetSeesAllCaches = false
     /// The store's salt for cache keys, once read.
     var sealingSalt: [UInt8]?
     /// Entity records staged by `stage` and not yet applied or discarded.

@@ -13,6 +13,8 @@ public struct ServerOptions: Sendable {
     public var appVersion: String?
     /// The key for encrypted caches (`--key-file`), unless `initialize` gives one.
     public var encryptionKey: EncryptionKey?
+    /// The store-wide disk budget (`--max-store-bytes`); nil: none.
+    public var maxStoreBytes: Int?
     /// Answer plain `cache.get` and `cache.set` requests straight from their
     /// bytes; turned off only to check that both paths answer alike.
     public var directAnswers = true

@@ -48,6 +48,9 @@ extension Invocation {
           --key-file PATH           The key for encrypted caches: 32 bytes, or their
                                     base64 (default: $LARDER_KEY_FILE). The file must
                                     not be readable by its group or others.
+          --max-store-bytes N       A disk budget for the whole store: past it, the least
+                                    recently used entries of purgeable caches are evicted
+                                    (never those of durable stores).
           --clock TIME              Fix the clock at an RFC 3339 time; it moves only
                                     with debug.advanceClock (for tests).
           --require-initialize      Refuse requests before initialize (-32002).
@@ -98,6 +101,10 @@ extension Invocation {
                 let text = try value(arg)
                 guard !text.isEmpty else { throw UsageError(message: "--key-file needs a path") }
                 options.keyFile = text
+            case "--max-store-bytes":
+                let text = try value(arg)
+                guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-store-bytes must be a positive integer, not \(text)") }
+                options.server.maxStoreBytes = n
             case "--max-message-bytes":
                 let text = try value(arg)
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-message-bytes must be a positive integer, not \(text)") }

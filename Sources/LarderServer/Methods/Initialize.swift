@@ -139,7 +139,7 @@ enum Initialize: MethodDefinition {
         return .result(Result(
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
             maxMessageBytes: server.options.maxMessageBytes,
-            storePath: server.store.directory, persistent: server.store.isPersistent,
+            storePath: server.store.directory, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
             appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 }))
     }
 
@@ -149,10 +149,18 @@ enum Initialize: MethodDefinition {
         let maxMessageBytes: Int
         let storePath: String?
         let persistent: Bool
+        /// The store-wide disk budget, when there is one.
+        let maxStoreBytes: Int?
         /// The app's version, if declared (here or with `--app-version`).
         let appVersion: String?
         /// The version the store last saw, when it was another.
         let previousAppVersion: String?
+
+        private var storeJSON: JSON {
+            var o: JSONObject = ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)]
+            if let maxStoreBytes { o.append("maxBytes", .int(maxStoreBytes)) }
+            return .object(o)
+        }
 
         var json: JSON {
             var o: JSONObject = [
@@ -166,7 +174,7 @@ enum Initialize: MethodDefinition {
                         "maxDepth": .int(LarderJSON.JSONParser.defaultMaxDepth),
                     ],
                 ],
-                "store": ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)],
+                "store": storeJSON,
             ]
             if let appVersion { o.append("appVersion", .string(appVersion)) }
             if let previousAppVersion { o.append("previousAppVersion", .string(previousAppVersion)) }
