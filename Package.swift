@@ -12,12 +12,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // OpenSSL's libcrypto: AES-256-GCM, HMAC-SHA-256 and randomness for encrypted caches.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // JSON values and the byte-level parser and writer.
         .target(name: "LarderJSON"),
         // JSON-RPC 2.0: framing, message model, connection, errors. Knows nothing of caches.
         .target(name: "LarderRPC", dependencies: ["LarderJSON"]),
         // The persistence core. Knows nothing of JSON-RPC.
-        .target(name: "LarderCore", dependencies: ["CSQLite", "LarderJSON"]),
+        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "LarderJSON"]),
         // Method handlers: decode params, call the core, encode results.
         .target(
             name: "LarderServer",

@@ -7,6 +7,12 @@ public struct GroupCount: Sendable, Equatable {
         self.group = group
         self.count = count
     }
+
+    /// Counts by group as the first `limit` groups in byte order.
+    static func sorted(_ counts: [ExactString: Int], limit: Int) -> [GroupCount] {
+        counts.sorted { $0.key.value.utf8.lexicographicallyPrecedes($1.key.value.utf8) }
+            .prefix(limit).map { GroupCount(group: $0.key.value, count: $0.value) }
+    }
 }
 
 extension Cache {
@@ -31,8 +37,7 @@ extension Cache {
             if let validAt, let e = memory.peek(k), e.isExpired(at: validAt, lifespan: config.lifespan) { continue }
             counts[ExactString(group), default: 0] += 1
         }
-        let sorted = counts.sorted { $0.key.value.utf8.lexicographicallyPrecedes($1.key.value.utf8) }
-        return sorted.prefix(limit).map { GroupCount(group: $0.key.value, count: $0.value) }
+        return GroupCount.sorted(counts, limit: limit)
     }
 }
 
@@ -41,6 +46,7 @@ extension DiskTier {
     /// with `validAt`, expired entries are not counted.
     func groups(prefix: String, after cursor: String?, limit: Int, validAt now: Int64?,
                 lifespan: Int64) throws(StoreError) -> [GroupCount] {
+        if let sealer { return try sealedGroups(sealer, prefix: prefix, after: cursor, limit: limit, validAt: now, lifespan: lifespan) }
         // Two statements, not one with "?3 IS NULL OR …": SQLite then seeks to
         // the cursor rather than counting every group before it again.
         let valid = "(?4 IS NULL OR COALESCE(ttl, ?5) <= 0 OR validated_at + COALESCE(ttl, ?5) > ?4)"
@@ -65,5 +71,28 @@ extension DiskTier {
         var groups: [GroupCount] = []
         while try s.step() { groups.append(GroupCount(group: s.string(0), count: s.int(1))) }
         return groups
+    }
+
+    /// `groups` of an encrypted cache: its groups are stored as tokens, so
+    /// every valid row's sealed key is opened and counted here. A page costs
+    /// a pass over the whole cache.
+    private func sealedGroups(_ sealer: CacheSealer, prefix: String, after cursor: String?, limit: Int,
+                              validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [GroupCount] {
+        let s = try db.statement("""
+            SELECT sealed_key FROM entries
+            WHERE cache = ?1 AND (?2 IS NULL OR COALESCE(ttl, ?3) <= 0 OR validated_at + COALESCE(ttl, ?3) > ?2)
+            """)
+        s.bind(1, cacheID).bind(3, lifespan)
+        if let now { s.bind(2, now) } else { s.bindNull(2) }
+        defer { s.reset() }
+        var counts: [ExactString: Int] = [:]
+        while try s.step() {
+            let group: String
+            do { group = try sealer.openKey(s.blob(0)).group } catch { throw .integrity(cache: cacheName, key: nil) }
+            guard group.utf8.starts(with: prefix.utf8) else { continue }
+            if let cursor, !cursor.utf8.lexicographicallyPrecedes(group.utf8) { continue }
+            counts[ExactString(group), default: 0] += 1
+        }
+        return GroupCount.sorted(counts, limit: limit)
     }
 }

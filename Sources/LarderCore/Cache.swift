@@ -12,7 +12,15 @@ public final class Cache {
     // reference costs a retain and a release on every use, several per get.
     unowned(unsafe) let store: Store
     let memory = MemoryTier()
-    var disk: DiskTier { DiskTier(db: store.database, cacheID: id) }
+    var disk: DiskTier {
+        guard let sealer else { return DiskTier(db: store.database, cacheID: id) }
+        return DiskTier(db: store.database, cacheID: id, sealer: sealer, cacheName: name)
+    }
+    /// An encrypted cache's sealer, once the session's key passed its check
+    /// (nil until its first use, and again after the key or the store changed).
+    var sealer: CacheSealer?
+    /// A `cache.rekey` of it is under way: other uses wait for its end.
+    var isRekeying = false
     /// Disk tier totals, kept current so limits never need a COUNT(*).
     var diskCount = 0
     var diskBytes = 0
@@ -60,14 +68,19 @@ public final class Cache {
         }
         config = try CacheConfig(stored: s.string(0), cache: name)
         s.reset()
+        // Another process may have rekeyed it: its key is checked again.
+        sealer = nil
         try loadTotals()
         isStale = false
     }
 
-    /// Brings a cache that another process may have changed up to date before use.
-    func ready() throws(StoreError) {
+    /// Brings a cache that another process may have changed up to date before
+    /// use, and checks the session's key for an encrypted one (unless the use
+    /// reads and writes no key or value: emptying it whole needs none).
+    func ready(unlocking: Bool = true) throws(StoreError) {
         if isStale { try reload() }
         if isDropped { throw .cacheNotFound(name) }
+        if config.encrypted && sealer == nil && unlocking { try unlock() }
     }
 
     /// A stored entry and how it was found.
@@ -188,11 +201,13 @@ public final class Cache {
     }
 
     /// Reads refresh an entry's place in the disk tier's LRU order only when
-    /// that order can matter: a persistent cache with a disk limit. Without
+    /// that order can matter: a persistent cache with a disk limit, or a
+    /// purgeable one under a store budget. Without
     /// one, nothing is ever evicted from disk and recording reads would cost
     /// a row update per distinct key read at the next commit.
     private var tracksDiskRecency: Bool {
-        config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0)
+        config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0
+            || (store.maxStoreBytes != nil && config.kind == .cache))
     }
 
     // MARK: - Writing
@@ -234,6 +249,7 @@ public final class Cache {
         try ready()
         try checkFits(value.count)
         try checkLifetime(ttl)
+        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
             try store.beginWrite()
@@ -245,7 +261,10 @@ public final class Cache {
         } else {
             memory.remove(key)
         }
-        if config.persistent { try evictFromDisk() }
+        if config.persistent {
+            try evictFromDisk()
+            try store.keepWithinBudget()
+        }
     }
 
     /// Stores all entries or none.
@@ -256,6 +275,7 @@ public final class Cache {
             try checkFits(w.bytes.count)
             try checkLifetime(w.ttl)
         }
+        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         let now = store.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
@@ -277,7 +297,10 @@ public final class Cache {
         for (k, w) in writes.enumerated() {
             if fitsInMemory(entries[k].size) { keepInMemory(w.key, entries[k]) } else { memory.remove(w.key) }
         }
-        if config.persistent { try evictFromDisk() }
+        if config.persistent {
+            try evictFromDisk()
+            try store.keepWithinBudget()
+        }
     }
 
     /// Writes an entry's row with `value` (over the row the memory tier knows
@@ -301,6 +324,9 @@ public final class Cache {
         let tier = config.persistent ? "disk" : "memory"
         if limit > 0 && size > limit {
             throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the cache's \(tier).maxBytes (\(limit))")
+        }
+        if let budget = store.maxStoreBytes, config.persistent, config.kind == .cache, size > budget {
+            throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the store's whole budget (--max-store-bytes \(budget))")
         }
     }
 
@@ -350,7 +376,12 @@ public final class Cache {
     /// The entry under `k` on disk, read only when an event about it will carry its value.
     private func entryForEvent(_ k: EntryKey) throws(StoreError) -> Entry? {
         guard store.onEvent != nil, store.eventValues?(name) == true else { return nil }
-        return try disk.lookup(k)
+        do {
+            return try disk.lookup(k)
+        } catch .integrity {
+            // A sealed value that no longer opens is removed all the same, reported without it.
+            return nil
+        }
     }
 
     func evictFromDisk() throws(StoreError) {
@@ -377,7 +408,7 @@ public final class Cache {
         }
     }
 
-    private func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
+    func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
         let removed = try entryForEvent(row.key)
         try disk.delete(id: row.id)
         store.forgetUse(of: row.id)
@@ -460,7 +491,7 @@ public final class Cache {
 
     /// Empties a tier (of one group, or all); returns how many entries went.
     public func clear(group: String?, tier: CacheEvent.Tier, appVersion: CacheEvent.VersionChange? = nil) throws(StoreError) -> Int {
-        try ready()
+        try ready(unlocking: group != nil)
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count

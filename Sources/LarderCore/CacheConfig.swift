@@ -29,6 +29,8 @@ public struct CacheConfig: Equatable, Sendable {
     /// How long after it expires an entry is removed in the background, in
     /// milliseconds; nil: at once, or never when the cache returns expired entries.
     public var purgeExpiredAfter: Int64?
+    /// Keys and values are sealed on disk under the client's key (SPEC 6.11).
+    public var encrypted = false
 
     /// How long after expiring an entry is purged, or nil for never.
     public var purgeGrace: Int64? { purgeExpiredAfter ?? (returnsExpired ? nil : 0) }
@@ -49,6 +51,7 @@ public struct CacheConfig: Equatable, Sendable {
         o.append("kind", .string(kind.rawValue))
         o.append("persistsAcrossVersions", .bool(persistsAcrossVersions))
         o.append("purgeExpiredAfter", purgeExpiredAfter.map { .number(JSONNumber(Double($0) / 1000)) } ?? .null)
+        o.append("encrypted", .bool(encrypted))
         return .object(o)
     }
 
@@ -61,6 +64,7 @@ public struct CacheConfig: Equatable, Sendable {
         if kind != .cache { o.append("kind", .string(kind.rawValue)) }
         if persistsAcrossVersions { o.append("persistsAcrossVersions", true) }
         if let purgeExpiredAfter { o.append("purgeExpiredAfter", .number(JSONNumber(Double(purgeExpiredAfter) / 1000))) }
+        if encrypted { o.append("encrypted", true) }
         return .object(o)
     }
 
@@ -82,7 +86,7 @@ public struct CacheConfig: Equatable, Sendable {
         let json: JSON
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         guard case .object(let o) = json else { throw corrupt("expected an object, got \(json.typeName)") }
-        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch", "kind", "persistsAcrossVersions", "purgeExpiredAfter"], at: "") {
+        if let unknown = o.unknownMember(knowing: ["persistent", "memory", "disk", "lifespan", "returnsExpired", "fetch", "kind", "persistsAcrossVersions", "purgeExpiredAfter", "encrypted"], at: "") {
             throw corrupt("unknown setting \"\(unknown.path)\"")
         }
 
@@ -128,6 +132,10 @@ public struct CacheConfig: Equatable, Sendable {
             guard case .bool(let b) = p else { throw corrupt("persistsAcrossVersions: expected boolean, got \(p.typeName)") }
             persistsAcrossVersions = b
         }
+        if let e = o["encrypted"] {
+            guard case .bool(let b) = e else { throw corrupt("encrypted: expected boolean, got \(e.typeName)") }
+            encrypted = b
+        }
         if let p = o["purgeExpiredAfter"], !p.isNull {
             guard let seconds = p.numberValue?.double, seconds >= 0, seconds < 9e15 else {
                 throw corrupt("purgeExpiredAfter: expected a non-negative number of seconds, got \(p)")
@@ -154,6 +162,7 @@ public struct CacheConfigChange: Sendable {
     public var persistsAcrossVersions: Bool?
     /// `.some(nil)`: back to the default.
     public var purgeExpiredAfter: Int64??
+    public var encrypted: Bool?
 
     public init() {}
 
@@ -170,6 +179,7 @@ public struct CacheConfigChange: Sendable {
         if let v = kind { c.kind = v }
         if let v = persistsAcrossVersions { c.persistsAcrossVersions = v }
         if let v = purgeExpiredAfter { c.purgeExpiredAfter = v }
+        if let v = encrypted { c.encrypted = v }
         return c
     }
 }

@@ -1,7 +1,11 @@
 /// Something a subscribed client is told about.
 public enum CacheEvent: Sendable, Equatable {
     public enum Tier: String, Sendable { case memory, disk, all }
-    public enum Reason: String, Sendable { case capacity, expired }
+    public enum Reason: String, Sendable {
+        case capacity, expired
+        /// The store's disk budget (`--max-store-bytes`), across caches.
+        case storeBudget
+    }
 
     /// The entry an event is about, when the subscriber asked for values
     /// (`Store.eventValues`): Nativefier's delegate was handed the object removed.

@@ -35,6 +35,16 @@ public enum CacheSQL {
         CREATE INDEX IF NOT EXISTS entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
         """
 
+    /// What encrypted caches need (see `CacheSealer`): each entry's key,
+    /// sealed, and per cache the check value of its key and the state of a
+    /// rekey under way. Added by store schema 5.
+    public static let sealing = """
+        ALTER TABLE entries ADD COLUMN sealed_key BLOB;
+        ALTER TABLE caches ADD COLUMN key_check BLOB;
+        ALTER TABLE caches ADD COLUMN rekey_check BLOB;
+        ALTER TABLE caches ADD COLUMN rekey_cursor INTEGER;
+        """
+
     /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
     /// commit survives the process being killed; only a power cut can lose the
     /// last transactions.
@@ -58,6 +68,12 @@ public enum CacheSQL {
     /// a new key costs what a plain INSERT costs.
     public static let insertIfNew = insert + " ON CONFLICT (cache, grp, key) DO NOTHING"
 
+    /// `insertIfNew` for an encrypted cache: the key sealed too, in `sealed_key`.
+    public static let insertSealedIfNew = """
+        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache, grp, key) DO NOTHING
+        """
+
     /// Replaces the entry in a known row; the key columns guard against a row
     /// id that was reused for another key.
     public static let update = """
@@ -69,12 +85,13 @@ public enum CacheSQL {
     /// them by number (`Database.statement(_:)`): finding one by its text,
     /// hashing and comparing it, cost about as much as binding it.
     enum Hot: Int, CaseIterable {
-        case lookup, insertIfNew, update
+        case lookup, insertIfNew, update, insertSealedIfNew
 
         var sql: String {
             switch self {
             case .lookup: CacheSQL.lookup
             case .insertIfNew: CacheSQL.insertIfNew
+            case .insertSealedIfNew: CacheSQL.insertSealedIfNew
             case .update: CacheSQL.update
             }
         }

@@ -1,8 +1,13 @@
 /// The SQL behind one persistent cache's disk tier. Rows of all caches share
-/// one table, keyed by (cache id, group, key).
+/// one table, keyed by (cache id, group, key). An encrypted cache's rows hold
+/// what its `sealer` makes of keys and values (see `CacheSealer`); every
+/// method here takes and gives them in clear.
 struct DiskTier {
     let db: Database
     let cacheID: Int64
+    var sealer: CacheSealer? = nil
+    /// The cache's name, for errors about its sealed rows.
+    var cacheName = ""
 
     private func entry(from s: Statement, at offset: Int32 = 0) -> Entry {
         var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
@@ -12,17 +17,45 @@ struct DiskTier {
         return e
     }
 
+    /// Binds the columns that find `k` (group, then key) from parameter `first`.
+    private func bind(_ k: EntryKey, to s: Statement, from first: Int32) throws(StoreError) {
+        if let sealer {
+            let t = try sealer.tokens(k)
+            s.bind(first, blob: t.group).bind(first + 1, blob: t.key)
+        } else {
+            s.bind(k, from: first)
+        }
+    }
+
+    /// Binds the column that finds `group` at parameter `index`.
+    private func bind(group: String, to s: Statement, at index: Int32) throws(StoreError) {
+        if let sealer { s.bind(index, blob: try sealer.token(group: group)) } else { s.bind(index, group) }
+    }
+
+    /// The key of a row read with `grp, key` at `columns` and, for an encrypted cache, `sealed_key` at `sealed`.
+    private func key(from s: Statement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
+        guard let sealer else { return EntryKey(group: s.string(first), key: s.string(first + 1)) }
+        do { return try sealer.openKey(s.blob(sealed)) } catch { throw .integrity(cache: cacheName, key: nil) }
+    }
+
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
         let s = try db.statement(.lookup)
-        s.bind(1, cacheID).bind(k, from: 2)
+        s.bind(1, cacheID)
+        try bind(k, to: s, from: 2)
         defer { s.reset() }
-        return try s.step() ? entry(from: s) : nil
+        guard try s.step() else { return nil }
+        var e = entry(from: s)
+        if let sealer {
+            do { e.bytes = try sealer.open(e.bytes, kind: e.kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
+        }
+        return e
     }
 
     /// The id and size of the row under `k`, if any.
     func existing(_ k: EntryKey) throws(StoreError) -> (id: Int64, size: Int)? {
         let s = try db.statement("SELECT id, size FROM entries WHERE cache = ? AND grp = ? AND key = ?")
-        s.bind(1, cacheID).bind(k, from: 2)
+        s.bind(1, cacheID)
+        try bind(k, to: s, from: 2)
         defer { s.reset() }
         return try s.step() ? (s.int64(0), s.int(1)) : nil
     }
@@ -34,14 +67,26 @@ struct DiskTier {
     /// Returns the row id and the size replaced (nil for a new key).
     func write(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
                known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
+        guard let sealer else { return try write(k, e, stored: value, size: value.count, used: used, lifespan: lifespan, known: known) }
+        let sealed = try sealer.seal(value, kind: e.kind, for: k)
+        return try sealed.withUnsafeBufferPointer { (stored) throws(StoreError) in
+            try write(k, e, stored: stored, size: value.count, used: used, lifespan: lifespan, known: known)
+        }
+    }
+
+    /// `write` of the bytes to store (sealed, for an encrypted cache) for a value of `size` bytes.
+    private func write(_ k: EntryKey, _ e: Entry, stored value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64, lifespan: Int64,
+                       known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
         let expiresAt = e.expiresAt(lifespan: lifespan)
-        if let known, try update(id: known.id, k, e, value: value, used: used, expiresAt: expiresAt) { return (known.id, known.size) }
-        let s = try db.statement(.insertIfNew)
-        s.bind(1, cacheID).bind(k, from: 2)
-        bind(e, value: value, used: used, expiresAt: expiresAt, to: s, from: 4)
+        if let known, try update(id: known.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) { return (known.id, known.size) }
+        let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
+        s.bind(1, cacheID)
+        try bind(k, to: s, from: 2)
+        bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
+        if let sealer { s.bind(12, blob: try sealer.seal(key: k)) }
         try s.run()
         if db.changes == 1 { return (db.lastInsertRowID, nil) }
-        guard let old = try existing(k), try update(id: old.id, k, e, value: value, used: used, expiresAt: expiresAt) else {
+        guard let old = try existing(k), try update(id: old.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) else {
             // The insert found the key taken, yet no row holds it: within one
             // transaction that cannot be, unless Larder's own bookkeeping is wrong.
             throw .internalFailure("an entry could be neither inserted nor updated")
@@ -50,11 +95,12 @@ struct DiskTier {
     }
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
-    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64,
+    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64,
                         expiresAt: Int64?) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, value: value, used: used, expiresAt: expiresAt, to: s, from: 1)
-        s.bind(9, id).bind(10, cacheID).bind(k, from: 11)
+        bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 1)
+        s.bind(9, id).bind(10, cacheID)
+        try bind(k, to: s, from: 11)
         try s.run()
         return db.changes == 1
     }
@@ -62,9 +108,10 @@ struct DiskTier {
     /// Binds an entry's columns, in the order `CacheSQL.insert` and
     /// `CacheSQL.update` both list them (kind, value, size, stored_at,
     /// validated_at, ttl, used, expires_at), starting at parameter `first`.
-    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, expiresAt: Int64?,
+    /// `size` is the value's own size, before any sealing: limits count it.
+    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64, expiresAt: Int64?,
                       to s: Statement, from first: Int32) {
-        s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, value.count)
+        s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, size)
             .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
         if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
         s.bind(first + 6, used)
@@ -97,12 +144,17 @@ struct DiskTier {
     /// Rows expired at `now`, soonest first (by the expiry index), at most `limit`.
     func expiredFirst(at now: Int64, limit: Int) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         let s = try db.statement("""
-            SELECT id, grp, key, size FROM entries WHERE cache = ? AND expires_at <= ? ORDER BY expires_at, id LIMIT ?
+            SELECT id, grp, key, size, sealed_key FROM entries WHERE cache = ? AND expires_at <= ? ORDER BY expires_at, id LIMIT ?
             """)
         s.bind(1, cacheID).bind(2, now).bind(3, limit)
         defer { s.reset() }
+        return try rows(s)
+    }
+
+    /// The rows a statement selecting `id, grp, key, size, sealed_key` finds.
+    private func rows(_ s: Statement) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         var rows: [(Int64, EntryKey, Int)] = []
-        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
+        while try s.step() { rows.append((s.int64(0), try key(from: s, columns: 1, sealed: 4), s.int(3))) }
         return rows
     }
 
@@ -131,28 +183,25 @@ struct DiskTier {
 
     /// Least recently used rows first.
     func leastRecentlyUsed(limit: Int) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
-        let s = try db.statement("SELECT id, grp, key, size FROM entries WHERE cache = ? ORDER BY used LIMIT ?")
+        let s = try db.statement("SELECT id, grp, key, size, sealed_key FROM entries WHERE cache = ? ORDER BY used LIMIT ?")
         s.bind(1, cacheID).bind(2, limit)
         defer { s.reset() }
-        var rows: [(Int64, EntryKey, Int)] = []
-        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
-        return rows
+        return try rows(s)
     }
 
     /// Rows whose lifetime (their ttl, else `lifespan`) has run out at `now`.
     func expired(at now: Int64, lifespan: Int64, group: String?) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         let s = try db.statement("""
-            SELECT id, grp, key, size FROM entries
+            SELECT id, grp, key, size, sealed_key FROM entries
             WHERE cache = ?1 AND (?4 IS NULL OR grp = ?4)
               AND COALESCE(ttl, ?2) > 0 AND validated_at + COALESCE(ttl, ?2) <= ?3
             ORDER BY grp, key
             """)
         s.bind(1, cacheID).bind(2, lifespan).bind(3, now)
-        if let group { s.bind(4, group) } else { s.bindNull(4) }
+        if let group { try bind(group: group, to: s, at: 4) } else { s.bindNull(4) }
         defer { s.reset() }
-        var rows: [(Int64, EntryKey, Int)] = []
-        while try s.step() { rows.append((s.int64(0), EntryKey(group: s.string(1), key: s.string(2)), s.int(3))) }
-        return rows
+        // An encrypted cache's rows come in the order of their MACs: in key order, as for any cache.
+        return sealer == nil ? try rows(s) : try rows(s).sorted { EntryKey.precedes($0.key, $1.key) }
     }
 
     /// Deletes a group's rows (or all); returns how many rows and bytes went.
@@ -161,13 +210,13 @@ struct DiskTier {
             SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)
             """)
         totals.bind(1, cacheID)
-        if let group { totals.bind(2, group) } else { totals.bindNull(2) }
+        if let group { try bind(group: group, to: totals, at: 2) } else { totals.bindNull(2) }
         _ = try totals.step()
         let result = (totals.int(0), totals.int(1))
         totals.reset()
         let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)")
         s.bind(1, cacheID)
-        if let group { s.bind(2, group) } else { s.bindNull(2) }
+        if let group { try bind(group: group, to: s, at: 2) } else { s.bindNull(2) }
         try s.run()
         return result
     }
@@ -176,6 +225,7 @@ struct DiskTier {
     /// with `validAt`, expired entries are left out.
     func keys(group: String, prefix: String, after cursor: String?, limit: Int,
               validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
+        if sealer != nil { return try sealedKeys(group: group, prefix: prefix, after: cursor, limit: limit, validAt: now, lifespan: lifespan) }
         let s = try db.statement("""
             SELECT key FROM entries
             WHERE cache = ?1 AND grp = ?2 AND key >= ?3
@@ -191,5 +241,70 @@ struct DiskTier {
         var keys: [String] = []
         while try s.step() { keys.append(s.string(0)) }
         return keys
+    }
+
+    /// `keys` of an encrypted cache: its keys are stored sealed, in no useful
+    /// order, so the group's are opened, filtered and sorted here. A page
+    /// costs a pass over the whole group.
+    private func sealedKeys(group: String, prefix: String, after cursor: String?, limit: Int,
+                            validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
+        let s = try db.statement("""
+            SELECT sealed_key FROM entries
+            WHERE cache = ?1 AND grp = ?2 AND (?3 IS NULL OR COALESCE(ttl, ?4) <= 0 OR validated_at + COALESCE(ttl, ?4) > ?3)
+            """)
+        s.bind(1, cacheID).bind(4, lifespan)
+        try bind(group: group, to: s, at: 2)
+        if let now { s.bind(3, now) } else { s.bindNull(3) }
+        defer { s.reset() }
+        var keys: [String] = []
+        while try s.step() {
+            let k = try key(from: s, columns: 0, sealed: 0).key
+            guard k.utf8.starts(with: prefix.utf8) else { continue }
+            if let cursor, !cursor.utf8.lexicographicallyPrecedes(k.utf8) { continue }
+            keys.append(k)
+        }
+        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return Array(keys.prefix(limit))
+    }
+
+    /// The keys of every row whose kind is `kind`, in (group, key) order: for
+    /// the methods of an encrypted cache that walk it.
+    func sealedKeys(ofKind kind: Entry.Kind) throws(StoreError) -> [EntryKey] {
+        let s = try db.statement("SELECT grp, key, sealed_key FROM entries WHERE cache = ? AND kind = ?")
+        s.bind(1, cacheID).bind(2, kind.rawValue)
+        defer { s.reset() }
+        var keys: [EntryKey] = []
+        while try s.step() { keys.append(try key(from: s, columns: 0, sealed: 2)) }
+        return keys.sorted(by: EntryKey.precedes)
+    }
+
+    // MARK: - Rekeying
+
+    /// Up to `limit` rows after `id`, in id order, as a rekey reads them.
+    func rowsToReseal(after id: Int64, limit: Int) throws(StoreError) -> [(id: Int64, key: EntryKey, kind: Entry.Kind, value: [UInt8])] {
+        let s = try db.statement("SELECT id, grp, key, kind, value, sealed_key FROM entries WHERE cache = ? AND id > ? ORDER BY id LIMIT ?")
+        s.bind(1, cacheID).bind(2, id).bind(3, limit)
+        defer { s.reset() }
+        var rows: [(Int64, EntryKey, Entry.Kind, [UInt8])] = []
+        while try s.step() {
+            let k = try key(from: s, columns: 1, sealed: 5)
+            let kind = Entry.Kind(rawValue: s.int(3)) ?? .data
+            var value = s.blob(4)
+            if let sealer {
+                do { value = try sealer.open(value, kind: kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
+            }
+            rows.append((s.int64(0), k, kind, value))
+        }
+        return rows
+    }
+
+    /// Writes row `id` (holding `k`, of `kind`) again under this tier's sealer.
+    func reseal(id: Int64, _ k: EntryKey, kind: Entry.Kind, value: [UInt8]) throws(StoreError) {
+        guard let sealer else { throw .internalFailure("resealing a row of a cache that is not encrypted") }
+        let s = try db.statement("UPDATE entries SET grp = ?, key = ?, value = ?, sealed_key = ? WHERE id = ?")
+        try bind(k, to: s, from: 1)
+        let sealed = try value.withUnsafeBufferPointer { (v) throws(StoreError) in try sealer.seal(v, kind: kind, for: k) }
+        s.bind(3, blob: sealed).bind(4, blob: try sealer.seal(key: k)).bind(5, id)
+        try s.run()
     }
 }

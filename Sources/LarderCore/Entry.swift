@@ -105,6 +105,14 @@ public struct EntryKey: Hashable, Sendable {
         KeyHash.of(group: group, key: key)
     }
 
+    /// Byte order of (group, key), as SQLite orders them.
+    static func precedes(_ a: EntryKey, _ b: EntryKey) -> Bool {
+        a.withGroupUTF8 { ag in b.withGroupUTF8 { bg in
+            if !ag.elementsEqual(bg) { return ag.lexicographicallyPrecedes(bg) }
+            return a.withKeyUTF8 { ak in b.withKeyUTF8 { bk in ak.lexicographicallyPrecedes(bk) } }
+        } }
+    }
+
     public static func == (a: EntryKey, b: EntryKey) -> Bool {
         a.bytesHash == b.bytesHash && b.withGroupUTF8 { g in b.withKeyUTF8 { k in a.is(group: g, key: k) } }
     }

@@ -33,6 +33,8 @@ extension Store {
     /// Opens (creating if needed) a cache and applies a settings change.
     public func open(_ name: String, change: CacheConfigChange) throws(StoreError) -> (cache: Cache, created: Bool) {
         if let existing = try cache(named: name, create: false), change.applied(to: existing.config) == existing.config {
+            // Opening an encrypted cache checks the session's key.
+            try existing.ready()
             return (existing, false)
         }
         // Whether to create the cache, and the settings a change starts from,
@@ -49,9 +51,11 @@ extension Store {
         }
         let config = change.applied(to: CacheConfig())
         try Self.checkDurable(config, existing: nil)
-        let s = try database.statement("INSERT INTO caches (name, config, app_version) VALUES (?, ?, ?) RETURNING id")
+        let check = config.encrypted ? try keyCheck(forNew: name) : nil
+        let s = try database.statement("INSERT INTO caches (name, config, app_version, key_check) VALUES (?, ?, ?, ?) RETURNING id")
         s.bind(1, name).bind(2, config.storedJSON.description)
         if let appVersion { s.bind(3, appVersion) } else { s.bindNull(3) }
+        if let check { s.bind(4, blob: check) } else { s.bindNull(4) }
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
@@ -65,7 +69,11 @@ extension Store {
         if updated.persistent != existing.config.persistent {
             throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
         }
+        if updated.encrypted != existing.config.encrypted {
+            throw .invalidArgument(field: "encrypted", reason: "a cache cannot change between encrypted and not; drop it first, or copy its entries into a new cache")
+        }
         try Self.checkDurable(updated, existing: existing.config)
+        try existing.ready()
         guard updated != existing.config else { return }
         try saveConfig(updated, id: existing.id)
         let lifespanChanged = updated.lifespan != existing.config.lifespan
@@ -163,7 +171,8 @@ extension Store {
     /// does not pile up (SPEC 6.6) and no request waits long for it.
     public func purgeExpiredInBackground(budget: UInt64) throws(StoreError) -> Bool {
         let start = Self.monotonicNanoseconds()
-        for c in caches.values where !c.isDropped && !c.isStale && c.config.purgeGrace != nil {
+        // An encrypted cache the session has no key for waits: its expired keys cannot be read.
+        for c in caches.values where !c.isDropped && !c.isStale && c.config.purgeGrace != nil && (!c.config.encrypted || c.sealer != nil) {
             while try c.purgeExpired(limit: Self.purgeBatch) == Self.purgeBatch {
                 if Self.monotonicNanoseconds() - start >= budget { return true }
             }
@@ -289,6 +298,8 @@ extension Store {
             c.isStale = true
         }
         pendingUses = [:]
+        sealingSalt = nil
+        budgetSeesAllCaches = false
         schemaCache = [:]
         entityCatalog = nil
     }

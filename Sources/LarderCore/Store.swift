@@ -48,6 +48,15 @@ public final class Store {
     var schemaCache: [ExactString: [TypeSchema]] = [:]
     /// Entity models, read from the store on first use.
     var entityCatalog: EntityCatalog?
+    /// The keys the session holds for encrypted caches.
+    public internal(set) var encryptionKeys = EncryptionKeys(key: nil)
+    /// The store-wide disk budget (`--max-store-bytes`): the bytes of values
+    /// all persistent caches may hold together; nil: none.
+    public var maxStoreBytes: Int?
+    /// Every cache of the store is loaded, so their totals add up to the store's.
+    var budgetSeesAllCaches = false
+    /// The store's salt for cache keys, once read.
+    var sealingSalt: [UInt8]?
     /// Entity records staged by `stage` and not yet applied or discarded.
     public internal(set) var stagedEntities = EntityBatch()
     /// Staged batches applied in the open transaction, oldest first.

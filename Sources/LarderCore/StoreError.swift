@@ -49,9 +49,30 @@ public enum StoreError: Error, Equatable, Sendable {
     case deleteDenied(entity: String, id: JSON, relationship: String, related: Int)
     /// A record new to the store lacks required attributes.
     case incompleteRecord(entity: String, id: JSON, missing: [String])
+    /// An encrypted cache cannot be used with the keys the session holds.
+    case encryption(cache: String, problem: EncryptionProblem)
+    /// A sealed entry of an encrypted cache does not open (changed outside
+    /// Larder, or moved to another row): only that entry is unreadable.
+    /// `key` is nil when the sealed key itself is what does not open.
+    case integrity(cache: String, key: String?)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)
+}
+
+extension StoreError {
+    /// Why an encrypted cache cannot be used.
+    public enum EncryptionProblem: String, Equatable, Sendable {
+        /// The session holds no key for it.
+        case keyRequired
+        /// The session's key is not the one its data was sealed under.
+        case keyMismatch
+        /// A `cache.rekey` stopped part-way: the cache is usable again once
+        /// one with the same keys finishes it.
+        case rekeyInterrupted
+        /// A `cache.rekey` of it is under way.
+        case rekeyRunning
+    }
 }
 
 extension JSONObject {

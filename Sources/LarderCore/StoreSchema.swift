@@ -1,7 +1,7 @@
 /// The store's SQLite schema, versioned with `PRAGMA user_version` so a newer
 /// Larder can upgrade a store an older one wrote.
 enum StoreSchema {
-    static let version: Int64 = 4
+    static let version: Int64 = 5
 
     static func migrate(_ db: Database) throws(StoreError) {
         guard try checkedVersion(db) < version else { return }
@@ -14,6 +14,7 @@ enum StoreSchema {
             if current < 2 { try createSchemas(db) }
             if current < 3 { try createEntityModels(db) }
             if current < 4 { try addAppVersions(db) }
+            if current < 5 { try db.execute(CacheSQL.sealing) }
             try db.execute("PRAGMA user_version = \(version); COMMIT")
         } catch {
             try? db.execute("ROLLBACK")

@@ -15,6 +15,7 @@ enum MethodTable {
         CacheKeys.self,
         CacheList.self,
         CacheOpen.self,
+        CacheRekey.self,
         CachePurgeExpired.self,
         CacheRemove.self,
         CacheSet.self,

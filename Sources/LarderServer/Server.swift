@@ -78,6 +78,8 @@ final class Server: MessageHandler {
         directMethods = options.directAnswers ? [CacheGet.methodName, CacheSet.methodName, CacheGetOrFetch.methodName] : []
         self.store = store
         self.connection = connection
+        store.useEncryptionKeys(EncryptionKeys(key: options.encryptionKey))
+        store.maxStoreBytes = options.maxStoreBytes
         watchEvents()
         // On a fixed clock (tests) time moves only when told: expired entries
         // stay until the client purges them, as the tests expect to see them.
@@ -111,6 +113,8 @@ final class Server: MessageHandler {
 
     func replaceStore(with newStore: Store) {
         for warning in newStore.warnings { Log.warn(warning) }
+        newStore.useEncryptionKeys(store.encryptionKeys)
+        newStore.maxStoreBytes = options.maxStoreBytes
         store.close()
         store = newStore
         watchEvents()

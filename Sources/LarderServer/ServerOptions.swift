@@ -1,3 +1,5 @@
+import LarderCore
+
 /// How the server was started (from the command line).
 public struct ServerOptions: Sendable {
     /// The store directory, or nil for an in-memory store.
@@ -9,6 +11,10 @@ public struct ServerOptions: Sendable {
     public var requireInitialize = false
     /// The app's version (`--app-version`), unless `initialize` declares one.
     public var appVersion: String?
+    /// The key for encrypted caches (`--key-file`), unless `initialize` gives one.
+    public var encryptionKey: EncryptionKey?
+    /// The store-wide disk budget (`--max-store-bytes`); nil: none.
+    public var maxStoreBytes: Int?
     /// Answer plain `cache.get` and `cache.set` requests straight from their
     /// bytes; turned off only to check that both paths answer alike.
     public var directAnswers = true

@@ -21,6 +21,8 @@ extension ErrorCode {
     public static let deleteDenied = ErrorCode(rawValue: -31043)
     public static let incompleteRecord = ErrorCode(rawValue: -31044)
     public static let fetchFailed = ErrorCode(rawValue: -31050)
+    public static let encryptionKey = ErrorCode(rawValue: -31060)
+    public static let integrity = ErrorCode(rawValue: -31061)
 }
 
 extension StoreError {
@@ -106,6 +108,18 @@ extension StoreError {
             return ResponseError(code: .incompleteRecord,
                                  message: "\(entity) \(id) is new and lacks required attributes: \(missing.joined(separator: ", ")); nothing was written",
                                  data: ["entity": .string(entity), "id": id, "missing": .array(missing.map(JSON.string))])
+        case .encryption(let cache, let problem):
+            return Self.encryption(cache.echoed, problem)
+        case .integrity(let cache, let key):
+            let cache = cache.echoed
+            guard let key = key?.echoed else {
+                return ResponseError(code: .integrity,
+                                     message: "a sealed key of cache \"\(cache)\" failed its integrity check: the store was changed outside Larder",
+                                     data: ["cache": .string(cache)])
+            }
+            return ResponseError(code: .integrity,
+                                 message: "the entry \"\(key)\" of cache \"\(cache)\" failed its integrity check: it was changed outside Larder, or moved; other entries are unaffected",
+                                 data: ["cache": .string(cache), "key": .string(key)])
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"
@@ -114,6 +128,24 @@ extension StoreError {
             e.data = .object(data)
             return e
         }
+    }
+
+    /// -31060, with `data.reason` naming the problem (SPEC 6.11).
+    private static func encryption(_ cache: String, _ problem: EncryptionProblem) -> ResponseError {
+        let message: String
+        var data: JSONObject = ["cache": .string(cache), "reason": .string(problem.rawValue)]
+        switch problem {
+        case .keyRequired:
+            message = "cache \"\(cache)\" is encrypted and this session holds no key for it (initialize {encryption: {key}}, or larder --key-file)"
+        case .keyMismatch:
+            message = "the key this session holds for cache \"\(cache)\" is not the one its data was sealed under"
+        case .rekeyInterrupted:
+            message = "a rekey of cache \"\(cache)\" stopped part-way; cache.rekey with the same new key, from a session holding the old one, finishes it"
+        case .rekeyRunning:
+            message = "cache \"\(cache)\" is being rekeyed; it can be used again when cache.rekey has answered"
+            data["retryable"] = true
+        }
+        return ResponseError(code: .encryptionKey, message: message, data: .object(data))
     }
 
     /// A record's identifier as an error repeats it: a string one capped like

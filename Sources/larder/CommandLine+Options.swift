@@ -20,6 +20,8 @@ struct ServeOptions {
     /// `--record FILE`, and the arguments a replay of the recording needs.
     var recordPath: String?
     var replayArguments: [String] = []
+    /// `--key-file PATH`: read when the server starts (else `$LARDER_KEY_FILE`).
+    var keyFile: String?
 }
 
 struct UsageError: Error {
@@ -43,6 +45,12 @@ extension Invocation {
           --app-version V           The app's version: caches written under another
                                     are wiped when first used (initialize's appVersion
                                     overrides it).
+          --key-file PATH           The key for encrypted caches: 32 bytes, or their
+                                    base64 (default: $LARDER_KEY_FILE). The file must
+                                    not be readable by its group or others.
+          --max-store-bytes N       A disk budget for the whole store: past it, the least
+                                    recently used entries of purgeable caches are evicted
+                                    (never those of durable stores).
           --clock TIME              Fix the clock at an RFC 3339 time; it moves only
                                     with debug.advanceClock (for tests).
           --require-initialize      Refuse requests before initialize (-32002).
@@ -89,6 +97,14 @@ extension Invocation {
                 let text = try value(arg)
                 guard !text.isEmpty else { throw UsageError(message: "--app-version needs a non-empty version") }
                 options.server.appVersion = text
+            case "--key-file":
+                let text = try value(arg)
+                guard !text.isEmpty else { throw UsageError(message: "--key-file needs a path") }
+                options.keyFile = text
+            case "--max-store-bytes":
+                let text = try value(arg)
+                guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-store-bytes must be a positive integer, not \(text)") }
+                options.server.maxStoreBytes = n
             case "--max-message-bytes":
                 let text = try value(arg)
                 guard let n = Int(text), n > 0 else { throw UsageError(message: "--max-message-bytes must be a positive integer, not \(text)") }
@@ -96,7 +112,7 @@ extension Invocation {
             default:
                 throw UsageError(message: "unknown argument \(arg)")
             }
-            if !["--store", "--record"].contains(arg) {
+            if !["--store", "--record", "--key-file"].contains(arg) {
                 options.replayArguments += arguments[argumentStart...k]
             }
             k += 1

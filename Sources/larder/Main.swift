@@ -41,6 +41,9 @@ enum Main {
             }
             serverOptions.storePath = path
         }
+        if let path = options.keyFile ?? environment()["LARDER_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            do { serverOptions.encryptionKey = try EncryptionKey(file: path) } catch { fail("refusing to start: \(error.reason)", code: 2) }
+        }
         let store: Store
         do {
             store = try Store(directory: serverOptions.storePath, clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())

@@ -94,3 +94,22 @@ final class CacheGroupsTests: StoreTestCase {
         XCTAssertEqual(try all(cache), ["g": 2])
     }
 }
+
+/// `Cache.groups` of an encrypted cache: its groups are stored as tokens, and listed in clear.
+final class EncryptedCacheGroupsTests: StoreTestCase {
+    func testAnEncryptedCacheListsItsGroupsInClear() throws {
+        let store = try makeStore()
+        store.useEncryptionKeys(EncryptionKeys(key: try EncryptionKey(base64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), byCache: [:]))
+        let cache = try openCache(store) { $0.encrypted = true }
+        for (key, group) in [("1", "a"), ("2", "a.b"), ("3", "a.b"), ("4", ""), ("5", "b")] {
+            try cache.put(key, "v", group: group)
+        }
+        try cache.put("6", "v", group: "a.c", ttl: 10)
+        XCTAssertTrue(store.clock.advance(milliseconds: 20))
+        let groups = try cache.groups(prefix: "", after: nil, limit: 100)
+        XCTAssertEqual(groups, [GroupCount(group: "", count: 1), GroupCount(group: "a", count: 1),
+                                GroupCount(group: "a.b", count: 2), GroupCount(group: "b", count: 1)])
+        XCTAssertEqual(try cache.groups(prefix: "a.", after: nil, limit: 100), [GroupCount(group: "a.b", count: 2)])
+        XCTAssertEqual(try cache.groups(prefix: "", after: "a", limit: 1), [GroupCount(group: "a.b", count: 2)])
+    }
+}

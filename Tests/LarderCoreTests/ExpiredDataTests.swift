@@ -107,8 +107,10 @@ final class ExpiredDataTests: StoreTestCase {
         try store.commit()
         // As schema 3 left it.
         try store.database.execute("""
-            DROP INDEX entries_by_expiry; ALTER TABLE entries DROP COLUMN expires_at;
-            ALTER TABLE caches DROP COLUMN app_version; DROP TABLE store_meta; PRAGMA user_version = 3
+            DROP INDEX entries_by_expiry; ALTER TABLE entries DROP COLUMN expires_at; ALTER TABLE entries DROP COLUMN sealed_key;
+            ALTER TABLE caches DROP COLUMN app_version; DROP TABLE store_meta;
+            ALTER TABLE caches DROP COLUMN key_check; ALTER TABLE caches DROP COLUMN rekey_check; ALTER TABLE caches DROP COLUMN rekey_cursor;
+            PRAGMA user_version = 3
             """)
         store.close()
         let reopened = try makeStore(clock: clock)

@@ -93,3 +93,31 @@ final class StoreClearTests: StoreTestCase {
         XCTAssertEqual(try XCTUnwrap(reopened.cache(named: "prefs", create: false)).allKeys(), ["a", "b"])
     }
 }
+
+/// `Store.clear` goes by each entry's kind, which is never sealed: an encrypted
+/// cache is cleared even by a session that holds no key for it.
+final class EncryptedStoreClearTests: StoreTestCase {
+    private let key = try! EncryptionKey(base64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+
+    func testClearingAnEncryptedCacheNeedsNoKey() throws {
+        let writer = try makeStore()
+        writer.useEncryptionKeys(EncryptionKeys(key: key, byCache: [:]))
+        try writer.register("Note", "1", #"{"fields":{"text":"string"}}"#)
+        let cache = try openCache(writer, "vault") { $0.encrypted = true }
+        try cache.put("plain", "secret")
+        try cache.putObject("note", "Note", #"{"text":"secret too"}"#)
+        try writer.commit()
+        writer.close()
+
+        let keyless = try makeStore()
+        XCTAssertEqual(try keyless.clear(.plain, includingStores: false).map(\.removed), [1])
+        try keyless.commit()
+        keyless.close()
+
+        let reader = try makeStore()
+        reader.useEncryptionKeys(EncryptionKeys(key: key, byCache: [:]))
+        let reopened = try XCTUnwrap(reader.cache(named: "vault", create: false))
+        XCTAssertEqual(try reopened.allKeys(), ["note"])
+        XCTAssertEqual(reopened.count, 1)
+    }
+}

@@ -10,7 +10,7 @@ public struct EntityModel: Equatable, Sendable {
     public var entities: [EntityDefinition]
 
     /// The members of a definition, as `entity.define` takes them.
-    public static let members = ["model", "entities", "casing", "dateFormat", "reservedWords"]
+    public static let members = ["model", "entities", "casing", "dateFormat", "reservedWords", "encrypted"]
 
     /// JSONCache's only reserved word.
     public static let defaultReservedWords = ["description"]
@@ -21,6 +21,12 @@ public struct EntityModel: Equatable, Sendable {
         try o.checkMembers(Self.members, at: "")
         guard case .string(let name) = o["model"] ?? .null, !name.isEmpty else {
             throw .invalidArgument(field: "model", reason: "a model needs a non-empty name")
+        }
+        if let v = o["encrypted"], !v.isNull {
+            guard case .bool(let encrypted) = v else { throw .invalidArgument(field: "encrypted", reason: "expected a boolean, got \(v.typeName)") }
+            if encrypted {
+                throw .invalidArgument(field: "encrypted", reason: "entities cannot be encrypted: queries, ordering and relationships read their columns in the database. Keep sensitive values in an encrypted cache (cache.open {encrypted: true})")
+            }
         }
         var casing = KeyCasing.camelCase
         if let v = o["casing"], !v.isNull {

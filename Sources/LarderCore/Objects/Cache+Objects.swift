@@ -154,8 +154,11 @@ extension Cache {
 
     /// Keys of object entries after `cursor` in (group, key) order, for migrate.run.
     public func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
+        try ready()
         if config.persistent {
-            return try disk.objectKeys(after: cursor, limit: limit)
+            guard sealer != nil else { return try disk.objectKeys(after: cursor, limit: limit) }
+            let keys = try disk.sealedKeys(ofKind: .object)
+            return Array(keys.drop { k in cursor.map { !EntryKey.precedes($0, k) } ?? false }.prefix(limit))
         }
         let keys = memory.keys().filter { memory.peek($0)?.kind == .object }.sorted { a, b in
             a.group == b.group ? a.key.utf8.lexicographicallyPrecedes(b.key.utf8) : a.group.utf8.lexicographicallyPrecedes(b.group.utf8)

@@ -16,17 +16,19 @@ enum Initialize: MethodDefinition {
     struct Params: ParamsObject {
         /// Larder's own, then LSP's `InitializeParams`.
         static let members = [
-            "clientInfo", "appVersion", "store", "capabilities",
+            "clientInfo", "appVersion", "store", "encryption", "capabilities",
             "processId", "locale", "rootPath", "rootUri", "initializationOptions", "trace", "workspaceFolders", "workDoneToken",
         ]
         let clientInfo: ClientInfo?
         let appVersion: String?
         let store: StoreChoice?
+        let encryption: Encryption?
         let capabilities: Capabilities
 
         init(_ p: ParamsReader) throws(ResponseError) {
             clientInfo = try p.optional("clientInfo", as: ClientInfo.self)
             store = try p.optional("store", as: StoreChoice.self)
+            encryption = try p.optional("encryption", as: Encryption.self)
             appVersion = try p.optional("appVersion", as: String.self)
             if appVersion?.isEmpty == true { throw .invalidParams("\(p.path).appVersion must not be empty") }
             capabilities = try p.optional("capabilities", as: Capabilities.self) ?? Capabilities()
@@ -60,6 +62,29 @@ enum Initialize: MethodDefinition {
         init(_ p: ParamsReader) throws(ResponseError) {
             path = try p.optional("path", as: String.self)
             if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
+        }
+    }
+
+    /// `encryption`: the keys for encrypted caches, each base64 of 32 bytes:
+    /// `key` for every one, `keys` for named ones (overriding `key`).
+    struct Encryption: ParamsObject {
+        static let members = ["key", "keys"]
+        let keys: EncryptionKeys
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            func key(_ text: String, at path: String) throws(ResponseError) -> EncryptionKey {
+                do { return try EncryptionKey(base64: text) } catch { throw .invalidParams("\(path): \(error.reason)") }
+            }
+            var keys = EncryptionKeys(key: nil)
+            if let text = try p.optional("key", as: String.self) { keys.key = try key(text, at: "\(p.path).key") }
+            if let byCache = p["keys"] {
+                guard case .object(let o) = byCache else { throw .invalidParams("\(p.path).keys must be an object of cache names to keys") }
+                for (name, value) in o.members {
+                    guard case .string(let text) = value else { throw .invalidParams("\(p.path).keys.\(name.echoed) must be a string (base64 of 32 bytes)") }
+                    keys.byCache[name] = try key(text, at: "\(p.path).keys.\(name.echoed)")
+                }
+            }
+            self.keys = keys
         }
     }
 
@@ -99,6 +124,11 @@ enum Initialize: MethodDefinition {
                 throw error.responseError
             }
         }
+        if let encryption = p.encryption {
+            var keys = encryption.keys
+            if keys.key == nil { keys.key = server.options.encryptionKey }
+            server.store.useEncryptionKeys(keys)
+        }
         let appVersion = p.appVersion ?? server.options.appVersion
         if let appVersion { try server.core { () throws(StoreError) in try server.store.declareAppVersion(appVersion) } }
         if p.capabilities.events { server.events.subscribeAll() }
@@ -109,7 +139,7 @@ enum Initialize: MethodDefinition {
         return .result(Result(
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
             maxMessageBytes: server.options.maxMessageBytes,
-            storePath: server.store.directory, persistent: server.store.isPersistent,
+            storePath: server.store.directory, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
             appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 }))
     }
 
@@ -119,10 +149,18 @@ enum Initialize: MethodDefinition {
         let maxMessageBytes: Int
         let storePath: String?
         let persistent: Bool
+        /// The store-wide disk budget, when there is one.
+        let maxStoreBytes: Int?
         /// The app's version, if declared (here or with `--app-version`).
         let appVersion: String?
         /// The version the store last saw, when it was another.
         let previousAppVersion: String?
+
+        private var storeJSON: JSON {
+            var o: JSONObject = ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)]
+            if let maxStoreBytes { o.append("maxBytes", .int(maxStoreBytes)) }
+            return .object(o)
+        }
 
         var json: JSON {
             var o: JSONObject = [
@@ -136,7 +174,7 @@ enum Initialize: MethodDefinition {
                         "maxDepth": .int(LarderJSON.JSONParser.defaultMaxDepth),
                     ],
                 ],
-                "store": ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)],
+                "store": storeJSON,
             ]
             if let appVersion { o.append("appVersion", .string(appVersion)) }
             if let previousAppVersion { o.append("previousAppVersion", .string(previousAppVersion)) }

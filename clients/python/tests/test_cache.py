@@ -94,7 +94,8 @@ def test_open_settings_and_returns_expired(db):
                                 "disk": {"maxCount": 0, "maxBytes": 0}, "lifespan": 5, "returnsExpired": True,
                                 "fetch": {"retries": 0, "retryDelayMs": [100, 2000], "timeoutMs": 30000, "ttl": None,
                                           "negativeTtl": 0, "staleWhileRevalidate": 0},
-                                "kind": "cache", "persistsAcrossVersions": False, "purgeExpiredAfter": None}
+                                "kind": "cache", "persistsAcrossVersions": False, "purgeExpiredAfter": None,
+                                "encrypted": False}
     again = db.cache.open("stale", disk={"maxCount": 7})
     assert again["created"] is False and again["config"]["disk"]["maxCount"] == 7
     db.cache.set("k", 1, cache="stale")

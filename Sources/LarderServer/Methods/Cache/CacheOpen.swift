@@ -7,7 +7,7 @@ enum CacheOpen: MethodDefinition {
     static let method = "cache.open"
 
     struct Params: ParamsObject {
-        static let members = ["cache", "kind", "persistent", "memory", "disk", "lifespan", "returnsExpired", "purgeExpiredAfter", "persistsAcrossVersions", "fetch"]
+        static let members = ["cache", "kind", "persistent", "memory", "disk", "lifespan", "returnsExpired", "purgeExpiredAfter", "persistsAcrossVersions", "encrypted", "fetch"]
         static let requiredMembers = ["cache"]
         let cache: String
         let change: CacheConfigChange
@@ -28,6 +28,7 @@ enum CacheOpen: MethodDefinition {
             change.lifespan = try p.milliseconds("lifespan")
             change.returnsExpired = try p.optional("returnsExpired", as: Bool.self)
             change.persistsAcrossVersions = try p.optional("persistsAcrossVersions", as: Bool.self)
+            change.encrypted = try p.optional("encrypted", as: Bool.self)
             // null is a value here: back to the default.
             if p.object["purgeExpiredAfter"] != nil { change.purgeExpiredAfter = .some(try p.milliseconds("purgeExpiredAfter")) }
             if let kind = try p.optional("kind", as: String.self) {
@@ -55,8 +56,12 @@ enum CacheOpen: MethodDefinition {
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        let (cache, created) = try r.server.core { () throws(StoreError) in try r.server.store.open(p.cache, change: p.change) }
-        return .afterCommit(Result(cache: p.cache, created: created, config: cache.config))
+        let store = r.server.store
+        let (cache, created, budget) = try r.server.core { () throws(StoreError) in
+            let (cache, created) = try store.open(p.cache, change: p.change)
+            return (cache, created, try store.budgetStatus())
+        }
+        return .afterCommit(Result(cache: p.cache, created: created, config: cache.config, storeBudget: budget))
     }
 
     struct Result: MethodResult {
@@ -64,6 +69,12 @@ enum CacheOpen: MethodDefinition {
         let created: Bool
         /// The settings now in force.
         let config: CacheConfig
-        var json: JSON { ["cache": .string(cache), "created": .bool(created), "config": config.json] }
+        /// With `--max-store-bytes`: the store's budget, and what all caches hold against it.
+        let storeBudget: Store.BudgetStatus?
+        var json: JSON {
+            var o: JSONObject = ["cache": .string(cache), "created": .bool(created), "config": config.json]
+            if let storeBudget { o.append("storeBudget", storeBudget.json) }
+            return .object(o)
+        }
     }
 }

@@ -15,17 +15,25 @@ enum CacheStats: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.existingCache(p.cache)
         let disk = cache.diskTotals
+        let budget = try r.server.core { () throws(StoreError) in try r.server.store.budgetStatus() }
         return .result(Result(
             cache: cache.name,
             memory: Tier(count: cache.memoryCount, bytes: cache.memoryBytes, usage: cache.stats.memory),
-            disk: Tier(count: disk.count, bytes: disk.bytes, usage: cache.stats.disk)))
+            disk: Tier(count: disk.count, bytes: disk.bytes, usage: cache.stats.disk),
+            storeBudget: budget))
     }
 
     struct Result: MethodResult {
         let cache: String
         let memory: Tier
         let disk: Tier
-        var json: JSON { ["cache": .string(cache), "memory": memory.json, "disk": disk.json] }
+        /// With `--max-store-bytes`: the budget, and what all caches hold against it.
+        let storeBudget: Store.BudgetStatus?
+        var json: JSON {
+            var o: JSONObject = ["cache": .string(cache), "memory": memory.json, "disk": disk.json]
+            if let storeBudget { o.append("storeBudget", storeBudget.json) }
+            return .object(o)
+        }
     }
 
     /// What one tier holds now, and its use since the process started.
@@ -39,4 +47,9 @@ enum CacheStats: MethodDefinition {
              "hits": .int(usage.hits), "misses": .int(usage.misses), "evictions": .int(usage.evictions)]
         }
     }
+}
+
+extension Store.BudgetStatus {
+    /// As `cache.stats` and `cache.open` report it.
+    var json: JSON { ["maxBytes": .int(maxBytes), "bytes": .int(bytes), "exceeded": .bool(exceeded)] }
 }

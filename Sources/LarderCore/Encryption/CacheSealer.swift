@@ -1,0 +1,93 @@
+/// What an encrypted cache writes instead of its keys and values, under keys
+/// derived for that cache alone from the client's key and the store's salt
+/// (HKDF-SHA-256, one derived key per purpose):
+///
+/// - the `grp` and `key` columns hold MACs (HMAC-SHA-256, first 16 bytes) of
+///   the group, and of the group and key: an entry is found by its key
+///   without the key being stored in clear;
+/// - `sealed_key` holds the group and key sealed (AES-256-GCM), for the
+///   methods that list keys;
+/// - `value` holds the value sealed with the cache, group, key and kind as
+///   associated data: a sealed value moved to another row, another key or
+///   another cache no longer opens.
+///
+/// Each seal takes a fresh random 96-bit nonce. `check` is a MAC of a fixed
+/// text under a third derived key: stored with the cache, it tells a wrong
+/// key from the right one before anything is read or written.
+final class CacheSealer {
+    let check: [UInt8]
+    private let lookup: HMAC
+    private let values: AESGCM
+    /// The cache's name, length-prefixed, as it enters associated data.
+    private let name: [UInt8]
+
+    static let tokenCount = 16
+
+    init(key: EncryptionKey, salt: [UInt8], cache: String) throws(StoreError) {
+        let name = Self.prefixed(Array(cache.utf8))
+        self.name = name
+        func derive(_ purpose: String) throws(StoreError) -> [UInt8] {
+            try Crypto.hkdf(secret: key.bytes, salt: salt, info: Array("larder 1 \(purpose)".utf8) + [0] + name)
+        }
+        var lookupKey = try derive("lookup"), valueKey = try derive("values"), checkKey = try derive("check")
+        defer {
+            Crypto.wipe(&lookupKey)
+            Crypto.wipe(&valueKey)
+            Crypto.wipe(&checkKey)
+        }
+        lookup = try HMAC(key: lookupKey)
+        values = try AESGCM(key: valueKey)
+        check = Array(try HMAC(key: checkKey).mac(Array("larder key check".utf8)).prefix(Self.tokenCount))
+    }
+
+    /// What the `grp` column holds for `group`.
+    func token(group: String) throws(StoreError) -> [UInt8] {
+        Array(try lookup.mac([0x67], Self.prefixed(Array(group.utf8))).prefix(Self.tokenCount))
+    }
+
+    /// What the `grp` and `key` columns hold for `k`.
+    func tokens(_ k: EntryKey) throws(StoreError) -> (group: [UInt8], key: [UInt8]) {
+        let group = Self.prefixed(k.withGroupUTF8 { Array($0) })
+        let key = k.withKeyUTF8 { Array($0) }
+        return (Array(try lookup.mac([0x67], group).prefix(Self.tokenCount)),
+                Array(try lookup.mac([0x6B], group, key).prefix(Self.tokenCount)))
+    }
+
+    /// `k` sealed, for `sealed_key`.
+    func seal(key k: EntryKey) throws(StoreError) -> [UInt8] {
+        let plain = Self.prefixed(k.withGroupUTF8 { Array($0) }) + k.withKeyUTF8 { Array($0) }
+        return try plain.withUnsafeBufferPointer { (p) throws(StoreError) in try values.seal(p, associated: [0x6B] + name) }
+    }
+
+    /// The key a `sealed_key` holds.
+    func openKey(_ sealed: [UInt8]) throws(AESGCM.Unauthentic) -> EntryKey {
+        let plain = try values.open(sealed, associated: [0x6B] + name)
+        guard plain.count >= 4 else { throw AESGCM.Unauthentic() }
+        let n = Int(plain[0]) << 24 | Int(plain[1]) << 16 | Int(plain[2]) << 8 | Int(plain[3])
+        guard n <= plain.count - 4 else { throw AESGCM.Unauthentic() }
+        return plain.withUnsafeBufferPointer { p in
+            EntryKey(group: UnsafeBufferPointer(rebasing: p[4..<4 + n]), key: UnsafeBufferPointer(rebasing: p[(4 + n)...]))
+        }
+    }
+
+    /// A value sealed for the entry `k` of kind `kind`.
+    func seal(_ value: UnsafeBufferPointer<UInt8>, kind: Entry.Kind, for k: EntryKey) throws(StoreError) -> [UInt8] {
+        try values.seal(value, associated: associated(kind, k))
+    }
+
+    /// The value sealed for the entry `k` of kind `kind`.
+    func open(_ sealed: [UInt8], kind: Entry.Kind, for k: EntryKey) throws(AESGCM.Unauthentic) -> [UInt8] {
+        try values.open(sealed, associated: associated(kind, k))
+    }
+
+    private func associated(_ kind: Entry.Kind, _ k: EntryKey) -> [UInt8] {
+        [0x76, UInt8(kind.rawValue)] + name + Self.prefixed(k.withGroupUTF8 { Array($0) }) + k.withKeyUTF8 { Array($0) }
+    }
+
+    /// `bytes` after their length (4 bytes, big-endian): concatenated parts
+    /// stay unambiguous ("ab" + "c" is not "a" + "bc").
+    private static func prefixed(_ bytes: [UInt8]) -> [UInt8] {
+        let n = UInt32(bytes.count)
+        return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + bytes
+    }
+}

@@ -1,0 +1,74 @@
+extension Store {
+    /// What the store records of an encrypted cache's key.
+    struct KeyState {
+        var keyCheck: [UInt8]?
+        /// The check value of the key a rekey under way (or stopped) seals with.
+        var rekeyCheck: [UInt8]?
+        /// The last row that rekey re-sealed.
+        var rekeyCursor: Int64
+    }
+
+    func keyState(of cache: Cache) throws(StoreError) -> KeyState {
+        let s = try database.statement("SELECT key_check, rekey_check, rekey_cursor FROM caches WHERE id = ?")
+        s.bind(1, cache.id)
+        defer { s.reset() }
+        guard try s.step() else { throw .cacheNotFound(cache.name) }
+        return KeyState(keyCheck: s.isNull(0) ? nil : s.blob(0), rekeyCheck: s.isNull(1) ? nil : s.blob(1), rekeyCursor: s.int64(2))
+    }
+
+    /// The store's salt for deriving cache keys: random, made when the first
+    /// encrypted cache is created, and kept for the store's life.
+    func encryptionSalt(create: Bool) throws(StoreError) -> [UInt8] {
+        if let salt = sealingSalt { return salt }
+        func read() throws(StoreError) -> [UInt8]? {
+            let s = try database.statement("SELECT value FROM store_meta WHERE name = 'encryptionSalt'")
+            defer { s.reset() }
+            return try s.step() ? Self.bytes(hex: s.string(0)) : nil
+        }
+        if let salt = try read() {
+            sealingSalt = salt
+            return salt
+        }
+        guard create else { throw .corrupt(.cacheSettings(cache: "*"), reason: "encrypted caches exist but the store has no salt for their keys") }
+        try beginWrite()
+        // Another process may have made one before this one took the lock.
+        if let salt = try read() {
+            sealingSalt = salt
+            return salt
+        }
+        let salt = try Crypto.random(16)
+        let s = try database.statement("INSERT INTO store_meta (name, value) VALUES ('encryptionSalt', ?)")
+        s.bind(1, salt.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
+        try s.run()
+        // Not kept until committed: a rollback would take the row back.
+        return salt
+    }
+
+    /// The keys this session holds for encrypted caches. Every cache checks
+    /// them again at its next use.
+    public func useEncryptionKeys(_ keys: EncryptionKeys) {
+        encryptionKeys = keys
+        for c in caches.values { c.sealer = nil }
+    }
+
+    /// Seals a new encrypted cache's key check, or refuses when the session has no key.
+    func keyCheck(forNew name: String) throws(StoreError) -> [UInt8] {
+        guard let key = encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
+        return try CacheSealer(key: key, salt: try encryptionSalt(create: true), cache: name).check
+    }
+
+    private static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: digits.count, by: 2) {
+            guard let b = UInt8(String(decoding: digits[i...i + 1], as: UTF8.self), radix: 16) else { return nil }
+            out.append(b)
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}

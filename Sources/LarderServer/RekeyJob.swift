@@ -1,0 +1,67 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+
+/// `cache.rekey` at work: a batch of entries re-sealed per turn of the event
+/// loop, each committed before the next, so that a rekey stopped anywhere
+/// resumes from its last committed batch. Other requests are served in
+/// between; those for the cache being rekeyed are refused (-31060,
+/// `rekeyRunning`, retryable) until it ends.
+final class RekeyJob {
+    private unowned let server: Server
+    private let reply: Reply
+    private let rekey: Rekey
+    private let options: CacheRekey.Params
+    private let total: Int
+
+    init(server: Server, reply: Reply, rekey: Rekey, options: CacheRekey.Params) {
+        self.server = server
+        self.reply = reply
+        self.rekey = rekey
+        self.options = options
+        total = rekey.cache.diskTotals.count
+    }
+
+    func start() {
+        progress(["kind": "begin", "title": .string("Rekeying cache \(rekey.cache.name)"), "cancellable": false, "percentage": 0,
+                  "message": .string("entries: \(total)")])
+        server.connection.schedule { [self] in step() }
+    }
+
+    private func progress(_ value: JSONObject) {
+        guard let token = options.token else { return }
+        server.notify("$/progress", params: ["token": token, "value": .object(value)])
+    }
+
+    private func step() {
+        let failuresBefore = server.failedCommits
+        let finished: Bool
+        do {
+            finished = try server.core { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
+        } catch {
+            return fail(error)
+        }
+        server.commit()
+        if server.failedCommits != failuresBefore {
+            return fail(server.lastCommitFailure?.responseError ?? .internalError("a rekey batch could not be committed"))
+        }
+        if finished {
+            rekey.adopt()
+            progress(["kind": "end", "message": .string("\(rekey.resealed) entries re-sealed")])
+            server.finishAfterCommit(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json))
+            return
+        }
+        let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
+        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(total) entries re-sealed")])
+        if server.lifecycle == .shutDown { return fail(.requestCancelled(data: nil)) }
+        server.connection.schedule { [self] in step() }
+    }
+
+    /// Ends the rekey where it stands: what was committed stays, and the
+    /// cache waits for a rekey to the same key to finish.
+    private func fail(_ error: ResponseError) {
+        rekey.abandon()
+        progress(["kind": "end", "message": "stopped: the next cache.rekey with the same key resumes it"])
+        reply.fail(error)
+    }
+}

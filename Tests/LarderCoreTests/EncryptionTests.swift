@@ -1,0 +1,294 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LarderJSON
+import XCTest
+@testable import LarderCore
+
+/// Encrypted caches (SPEC 6.10): nothing of their keys or values reaches the
+/// store's files in clear, a wrong or missing key reads and writes nothing,
+/// a changed value fails alone, and a rekey re-seals everything.
+final class EncryptionTests: StoreTestCase {
+    private let key = try! EncryptionKey(base64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
+    private let otherKey = try! EncryptionKey(base64: "HxwdHhsZGhcYFRYTFBESDxAODA0KCwgJBgcEBQIDAAE=")
+
+    private func keyedStore(_ key: EncryptionKey? = nil, byCache: [String: EncryptionKey] = [:]) throws -> Store {
+        let store = try makeStore()
+        store.useEncryptionKeys(EncryptionKeys(key: key ?? self.key, byCache: byCache))
+        return store
+    }
+
+    private func encrypted(_ store: Store, _ name: String = "c", _ configure: (inout CacheConfigChange) -> Void = { _ in }) throws -> Cache {
+        try openCache(store, name) {
+            $0.encrypted = true
+            configure(&$0)
+        }
+    }
+
+    private func assertEncryptionError(_ problem: StoreError.EncryptionProblem, file: StaticString = #filePath, line: UInt = #line,
+                                       _ body: () throws -> Void) {
+        do {
+            try body()
+            XCTFail("expected \(problem), nothing was thrown", file: file, line: line)
+        } catch let StoreError.encryption(_, p) {
+            XCTAssertEqual(p, problem, file: file, line: line)
+        } catch {
+            XCTFail("expected \(problem), got \(error)", file: file, line: line)
+        }
+    }
+
+    /// Every file under the store directory, as bytes.
+    private func storeFiles() throws -> [(name: String, bytes: [UInt8])] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).map { name in
+            (name, Array(try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + name))))
+        }
+    }
+
+    private func assertNoPlaintext(_ markers: [String], _ moment: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let files = try storeFiles()
+        XCTAssertFalse(files.isEmpty, file: file, line: line)
+        for (name, content) in files {
+            for marker in markers {
+                let needle = Array(marker.utf8)
+                let found = Data(content).range(of: Data(needle)) != nil
+                XCTAssertFalse(found, "\(marker) in clear in \(name) \(moment)", file: file, line: line)
+            }
+        }
+    }
+
+    func testNoKeyOrValueReachesTheStoreFilesInClear() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store, "vault") { $0.diskMaxCount = 40 }
+        try store.register("Card", "1", #"{"fields":{"holder":"string"}}"#)
+        var markers: [String] = []
+        for i in 0..<60 {
+            let (k, g, v) = ("KEYMARK\(i)X", "GROUPMARK\(i % 3)X", "VALUEMARK\(i)X")
+            markers += [k, v]
+            try cache.put(k, v, group: g)
+        }
+        markers += ["GROUPMARK0X", "GROUPMARK1X", "GROUPMARK2X"]
+        try cache.putObject("OBJKEYMARK", "Card", #"{"holder":"OBJVALUEMARK"}"#, group: "")
+        markers += ["OBJKEYMARK", "OBJVALUEMARK"]
+        try store.commit()
+        try assertNoPlaintext(markers, "after writes (the WAL holds them)")
+        // Overwrites and deletes leave old pages behind: they held ciphertext only.
+        for i in 0..<20 { try cache.put("KEYMARK\(i)X", "VALUEMARK\(i)XOVER", group: "GROUPMARK\(i % 3)X") }
+        markers += (0..<20).map { "VALUEMARK\($0)XOVER" }
+        for i in 20..<30 { _ = try cache.remove(EntryKey(group: "GROUPMARK\(i % 3)X", key: "KEYMARK\(i)X")) }
+        try store.commit()
+        try assertNoPlaintext(markers, "after overwrites, deletes and evictions")
+        try store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try assertNoPlaintext(markers, "after a checkpoint")
+        try store.database.execute("VACUUM")
+        try store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try assertNoPlaintext(markers, "after VACUUM")
+        // And all of it reads back, from disk, in a new store.
+        store.close()
+        let reopened = try keyedStore()
+        let again = try XCTUnwrap(reopened.cache(named: "vault", create: false))
+        XCTAssertEqual(try again.text("KEYMARK5X", group: "GROUPMARK2X"), "VALUEMARK5XOVER")
+        let keys = try again.allKeys(group: "GROUPMARK0X")
+        XCTAssertEqual(keys, keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        XCTAssertEqual(keys.count, again.count - (try again.allKeys(group: "GROUPMARK1X").count) - (try again.allKeys(group: "GROUPMARK2X").count) - 1,
+                       "every entry of the three groups and the object, each listed once")
+        for k in keys { XCTAssertNotNil(try again.text(k, group: "GROUPMARK0X")) }
+    }
+
+    /// The same test as above catches a plain cache: the scan can fail.
+    func testTheScanFindsAPlainCachesValues() throws {
+        let store = try keyedStore()
+        let cache = try openCache(store, "plain")
+        try cache.put("PLAINKEY", "PLAINVALUE")
+        try store.commit()
+        let files = try storeFiles()
+        XCTAssertTrue(files.contains { f in String(decoding: f.bytes, as: UTF8.self).contains("PLAINVALUE") })
+    }
+
+    func testAWrongOrMissingKeyReadsAndWritesNothing() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        try cache.put("k", "secret")
+        try store.commit()
+        store.close()
+
+        let wrong = try keyedStore(otherKey)
+        let c = try XCTUnwrap(wrong.cache(named: "c", create: false))
+        assertEncryptionError(.keyMismatch) { _ = try c.text("k") }
+        assertEncryptionError(.keyMismatch) { try c.put("k", "overwritten") }
+        assertEncryptionError(.keyMismatch) { _ = try c.allKeys() }
+        assertEncryptionError(.keyMismatch) { _ = try wrong.open("c", change: CacheConfigChange()) }
+        try wrong.commit()
+        wrong.useEncryptionKeys(EncryptionKeys(key: nil))
+        assertEncryptionError(.keyRequired) { _ = try c.text("k") }
+        assertEncryptionError(.keyRequired) { _ = try self.encrypted(wrong, "new") }
+        XCTAssertNil(try wrong.cache(named: "new", create: false), "nothing was created without a key")
+        // Emptying the whole cache reads no key or value, and needs none; the stats too.
+        XCTAssertEqual(c.count, 1)
+        wrong.close()
+
+        let right = try keyedStore()
+        XCTAssertEqual(try XCTUnwrap(right.cache(named: "c", create: false)).text("k"), "secret", "nothing was overwritten")
+    }
+
+    func testEncryptionIsFixedAtCreation() throws {
+        let store = try keyedStore()
+        _ = try encrypted(store)
+        assertInvalidArgument(field: "encrypted") { _ = try self.openCache(store) { $0.encrypted = false } }
+        _ = try openCache(store, "plain")
+        assertInvalidArgument(field: "encrypted") { _ = try self.encrypted(store, "plain") }
+    }
+
+    func testAChangedValueFailsAloneAndCanBeRemoved() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        try cache.put("a", "first")
+        try cache.put("b", "second")
+        try store.commit()
+        // Flip one byte of b's sealed value, as damage or tampering would.
+        try store.database.execute("UPDATE entries SET value = substr(value, 1, 20) || x'00' || substr(value, 22) WHERE size = 6")
+        store.close()
+        let reopened = try keyedStore()
+        let c = try XCTUnwrap(reopened.cache(named: "c", create: false))
+        XCTAssertThrowsError(try c.text("b")) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: "b")) }
+        XCTAssertEqual(try c.text("a"), "first")
+        XCTAssertTrue(try c.remove(EntryKey(group: "g", key: "b")))
+        XCTAssertNil(try c.text("b"))
+    }
+
+    func testAValueMovedToAnotherKeyDoesNotOpen() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        try cache.put("a", "for a")
+        try cache.put("b", "for b")
+        try store.commit()
+        try store.database.execute("""
+            UPDATE entries SET value = (SELECT value FROM entries WHERE id = (SELECT MIN(id) FROM entries))
+            WHERE id = (SELECT MAX(id) FROM entries)
+            """)
+        store.close()
+        let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        XCTAssertThrowsError(try c.text("b")) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: "b")) }
+        XCTAssertEqual(try c.text("a"), "for a")
+    }
+
+    func testCachesOfOneKeySealApart() throws {
+        let store = try keyedStore(byCache: ["mine": otherKey])
+        let one = try encrypted(store, "one")
+        let mine = try encrypted(store, "mine")
+        try one.put("k", "same")
+        try mine.put("k", "same")
+        try store.commit()
+        let s = try store.database.statement("SELECT grp, key, value FROM entries ORDER BY id")
+        var rows: [[UInt8]] = []
+        while try s.step() { rows.append(s.blob(0) + s.blob(1) + s.blob(2)) }
+        s.reset()
+        XCTAssertEqual(rows.count, 2)
+        XCTAssertNotEqual(rows[0], rows[1], "another cache, another key: nothing in common")
+        store.close()
+        // A key given for one cache does not open the others.
+        let other = try keyedStore(otherKey)
+        assertEncryptionError(.keyMismatch) { _ = try XCTUnwrap(other.cache(named: "one", create: false)).text("k") }
+        XCTAssertEqual(try XCTUnwrap(other.cache(named: "mine", create: false)).text("k"), "same")
+    }
+
+    func testLimitsExpiryKeysAndObjectsWorkAsOnAPlainCache() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let store = try makeStore(clock: clock)
+        store.useEncryptionKeys(EncryptionKeys(key: key))
+        let log = EventLog()
+        log.attach(to: store)
+        let cache = try encrypted(store) { $0.diskMaxCount = 3; $0.lifespan = 10_000 }
+        for k in ["d", "b", "a", "c"] { try cache.put(k, "v-\(k)") }
+        XCTAssertEqual(log.evictedKeys(tier: .disk), ["d"], "the least recently used, named in clear")
+        XCTAssertEqual(try cache.allKeys(), ["a", "b", "c"])
+        XCTAssertEqual(try cache.keys(group: "g", prefix: "", after: "a", limit: 1), ["b"])
+        try cache.put("short", "x", ttl: 10)
+        XCTAssertTrue(clock.advance(milliseconds: 20))
+        XCTAssertEqual(try cache.purgeExpired(group: nil), 1)
+        XCTAssertEqual(log.evictedKeys(tier: .disk, reason: .expired), ["short"])
+        try store.register("Note", "1", #"{"fields":{"text":"string"}}"#)
+        for k in ["n2", "n1"] { try cache.putObject(k, "Note", #"{"text":"\#(k)"}"#, group: "") }
+        XCTAssertEqual(try cache.objectKeys(after: nil, limit: 10).map(\.key), ["n1", "n2"])
+        XCTAssertEqual(try cache.objectKeys(after: EntryKey(group: "", key: "n1"), limit: 10).map(\.key), ["n2"])
+        try store.commit()
+        store.close()
+        let reopened = try makeStore(clock: clock)
+        reopened.useEncryptionKeys(EncryptionKeys(key: key))
+        let c = try XCTUnwrap(reopened.cache(named: "c", create: false))
+        guard case .current(let note) = try c.readObject(EntryKey(group: "", key: "n1")) else { return XCTFail("n1 not read back") }
+        XCTAssertEqual(note.plainValue, ["text": "n1"])
+    }
+
+    func testRekeyReSealsEverythingAndResumesWhereItStopped() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        for i in 0..<25 { try cache.put("k\(i)", "v\(i)") }
+        try store.commit()
+        let before = try sealedRows(store)
+
+        let rekey = try cache.beginRekey(to: otherKey)
+        assertEncryptionError(.rekeyRunning) { _ = try cache.text("k1") }
+        XCTAssertFalse(try rekey.step(limit: 10))
+        try store.commit()
+        XCTAssertFalse(try rekey.step(limit: 10))
+        try store.commit()
+        // Stopped here, as by kill -9: 20 rows under the new key, 5 under the old.
+        rekey.abandon()
+        store.close()
+
+        let stopped = try keyedStore()
+        let c = try XCTUnwrap(stopped.cache(named: "c", create: false))
+        assertEncryptionError(.rekeyInterrupted) { _ = try c.text("k1") }
+        assertInvalidArgument(field: "key") {
+            _ = try c.beginRekey(to: EncryptionKey(base64: "AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE="))
+        }
+        let resumed = try c.beginRekey(to: otherKey)
+        XCTAssertTrue(resumed.resumed)
+        XCTAssertTrue(try resumed.step(limit: 10))
+        XCTAssertEqual(resumed.resealed, 5, "only what the first run left")
+        try stopped.commit()
+        resumed.adopt()
+        XCTAssertEqual(try c.text("k24"), "v24", "this session uses the new key from now on")
+        stopped.close()
+
+        let after = try sealedRows(try keyedStore(otherKey))
+        XCTAssertEqual(after.count, before.count)
+        XCTAssertTrue(zip(before, after).allSatisfy { $0 != $1 }, "every row re-sealed")
+        let old = try keyedStore()
+        assertEncryptionError(.keyMismatch) { _ = try XCTUnwrap(old.cache(named: "c", create: false)).text("k1") }
+        old.close()
+        let new = try keyedStore(otherKey)
+        let n = try XCTUnwrap(new.cache(named: "c", create: false))
+        for i in 0..<25 { XCTAssertEqual(try n.text("k\(i)"), "v\(i)") }
+        XCTAssertEqual(try n.allKeys().count, 25)
+    }
+
+    private func sealedRows(_ store: Store) throws -> [[UInt8]] {
+        let s = try store.database.statement("SELECT grp || key, value FROM entries ORDER BY id")
+        defer { s.reset() }
+        var rows: [[UInt8]] = []
+        while try s.step() { rows.append(s.blob(0) + s.blob(1)) }
+        return rows
+    }
+
+    func testKeysAreTakenOnlyAsThirtyTwoBytes() throws {
+        XCTAssertThrowsError(try EncryptionKey(base64: "c2hvcnQ="))
+        XCTAssertThrowsError(try EncryptionKey(base64: "not base64!"))
+        let path = directory.path + "/key"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 32), attributes: [.posixPermissions: 0o644])
+        XCTAssertThrowsError(try EncryptionKey(file: path)) { error in
+            XCTAssertTrue((error as? EncryptionKey.Refusal)?.reason.contains("chmod 600") == true, "\(error)")
+        }
+        chmod(path, 0o600)
+        XCTAssertEqual(try EncryptionKey(file: path), try EncryptionKey(base64: Data(repeating: 7, count: 32).base64EncodedString()))
+        _ = FileManager.default.createFile(atPath: path, contents: Data((key.bytes.base64 + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertEqual(try EncryptionKey(file: path), key)
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate var base64: String { Data(self).base64EncodedString() }
+}
