@@ -17,7 +17,8 @@ public enum CacheEvent: Sendable, Equatable {
     /// An entry left a tier without being asked to (limits or expiry).
     case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason, value: Value? = nil)
     /// A tier was cleared by `cache.clear`, or every tier because an app of
-    /// another version first used the cache (`appVersion`).
+    /// another version first used the cache (`appVersion`), or the disk tier
+    /// because the cache became memory-only.
     case cleared(cache: String, group: String?, tier: Tier, appVersion: VersionChange? = nil)
 
     public struct VersionChange: Sendable, Equatable {

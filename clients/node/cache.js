@@ -286,7 +286,10 @@ export class CacheMethods {
    * `cache.open`: creates a cache or changes its settings. `memory` and
    * `disk` (`{maxCount?, maxBytes?}`) are sent as given: the server refuses a
    * misspelt limit with InvalidParams (`data: {path: 'params.memory.maxCont',
-   * expected, suggestion: 'maxCount'}`) and changes nothing.
+   * expected, suggestion: 'maxCount'}`) and changes nothing. `persistent`
+   * changed on an existing cache moves its entries: to disk, or the most
+   * recently used that fit into memory, deleting its rows (subscribers get
+   * `cache.cleared` with `tier: 'disk'`); a durable store stays persistent.
    * @param {string} [name]
    * @param {import('./index.js').CacheOpenOptions} [options]
    */

@@ -57,6 +57,11 @@ export interface TierLimits {
 export interface CacheOpenOptions {
   /** 'cache' (default): purgeable. 'store': durable — no lifespan, TTL, disk limits or eviction; fixed at creation. */
   kind?: 'cache' | 'store';
+  /**
+   * false: memory only. Changing it on an existing cache moves the entries: to disk (then evicting down to the disk
+   * limits), or the most recently used that fit into memory, deleting the cache's rows (`cache.cleared`, tier disk).
+   * A durable store stays persistent (InvalidParams).
+   */
   persistent?: boolean;
   memory?: TierLimits;
   disk?: TierLimits;
@@ -437,6 +442,10 @@ export class EntityMethods {
   iterQuery(entity: string, options?: Omit<QueryOptions, 'limit'> & { pageSize?: number }): AsyncGenerator<any>;
   count(entity: string, options?: { where?: Where }): Promise<{ count: number }>;
   delete(entity: string, id: unknown): Promise<{ deleted: number; nullified: number }>;
+  /** The record in the model's names and RFC 3339 dates, as the backend's JSON, whole; nothing is stored. */
+  render(entity: string, record: Record<string, unknown>): Promise<{ record: Record<string, any> }>;
+  /** The backend's JSON as the model's names and RFC 3339 dates, with the members it has; nothing is stored. */
+  parse(entity: string, json: Record<string, unknown>): Promise<{ record: Record<string, any> }>;
 }
 
 /** A connection to one larder sidecar process. */

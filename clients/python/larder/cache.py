@@ -219,6 +219,12 @@ class CacheMethods(Methods[K]):
         "maxCount"``) and changes nothing. ``lifespan`` is the default
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
+        ``persistent=False`` keeps the entries in memory only (empty after a
+        restart). Changing it on an existing cache moves the entries: to
+        disk (then evicting down to the disk limits), or, the most recently
+        used that fit, into memory, deleting the cache's rows (subscribers
+        get ``cache.cleared`` with ``tier: "disk"``); a durable store stays
+        persistent (:class:`~larder.InvalidParams`).
         ``kind="store"`` makes a durable store rather than a purgeable cache:
         no lifespan, TTL, disk limits or eviction, never wiped when the app
         version changes; fixed at creation. ``purge_expired_after``: seconds

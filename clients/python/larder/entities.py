@@ -37,6 +37,12 @@ transaction; or :meth:`EntityMethods.upsert` one batch at once. Records are
 merged into stored ones: keys a record leaves out keep their stored value,
 an explicit ``None`` clears an optional attribute or unlinks a relationship.
 
+Converting without storing: :meth:`~EntityMethods.render` turns a record
+written with the model's own names (``bandDescription``) and RFC 3339 dates
+into the backend's JSON, whole, as :meth:`~EntityMethods.get` would return it
+once stored (JSONCache's ``toJSONDictionary``); :meth:`~EntityMethods.parse`
+does the reverse.
+
 Reading: :meth:`~EntityMethods.get`, :meth:`~EntityMethods.get_many`,
 :meth:`~EntityMethods.query` (and :meth:`~EntityMethods.iter_query`),
 :meth:`~EntityMethods.count`. ``where`` maps JSON keys to a value (equality)
@@ -91,6 +97,17 @@ def _order(order_by: str | Iterable[str] | None) -> str | list[str] | None:
 
 def _count(result: Any) -> int:
     return int(result["count"])
+
+
+def _record(result: Any) -> dict[str, Any]:
+    return cast(dict[str, Any], result["record"])
+
+
+def _one_record(record: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """One record, sent as given."""
+    if not isinstance(record, Mapping):
+        raise TypeError(f"{name} is one record (a mapping), not {type(record).__name__}")
+    return dict(record)
 
 
 def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -314,6 +331,38 @@ class EntityMethods(Methods[K]):
                     return
 
         return async_pages() if self._asynchronous else pages()
+
+    # -- converting ---------------------------------------------------------
+
+    @method
+    def render(self, entity: str, record: Mapping[str, Any]) -> Call[dict[str, Any]]:
+        """``entity.render``: ``record``, written with the model's attribute
+        and relationship names (``{"bandDescription": ..., "otherNames":
+        ...}``) and dates as RFC 3339 strings, returned as the backend's JSON:
+        keys in the model's casing and reserved words, dates in its format,
+        every member present — exactly what :meth:`get` would return once the
+        record is stored. Nothing is stored or read but the model.
+
+        A relationship may hold identifiers or nested records (nested
+        records come back nested, a to-many list in identifier order); a
+        record nested in a to-many relationship may leave out its link back.
+        A record lacking a required attribute, or anything :meth:`stage`
+        refuses, raises :class:`~larder.InvalidParams` naming it
+        (``record.released``); an unknown entity raises
+        :class:`~larder.EntityNotFound`. Returns the record itself.
+        """
+        return self._request("entity.render", {"entity": entity, "record": _one_record(record, "record")}, _record)
+
+    @method
+    def parse(self, entity: str, json: Mapping[str, Any]) -> Call[dict[str, Any]]:
+        """``entity.parse``: the reverse of :meth:`render`. ``json``, a record
+        as the backend sends it (or :meth:`get` returns it, nested records
+        included), is checked as :meth:`stage` checks it — the same errors,
+        named under ``json`` — and returned with the model's names and RFC
+        3339 dates, with only the members it has. Nothing is stored. Returns
+        the record itself.
+        """
+        return self._request("entity.parse", {"entity": entity, "json": _one_record(json, "json")}, _record)
 
     @method
     def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Call[int]:

@@ -3,7 +3,8 @@ schemas; member names as the protocol spells them). A member the protocol
 leaves out in some answers is ``NotRequired``: read it with ``.get``.
 
 A few results are not the protocol's own: ``cache.get`` gives the value
-itself, ``entity.count`` an ``int``, and ``data`` comes back as ``bytes``."""
+itself, ``entity.count`` an ``int``, ``entity.render`` and ``entity.parse``
+the record, and ``data`` comes back as ``bytes``."""
 
 from __future__ import annotations
 

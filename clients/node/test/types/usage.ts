@@ -22,6 +22,11 @@ export async function readme(): Promise<void> {
   for await (const album of db.entity.iterQuery('Album', { where: { released: { gte: '1980' } }, pageSize: 500 })) {
     use(album);
   }
+  const { record: json } = await db.entity.render('Band', { name: 'U2', otherNames: 'Passengers' });
+  const { record: model } = await db.entity.parse('Band', json);
+  use(json.other_names, model.otherNames);
+  await db.cache.open('session', { persistent: false });
+  await db.cache.open('session', { persistent: true });
   try {
     await db.cache.stats({ cache: 'nope' });
   } catch (e) {
