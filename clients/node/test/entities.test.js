@@ -488,7 +488,7 @@ test('params are sent as given; argument checks', () => withDb(async (db) => {
 
 // What each wrapper can send, to compare with the OpenRPC document.
 const WRAPPER_PARAMS = {
-  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords'],
+  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords', 'encrypted'],
   'entity.models': [],
   'entity.stage': ['entity', 'records'],
   'entity.apply': ['onMissing'],
