@@ -203,6 +203,29 @@ test('uses of a cache being rekeyed reject, retryable', async (t) => {
   });
 });
 
+test('a rekey killed mid-way rejects with rekeyInterrupted until it is finished', async (t) => {
+  const dir = scratch(t);
+  await fill(dir, { count: 2000 });
+  const db = await Larder.spawn({ store: join(dir, 'store'), encryptionKey: OLD });
+  let reports = 0;
+  const onProgress = (value) => {
+    if (value.kind === 'report' && ++reports === 2) db.kill();
+  };
+  await assert.rejects(db.cache.rekey('secrets', NEW, { batchSize: 10, onProgress }), SidecarExited);
+  await withDb(dir, { encryptionKey: OLD }, async (again) => {
+    const e = await keyError(again.cache.get('k0', { cache: 'secrets' }));
+    assert.deepEqual([e.reason, e.retryable], ['rekeyInterrupted', false]);
+    const finished = await again.cache.rekey('secrets', NEW);
+    assert.equal(finished.resumed, true);
+    assert.ok(finished.resealed > 0 && finished.resealed < 2000, String(finished.resealed));
+  });
+  await withDb(dir, { encryptionKey: NEW }, async (fresh) => {
+    const keys = Array.from({ length: 2000 }, (_, i) => `k${i}`);
+    const { entries } = await fresh.cache.getMany(keys, { cache: 'secrets' });
+    assert.deepEqual(keys.filter((k, i) => entries[k].value !== `value ${i}`), []);
+  });
+});
+
 test('rekey checks the new key here and the cache on the server', async (t) => {
   const dir = scratch(t);
   await fill(dir);

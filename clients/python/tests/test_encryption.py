@@ -8,6 +8,7 @@ import asyncio
 import base64
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -169,17 +170,41 @@ def test_rekey_reseals_under_the_new_key_with_progress(binary, store_dir):
 
 
 def test_uses_of_a_cache_being_rekeyed_are_retryable(binary, store_dir):
-    fill(binary, store_dir, count=4)
+    fill(binary, store_dir, count=50)
     with spawn(binary, store_dir, encryption_key=OLD) as db:
-        # Sent in one write: the get arrives between the rekey's batches.
+        # Sent in one write: the get arrives before the rekey's 50 batches are done.
         with db.pipeline(raise_on_error=False) as p:
             p.cache.rekey("secrets", NEW, batch_size=1)
             p.cache.get("k0", cache="secrets")
         rekeyed, refused = p.results
-        assert rekeyed["resealed"] == 4
+        assert rekeyed["resealed"] == 50
         assert isinstance(refused, larder.EncryptionKeyError)
         assert (refused.reason, refused.retryable) == ("rekeyRunning", True)
         assert db.cache.get("k0", cache="secrets") == "value 0", "the same request succeeds afterwards"
+
+
+def test_a_rekey_killed_midway_is_rekey_interrupted_until_finished(binary, store_dir):
+    fill(binary, store_dir, count=2000)
+    db = spawn(binary, store_dir, encryption_key=OLD)
+    reports: list[dict[str, object]] = []
+
+    def kill_after_two_reports(value: dict[str, object]) -> None:
+        reports.append(value)
+        if len([r for r in reports if r["kind"] == "report"]) == 2:
+            os.kill(db.pid, signal.SIGKILL)
+
+    with pytest.raises(larder.SidecarExited):
+        db.cache.rekey("secrets", NEW, batch_size=10, progress=kill_after_two_reports)
+    db.close()
+    with spawn(binary, store_dir, encryption_key=OLD) as again:
+        with pytest.raises(larder.EncryptionKeyError) as info:
+            again.cache.get("k0", cache="secrets")
+        assert (info.value.reason, info.value.retryable) == ("rekeyInterrupted", False)
+        finished = again.cache.rekey("secrets", NEW)
+        assert finished["resumed"] is True and 0 < finished["resealed"] < 2000
+    with spawn(binary, store_dir, encryption_key=NEW) as new:
+        entries = new.cache.get_many([f"k{i}" for i in range(2000)], cache="secrets")["entries"]
+        assert all(entries[f"k{i}"].get("value") == f"value {i}" for i in range(2000))
 
 
 def test_rekey_checks_the_new_key_here_and_the_cache_on_the_server(binary, store_dir):
