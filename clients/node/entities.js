@@ -39,7 +39,7 @@ function orderKeys(orderBy) {
   return [...orderBy];
 }
 
-const DEFINE_OPTIONS = ['casing', 'dateFormat', 'reservedWords'];
+const DEFINE_OPTIONS = ['casing', 'dateFormat', 'reservedWords', 'encrypted'];
 
 /**
  * `db.entity.*`: JSONCache-style models of entities, attributes and
@@ -81,6 +81,9 @@ export class EntityMethods {
    * JSON keys; `dateFormat`: 'iso8601' (default), 'iso8601Basic' or
    * 'epochSeconds'; `reservedWords` (default ['description']): JSON keys held
    * as the entity-qualified name (`description` ⇄ `bandDescription`).
+   * Entities are not encrypted: `encrypted: true` rejects with InvalidParams
+   * saying why (their queries read their columns in the database); keep
+   * sensitive values in an encrypted cache.
    *
    * Resolves `{model, created, newEntities, added: ['Entity.member']}`. The
    * same definition again changes nothing; new entities, optional attributes

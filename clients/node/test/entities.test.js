@@ -556,7 +556,7 @@ test('parse refuses what stage refuses, with the same message; render needs a wh
 
 // What each wrapper can send, to compare with the OpenRPC document.
 const WRAPPER_PARAMS = {
-  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords'],
+  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords', 'encrypted'],
   'entity.models': [],
   'entity.stage': ['entity', 'records'],
   'entity.apply': ['onMissing'],

@@ -140,6 +140,7 @@ class EntityMethods(Methods[K]):
         casing: str | None = None,
         date_format: str | None = None,
         reserved_words: Iterable[str] | None = None,
+        encrypted: bool | None = None,
     ) -> Call[DefineResult]:
         """``entity.define``: creates a model's tables, or redefines it in place.
 
@@ -151,7 +152,10 @@ class EntityMethods(Methods[K]):
         ``"iso8601"`` (the default), ``"iso8601Basic"`` or
         ``"epochSeconds"``; ``reserved_words`` (default ``["description"]``)
         are JSON keys held under the entity-qualified name
-        (``description`` ⇄ ``bandDescription``).
+        (``description`` ⇄ ``bandDescription``). Entities are not encrypted:
+        ``encrypted=True`` is refused with :class:`~larder.InvalidParams`
+        saying why (their queries read their columns in the database); keep
+        sensitive values in an encrypted cache.
 
         Returns ``{"model", "created": bool, "newEntities": [...], "added":
         ["Entity.member", ...]}``. Defining the same model again changes
@@ -165,13 +169,15 @@ class EntityMethods(Methods[K]):
                 raise TypeError("give a model name and entities, or one definition mapping, not both")
             params = dict(model)
             params.update(_params(casing=casing, date_format=date_format,
-                                  reserved_words=None if reserved_words is None else list(reserved_words)))
+                                  reserved_words=None if reserved_words is None else list(reserved_words),
+                                  encrypted=encrypted))
             return self._request("entity.define", params, None)
         if entities is None:
             raise TypeError("define() needs the model's entities")
         params = {"model": model, "entities": _records(entities)}
         params.update(_params(casing=casing, date_format=date_format,
-                              reserved_words=None if reserved_words is None else list(reserved_words)))
+                              reserved_words=None if reserved_words is None else list(reserved_words),
+                              encrypted=encrypted))
         return self._request("entity.define", params, None)
 
     @method

@@ -15,7 +15,7 @@ __all__ = [
     "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
     "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "HashResult", "HasResult", "KeysPage",
     "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
-    "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
+    "PutResult", "QueryPage", "RegisterResult", "RekeyResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
     "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
     "StatsResult", "SubscribeResult", "TierStats",
 ]
@@ -48,6 +48,7 @@ class CacheConfig(TypedDict):
     kind: str
     persistsAcrossVersions: bool
     purgeExpiredAfter: float | None
+    encrypted: bool
 
 
 class OpenResult(TypedDict):
@@ -163,6 +164,14 @@ class ListResult(TypedDict):
 class DropResult(TypedDict):
     """``cache.drop``."""
     dropped: bool
+
+
+class RekeyResult(TypedDict):
+    """``cache.rekey``: ``resealed``, the entries this call re-sealed;
+    ``resumed``, whether it finished a rekey stopped part-way."""
+    cache: str
+    resealed: int
+    resumed: bool
 
 
 class SubscribeResult(TypedDict):
