@@ -66,10 +66,12 @@ public final class Cache {
             isStale = false
             return
         }
+        let wasPersistent = config.persistent
         config = try CacheConfig(stored: s.string(0), cache: name)
         s.reset()
         // Another process may have rekeyed it: its key is checked again.
         sealer = nil
+        if config.persistent != wasPersistent { forgetTiers() }
         try loadTotals()
         isStale = false
     }
@@ -339,7 +341,7 @@ public final class Cache {
     /// time (8 MiB: about 10 ms from disk against 0.2 ms from memory, with
     /// the answers discarded) but no more memory; a client that rereads large
     /// values can raise `memory.maxBytes`.
-    private func fitsInMemory(_ size: Int) -> Bool {
+    func fitsInMemory(_ size: Int) -> Bool {
         let limit = config.memory.maxBytes
         return limit == 0 || size <= (config.persistent ? limit / Self.largestShareOfMemory : limit)
     }
@@ -368,7 +370,7 @@ public final class Cache {
     }
 
     /// What an event about `entry` carries: its value, if the subscriber asked for values.
-    private func eventValue(_ entry: Entry?) -> CacheEvent.Value? {
+    func eventValue(_ entry: Entry?) -> CacheEvent.Value? {
         guard let entry, store.eventValues?(name) == true else { return nil }
         return CacheEvent.Value(kind: entry.kind, bytes: entry.bytes)
     }

@@ -17,8 +17,9 @@ public enum CacheEvent: Sendable, Equatable {
     /// An entry left a tier without being asked to (limits or expiry).
     case evicted(cache: String, group: String, key: String, tier: Tier, reason: Reason, value: Value? = nil)
     /// A tier was cleared by `cache.clear`, or every tier because an app of
-    /// another version first used the cache (`appVersion`), or by
-    /// `Store.clear` (`only` the objects or the plain entries, when not all).
+    /// another version first used the cache (`appVersion`), or the disk tier
+    /// because the cache became memory-only, or by `Store.clear` (`only` the
+    /// objects or the plain entries, when not all).
     case cleared(cache: String, group: String?, tier: Tier, appVersion: VersionChange? = nil, only: ClearedEntries? = nil)
 
     public struct VersionChange: Sendable, Equatable {

@@ -123,6 +123,18 @@ final class MemoryTier {
         }
     }
 
+    /// Every entry, most recently used first.
+    func entriesNewestFirst() -> [(key: EntryKey, entry: Entry)] {
+        var result: [(key: EntryKey, entry: Entry)] = []
+        result.reserveCapacity(count)
+        var i = newest
+        while i >= 0 {
+            result.append((nodes[i].key, nodes[i].entry))
+            i = Int(links[i].older)
+        }
+        return result
+    }
+
     /// Every key, or those of one group.
     func keys(inGroup group: String? = nil) -> [EntryKey] {
         let all = index.positions.map { nodes[$0].key }

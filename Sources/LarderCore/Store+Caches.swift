@@ -66,18 +66,19 @@ extension Store {
     /// Applies a settings change to an existing cache, evicting down to new limits.
     private func update(_ existing: Cache, with change: CacheConfigChange) throws(StoreError) {
         let updated = change.applied(to: existing.config)
-        if updated.persistent != existing.config.persistent {
-            throw .invalidArgument(field: "persistent", reason: "a cache cannot change between persistent and memory-only; drop it first")
-        }
         if updated.encrypted != existing.config.encrypted {
             throw .invalidArgument(field: "encrypted", reason: "a cache cannot change between encrypted and not; drop it first, or copy its entries into a new cache")
         }
         try Self.checkDurable(updated, existing: existing.config)
         try existing.ready()
         guard updated != existing.config else { return }
-        try saveConfig(updated, id: existing.id)
         let lifespanChanged = updated.lifespan != existing.config.lifespan
-        existing.config = updated
+        if updated.persistent != existing.config.persistent {
+            try existing.changePersistence(to: updated)
+        } else {
+            try saveConfig(updated, id: existing.id)
+            existing.config = updated
+        }
         if lifespanChanged {
             if updated.persistent { try existing.disk.setLifespan(updated.lifespan) }
             // Entries that did not expire may now: the next eviction looks.
@@ -97,7 +98,7 @@ extension Store {
         func refuse(_ field: String, _ what: String) -> StoreError {
             .invalidArgument(field: field, reason: "a durable store (kind \"store\") has no \(what): its entries never expire and are never evicted")
         }
-        if !config.persistent { throw .invalidArgument(field: "persistent", reason: "a durable store (kind \"store\") is persistent") }
+        if !config.persistent { throw .invalidArgument(field: "persistent", reason: "a durable store (kind \"store\") is always persistent; only a cache (kind \"cache\") can be memory-only") }
         if config.lifespan != 0 { throw refuse("lifespan", "lifespan") }
         if config.disk.maxCount != 0 { throw refuse("disk.maxCount", "disk limits") }
         if config.disk.maxBytes != 0 { throw refuse("disk.maxBytes", "disk limits") }
@@ -158,7 +159,7 @@ extension Store {
         c.appVersion = current
     }
 
-    private func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {
+    func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {
         try beginWrite()
         let s = try database.statement("UPDATE caches SET config = ? WHERE id = ?")
         s.bind(1, config.storedJSON.description).bind(2, id)

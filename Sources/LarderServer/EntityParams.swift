@@ -38,6 +38,12 @@ struct ApplyResultJSON: MethodResult {
     }
 }
 
+/// What `entity.render` and `entity.parse` answer: the record in the other form.
+struct ConvertedRecord: MethodResult {
+    let record: JSON
+    var json: JSON { ["record": record] }
+}
+
 /// The params of the methods that name one record: `entity`, `id`, `include`.
 struct RecordParams: ParamsObject {
     static let members = ["entity", "id", "include"]

@@ -24,9 +24,11 @@ final class RekeyJob {
 
     func start() {
         progress(["kind": "begin", "title": .string("Rekeying cache \(rekey.cache.name)"), "cancellable": false, "percentage": 0,
-                  "message": .string("entries: \(total)")])
+                  "message": .string("\(Self.entries(total)) to re-seal")])
         server.connection.schedule { [self] in step() }
     }
+
+    private static func entries(_ n: Int) -> String { n == 1 ? "1 entry" : "\(n) entries" }
 
     private func progress(_ value: JSONObject) {
         guard let token = options.token else { return }
@@ -47,12 +49,12 @@ final class RekeyJob {
         }
         if finished {
             rekey.adopt()
-            progress(["kind": "end", "message": .string("\(rekey.resealed) entries re-sealed")])
+            progress(["kind": "end", "message": .string("\(Self.entries(rekey.resealed)) re-sealed")])
             server.finishAfterCommit(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json))
             return
         }
         let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
-        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(total) entries re-sealed")])
+        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(Self.entries(total)) re-sealed")])
         if server.lifecycle == .shutDown { return fail(.requestCancelled(data: nil)) }
         server.connection.schedule { [self] in step() }
     }

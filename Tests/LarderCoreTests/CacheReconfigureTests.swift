@@ -96,24 +96,4 @@ final class CacheReconfigureTests: StoreTestCase {
         _ = try openCache(store) { $0.lifespan = 0 }
         XCTAssertNotNil(try cache.lookup("k"))
     }
-
-    func testChangingPersistentIsRefused() throws {
-        let store = try makeStore()
-        let cache = try openCache(store) { $0.memoryMaxCount = 5 }
-        try cache.put("k", "v")
-        assertInvalidArgument(field: "persistent") {
-            _ = try self.openCache(store) { $0.persistent = false; $0.memoryMaxCount = 1 }
-        }
-        XCTAssertTrue(cache.config.persistent)
-        XCTAssertEqual(cache.config.memory.maxCount, 5, "a refused change must change nothing")
-        store.close()
-        let reopened = try makeStore()
-        assertInvalidArgument(field: "persistent") { _ = try self.openCache(reopened) { $0.persistent = false } }
-        let again = try XCTUnwrap(reopened.cache(named: "c", create: false))
-        XCTAssertTrue(again.config.persistent)
-        XCTAssertEqual(again.config.memory.maxCount, 5)
-        XCTAssertEqual(try again.text("k"), "v")
-        // Naming the same value is fine.
-        XCTAssertFalse(try reopened.open("c", change: { var c = CacheConfigChange(); c.persistent = true; return c }()).created)
-    }
 }

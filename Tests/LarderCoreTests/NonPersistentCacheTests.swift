@@ -94,13 +94,4 @@ final class NonPersistentCacheTests: StoreTestCase {
         try cache.put("k", "v")
         XCTAssertFalse(store.hasPendingWrites)
     }
-
-    func testCannotBecomePersistent() throws {
-        let store = try makeStore()
-        let cache = try openCache(store) { $0.persistent = false }
-        try cache.put("k", "v")
-        assertInvalidArgument(field: "persistent") { _ = try self.openCache(store) { $0.persistent = true } }
-        XCTAssertFalse(cache.config.persistent)
-        XCTAssertEqual(try cache.text("k"), "v")
-    }
 }

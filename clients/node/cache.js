@@ -1,6 +1,7 @@
 // `db.cache.*`: one method per `cache.*` request, and how values and bytes
 // are put into params and taken out of answers.
 
+import { encodeKey } from './encryption.js';
 import { ErrorCode, LarderError } from './errors.js';
 import { checkOptions, pick } from './options.js';
 
@@ -286,12 +287,22 @@ export class CacheMethods {
    * `cache.open`: creates a cache or changes its settings. `memory` and
    * `disk` (`{maxCount?, maxBytes?}`) are sent as given: the server refuses a
    * misspelt limit with InvalidParams (`data: {path: 'params.memory.maxCont',
-   * expected, suggestion: 'maxCount'}`) and changes nothing.
+   * expected, suggestion: 'maxCount'}`) and changes nothing. `persistent`
+   * changed on an existing cache moves its entries: to disk, or the most
+   * recently used that fit into memory, deleting its rows (subscribers get
+   * `cache.cleared` with `tier: 'disk'`); a durable store stays persistent.
+   * `encrypted: true` seals the cache's keys and values on disk under the session's key
+   * (`spawn`'s `encryptionKey`, `encryptionKeys` or `keyFile`); fixed at
+   * creation. Creating one without a key, or opening one with another key,
+   * rejects with EncryptionKeyError (`reason` 'keyRequired' or 'keyMismatch').
    * @param {string} [name]
    * @param {import('./index.js').CacheOpenOptions} [options]
    */
   open(name = 'default', options) {
-    const known = ['kind', 'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired', 'purgeExpiredAfter', 'persistsAcrossVersions', 'fetch'];
+    const known = [
+      'kind', 'persistent', 'memory', 'disk', 'lifespan', 'returnsExpired', 'purgeExpiredAfter', 'persistsAcrossVersions',
+      'encrypted', 'fetch',
+    ];
     const checked = checkOptions('cache.open', options, [...known, 'fetcher', 'fallback']);
     if ('fetcher' in checked) this.register('fetcher', name, checked.fetcher);
     if ('fallback' in checked) {
@@ -497,6 +508,36 @@ export class CacheMethods {
    */
   drop(name) {
     return this.#db.call('cache.drop', { cache: name });
+  }
+
+  /**
+   * `cache.rekey`: re-seals every entry of the encrypted cache `name` under
+   * the new `key` (32 bytes as a Buffer or Uint8Array, or their base64;
+   * checked here: a TypeError or RangeError), `batchSize` entries per
+   * transaction (server default 500). The session must hold the cache's
+   * current key; from the answer on it uses the new one, and later sessions
+   * must give it (`encryptionKeys: {[name]: key}`). `onProgress(value)`
+   * receives `{kind: 'begin'}`, `{kind: 'report', percentage, message}` after
+   * each full batch and `{kind: 'end'}` (a `workDoneToken` is added;
+   * `workDoneToken` chooses it). Meanwhile other uses of the cache reject with
+   * EncryptionKeyError, `reason` 'rekeyRunning' and `retryable` true. A rekey
+   * stopped part-way loses nothing: the cache rejects with 'rekeyInterrupted'
+   * until `rekey` with the same new key, from a session holding the old one,
+   * finishes it (`resumed: true`). Resolves `{cache, resealed, resumed}`.
+   * @param {string} name
+   * @param {import('./index.js').EncryptionKey} key
+   * @param {import('./index.js').CacheRekeyOptions} [options]
+   */
+  rekey(name, key, options) {
+    let params;
+    let given;
+    try {
+      given = checkOptions('cache.rekey', options, ['batchSize', 'workDoneToken', 'onProgress']);
+      params = pick({ cache: name, key: encodeKey(key, 'cache.rekey: key') }, given, ['batchSize', 'workDoneToken']);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#db.call('cache.rekey', params, given.onProgress ? { onProgress: given.onProgress } : undefined);
   }
 
   /**

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { CacheMethods, HAS_FALLBACK, NOT_FOUND, REQUEST, WARN_FALLBACK } from './cache.js';
+import { encryptionParams } from './encryption.js';
 import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
@@ -26,10 +27,13 @@ export const CLIENT_VERSION = (() => {
 
 const SPAWN_OPTIONS = [
   'store', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks', 'clientInfo',
-  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback',
+  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback', 'encryptionKey', 'encryptionKeys',
+  'keyFile',
 ];
 const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
-const INITIALIZE_OPTIONS = ['clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks', 'fetch', 'fallback'];
+const INITIALIZE_OPTIONS = [
+  'clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks', 'fetch', 'fallback', 'encryptionKey', 'encryptionKeys',
+];
 const CALL_OPTIONS = ['signal', 'onProgress'];
 
 const REQUEST_HEAD = '{"jsonrpc":"2.0","id":';
@@ -152,18 +156,32 @@ export class Larder {
    * registered by then); `clientInfo`; `env`; `cwd`; `framing` ('lines' or
    * 'content-length'); `stderr: 'inherit'` to copy the sidecar's stderr to
    * ours; `onError(err)` for errors thrown by event handlers or unmatched
-   * messages. Any other option rejects with a TypeError naming the one most
-   * likely meant, before the process is started.
+   * messages. Encrypted caches: `encryptionKey` (every encrypted cache's
+   * key: 32 bytes as a Buffer or Uint8Array, or their base64) and
+   * `encryptionKeys` (`{cache: key}`, overriding it), sent in `initialize`;
+   * `keyFile`, a file holding the key, passed as `--key-file` (the server
+   * refuses to start when its group or others may read it: then this
+   * rejects with SidecarExited, whose message ends with the server's
+   * reason). Any other option, or a key that is not 32 bytes, rejects with
+   * a TypeError (a RangeError for a key of another length) before the
+   * process is started.
    * @param {import('./index.js').SpawnOptions} [options]
    * @returns {Promise<Larder>}
    */
   static async spawn(options = {}) {
     checkOptions('Larder.spawn', options, SPAWN_OPTIONS);
     if (options.store !== undefined && options.memory) throw new TypeError('give store or memory, not both');
+    if (options.encryptionKey !== undefined || options.encryptionKeys !== undefined) {
+      if (options.initialize === false) {
+        throw new TypeError('encryptionKey and encryptionKeys are sent by initialize: with initialize: false, pass them to initialize()');
+      }
+      encryptionParams(options.encryptionKey, options.encryptionKeys);
+    }
     const binary = findBinary(options.binary, { env: options.env ?? process.env });
     const args = [];
     if (options.memory) args.push('--memory');
     else if (options.store !== undefined) args.push('--store', String(options.store));
+    if (options.keyFile !== undefined) args.push('--key-file', String(options.keyFile));
     args.push(...(options.args ?? []).map(String));
     const transport = Transport.spawn(binary, args, {
       env: options.env, cwd: options.cwd, framing: options.framing, stderr: options.stderr,
@@ -246,16 +264,20 @@ export class Larder {
    * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
    * to this store directory), `events`, `migrationCallbacks` (declare that
    * this client answers `migrate.object`; default: whether `onMigrate` has a
-   * handler now). Must be the first request, and is accepted once. Any other
-   * option rejects with a TypeError before anything is sent.
+   * handler now), `encryptionKey` and `encryptionKeys` (as for `spawn`).
+   * Must be the first request, and is accepted once. Any other option, or a
+   * key that is not 32 bytes, rejects with a TypeError or RangeError before
+   * anything is sent.
    * @param {import('./index.js').InitializeOptions} [options]
    */
   async initialize(options) {
-    let { clientInfo, appVersion, store, events, migrationCallbacks, fetch = true, fallback } =
+    let { clientInfo, appVersion, store, events, migrationCallbacks, fetch = true, fallback, encryptionKey, encryptionKeys } =
       checkOptions('initialize', options, INITIALIZE_OPTIONS);
     const params = { clientInfo: clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION } };
     if (appVersion !== undefined) params.appVersion = appVersion;
     if (store !== undefined) params.store = { path: String(store) };
+    const encryption = encryptionParams(encryptionKey, encryptionKeys);
+    if (encryption !== undefined) params.encryption = encryption;
     migrationCallbacks ??= this.#requestHandlers.has('migrate.object');
     const capabilities = {};
     if (events) capabilities.events = true;

@@ -18,6 +18,14 @@ function includePaths(include) {
   return typeof include === 'string' ? [include] : [...include];
 }
 
+/** One record, sent as given. */
+function oneRecord(record, what) {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    throw new TypeError(`${what} must be one record (an object)`);
+  }
+  return record;
+}
+
 function whereClause(where) {
   if (where === undefined || where === null) return undefined;
   if (typeof where !== 'object' || Array.isArray(where)) {
@@ -31,7 +39,7 @@ function orderKeys(orderBy) {
   return [...orderBy];
 }
 
-const DEFINE_OPTIONS = ['casing', 'dateFormat', 'reservedWords'];
+const DEFINE_OPTIONS = ['casing', 'dateFormat', 'reservedWords', 'encrypted'];
 
 /**
  * `db.entity.*`: JSONCache-style models of entities, attributes and
@@ -73,6 +81,9 @@ export class EntityMethods {
    * JSON keys; `dateFormat`: 'iso8601' (default), 'iso8601Basic' or
    * 'epochSeconds'; `reservedWords` (default ['description']): JSON keys held
    * as the entity-qualified name (`description` ⇄ `bandDescription`).
+   * Entities are not encrypted: `encrypted: true` rejects with InvalidParams
+   * saying why (their queries read their columns in the database); keep
+   * sensitive values in an encrypted cache.
    *
    * Resolves `{model, created, newEntities, added: ['Entity.member']}`. The
    * same definition again changes nothing; new entities, optional attributes
@@ -203,6 +214,35 @@ export class EntityMethods {
   count(entity, options) {
     const { where } = checkOptions('entity.count', options, ['where']);
     return this.#db.call('entity.count', pick({ entity }, { where: whereClause(where) }, ['where']));
+  }
+
+  /**
+   * `entity.render`: `record`, written with the model's attribute and
+   * relationship names (`{bandDescription, otherNames}`) and dates as RFC
+   * 3339 strings, as the backend's JSON: keys in the model's casing and
+   * reserved words, dates in its format, every member present — exactly what
+   * `get` would resolve once the record is stored (JSONCache's
+   * `toJSONDictionary`). Nothing is stored or read but the model.
+   * Relationships may hold identifiers or nested records (a to-many list
+   * comes back in identifier order); a record nested in a to-many
+   * relationship may leave out its link back. Resolves `{record}`. A missing
+   * required attribute, or anything `stage` refuses, rejects with
+   * InvalidParams naming it (`record.released`); an unknown entity with
+   * EntityNotFound.
+   */
+  render(entity, record) {
+    return this.#db.call('entity.render', { entity, record: oneRecord(record, 'record') });
+  }
+
+  /**
+   * `entity.parse`: the reverse of `render`. `json`, a record as the
+   * backend sends it (or `get` resolves it, nested records included), is
+   * checked as `stage` checks it — the same errors, named under `json` — and
+   * resolves `{record}` with the model's names and RFC 3339 dates, with only
+   * the members it has. Nothing is stored.
+   */
+  parse(entity, json) {
+    return this.#db.call('entity.parse', { entity, json: oneRecord(json, 'json') });
   }
 
   /**

@@ -27,6 +27,8 @@ export const ErrorCode = Object.freeze({
   deleteDenied: -31043,
   incompleteRecord: -31044,
   fetchFailed: -31050,
+  encryptionKey: -31060,
+  integrity: -31061,
 });
 
 const byCode = new Map();
@@ -158,6 +160,65 @@ export const IncompleteRecord = codeClass('IncompleteRecord', ErrorCode.incomple
  * fallbackError?, remembered?}`.
  */
 export const FetchFailed = codeClass('FetchFailed', ErrorCode.fetchFailed);
+
+/**
+ * An encrypted cache cannot be used with the keys this session holds;
+ * nothing was read or written. `reason` says why: 'keyRequired' (no key for
+ * the cache: give `encryptionKey`, `encryptionKeys` or `keyFile`),
+ * 'keyMismatch' (not the key its data was sealed under), 'rekeyRunning' (a
+ * `cache.rekey` of it is under way: `retryable`, try again once it has
+ * answered), 'rekeyInterrupted' (a `cache.rekey` stopped part-way: finish it
+ * with the same new key). `data: {cache, reason, retryable?}`.
+ */
+export class EncryptionKeyError extends LarderError {
+  static code = ErrorCode.encryptionKey;
+
+  constructor(message = 'EncryptionKeyError', data) {
+    super(ErrorCode.encryptionKey, message, data);
+  }
+
+  /** 'keyRequired', 'keyMismatch', 'rekeyRunning' or 'rekeyInterrupted' (`data.reason`), or undefined. */
+  get reason() {
+    return typeof this.data?.reason === 'string' ? this.data.reason : undefined;
+  }
+
+  /** The encrypted cache (`data.cache`), or undefined. */
+  get cache() {
+    return typeof this.data?.cache === 'string' ? this.data.cache : undefined;
+  }
+
+  /** Whether the same request may succeed later unchanged (`data.retryable`: a rekey is running). */
+  get retryable() {
+    return this.data?.retryable === true;
+  }
+}
+LarderError.register(EncryptionKeyError);
+
+/**
+ * A sealed entry of an encrypted cache does not open: its bytes were changed
+ * outside Larder, or moved to another key, cache or row. Only that entry is
+ * affected (others read as usual; `cache.remove` removes it). `data: {cache,
+ * key?}`, no `key` when what failed is a sealed key itself (met while listing
+ * keys or evicting).
+ */
+export class IntegrityError extends LarderError {
+  static code = ErrorCode.integrity;
+
+  constructor(message = 'IntegrityError', data) {
+    super(ErrorCode.integrity, message, data);
+  }
+
+  /** The encrypted cache (`data.cache`), or undefined. */
+  get cache() {
+    return typeof this.data?.cache === 'string' ? this.data.cache : undefined;
+  }
+
+  /** The entry's key (`data.key`), or undefined when it is not known. */
+  get key() {
+    return typeof this.data?.key === 'string' ? this.data.key : undefined;
+  }
+}
+LarderError.register(IntegrityError);
 
 /**
  * The sidecar process is gone (or never started): every call still waiting,

@@ -11,6 +11,9 @@ declare global {
 /** Bytes to store: a Buffer, any Uint8Array, or an ArrayBuffer. */
 export type Bytes = Uint8Array | ArrayBuffer;
 
+/** A key for encrypted caches: 32 bytes, or their standard base64. */
+export type EncryptionKey = Uint8Array | ArrayBuffer | string;
+
 /** Any JSON value. */
 export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue | undefined };
 
@@ -57,6 +60,11 @@ export interface TierLimits {
 export interface CacheOpenOptions {
   /** 'cache' (default): purgeable. 'store': durable — no lifespan, TTL, disk limits or eviction; fixed at creation. */
   kind?: 'cache' | 'store';
+  /**
+   * false: memory only. Changing it on an existing cache moves the entries: to disk (then evicting down to the disk
+   * limits), or the most recently used that fit into memory, deleting the cache's rows (`cache.cleared`, tier disk).
+   * A durable store stays persistent (InvalidParams).
+   */
   persistent?: boolean;
   memory?: TierLimits;
   disk?: TierLimits;
@@ -67,6 +75,8 @@ export interface CacheOpenOptions {
   purgeExpiredAfter?: number | null;
   /** Keep the entries when an app of another version first uses the cache (default: they are removed). */
   persistsAcrossVersions?: boolean;
+  /** Seal keys and values on disk under the session's key; fixed at creation. Without a key: EncryptionKeyError. */
+  encrypted?: boolean;
   /** How `getOrFetch` fetches in this cache (sent to the server). */
   fetch?: FetchSettings;
   /** The cache's fetcher, kept in this client, for `getOrFetch` calls without their own; `null` removes it. */
@@ -233,6 +243,23 @@ export interface SchemaRegisterOptions {
   migrations?: Array<{ from: string | string[]; steps: Array<Record<string, unknown>> }>;
 }
 
+export interface CacheRekeyOptions {
+  /** Entries per batch and per transaction (server default 500). */
+  batchSize?: number;
+  workDoneToken?: string | number;
+  /** Receives each `$/progress` value: begin, a report per full batch, end. */
+  onProgress?: (value: any) => void;
+}
+
+/** What `cache.rekey` answers. */
+export interface RekeyResult {
+  cache: string;
+  /** Entries this call re-sealed. */
+  resealed: number;
+  /** It finished a rekey stopped part-way. */
+  resumed: boolean;
+}
+
 export interface MigrateRunOptions {
   type?: string;
   cache?: string;
@@ -261,6 +288,8 @@ export interface ModelOptions {
   casing?: 'camelCase' | 'snake_case';
   dateFormat?: 'iso8601' | 'iso8601Basic' | 'epochSeconds';
   reservedWords?: string[];
+  /** Entities are never encrypted: the server refuses `true`, saying why. */
+  encrypted?: false;
 }
 
 export type Where = Record<string, unknown>;
@@ -293,6 +322,10 @@ export interface InitializeOptions {
   fetch?: boolean;
   /** Declare `capabilities.fallback` (default: whether a fallback is registered by then). */
   fallback?: boolean;
+  /** The key of every encrypted cache (never stored by the server). */
+  encryptionKey?: EncryptionKey;
+  /** Keys of named caches, overriding `encryptionKey`. */
+  encryptionKeys?: Record<string, EncryptionKey> | Map<string, EncryptionKey>;
 }
 
 export interface SpawnOptions extends Omit<InitializeOptions, 'fallback'> {
@@ -311,6 +344,8 @@ export interface SpawnOptions extends Omit<InitializeOptions, 'fallback'> {
   stderr?: 'inherit' | 'pipe';
   /** `false`: start the process without sending `initialize`. */
   initialize?: boolean;
+  /** A file holding the key (32 bytes or their base64), passed as `--key-file`; it must not be readable by group or others. */
+  keyFile?: string;
   onError?: (err: unknown) => void;
 }
 
@@ -427,6 +462,8 @@ export class CacheMethods {
   stats(options?: { cache?: string }): Promise<any>;
   list(): Promise<{ caches: any[] }>;
   drop(name: string): Promise<any>;
+  /** Re-seals an encrypted cache under a new key; a key that is not 32 bytes rejects with a TypeError or RangeError. */
+  rekey(name: string, key: EncryptionKey, options?: CacheRekeyOptions): Promise<RekeyResult>;
   subscribe(name?: string | { cache?: string; withValues?: boolean }, options?: { withValues?: boolean }): Promise<{ subscribed: string }>;
 }
 
@@ -496,6 +533,10 @@ export class EntityMethods {
   iterQuery(entity: string, options?: Omit<QueryOptions, 'limit'> & { pageSize?: number }): AsyncGenerator<any>;
   count(entity: string, options?: { where?: Where }): Promise<{ count: number }>;
   delete(entity: string, id: unknown): Promise<{ deleted: number; nullified: number }>;
+  /** The record in the model's names and RFC 3339 dates, as the backend's JSON, whole; nothing is stored. */
+  render(entity: string, record: Record<string, unknown>): Promise<{ record: Record<string, any> }>;
+  /** The backend's JSON as the model's names and RFC 3339 dates, with the members it has; nothing is stored. */
+  parse(entity: string, json: Record<string, unknown>): Promise<{ record: Record<string, any> }>;
 }
 
 /** A connection to one larder sidecar process. */
@@ -565,6 +606,8 @@ export const ErrorCode: {
   readonly deleteDenied: -31043;
   readonly incompleteRecord: -31044;
   readonly fetchFailed: -31050;
+  readonly encryptionKey: -31060;
+  readonly integrity: -31061;
 };
 
 /** An error the server answered (or a handler throws to answer with). */
@@ -609,6 +652,21 @@ export class DeleteDenied extends CodeError {}
 export class IncompleteRecord extends CodeError {}
 /** `cache.getOrFetch` got no value: `data: {attempts, lastError, fallbackError?, remembered?}`. */
 export class FetchFailed extends CodeError {}
+
+/** An encrypted cache cannot be used with this session's keys; nothing was read or written. */
+export class EncryptionKeyError extends CodeError {
+  /** 'keyRequired', 'keyMismatch', 'rekeyRunning' or 'rekeyInterrupted'. */
+  readonly reason: 'keyRequired' | 'keyMismatch' | 'rekeyRunning' | 'rekeyInterrupted' | undefined;
+  readonly cache: string | undefined;
+  /** True while a rekey runs: the same request may succeed once it has answered. */
+  readonly retryable: boolean;
+}
+/** A sealed entry does not open (changed outside Larder, or moved); only that entry is affected. */
+export class IntegrityError extends CodeError {
+  readonly cache: string | undefined;
+  /** The entry's key; undefined when what failed is a sealed key itself. */
+  readonly key: string | undefined;
+}
 
 /** The sidecar process is gone: every pending and later call rejects with this. */
 export class SidecarExited extends LarderError {

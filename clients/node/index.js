@@ -11,6 +11,7 @@
 //   store.js      db.store.*
 //   errors.js     LarderError and one class per error code
 //   options.js    options checked before anything is sent
+//   encryption.js keys for encrypted caches, checked before they are sent
 
 export { Larder, CLIENT_NAME, CLIENT_VERSION } from './client.js';
 export { Transport, findBinary, PACKAGED_BINARY } from './transport.js';

@@ -89,8 +89,10 @@ public struct EntityDefinition: Sendable {
 
     /// Why `key` names nothing here, with the key most likely meant: `Album has
     /// no attribute or relationship "nmae" (did you mean name?)`.
-    func noSuchField(_ key: String) -> String {
-        let meant = NearestName.suggestion(for: key, among: attributeKeys + relationshipKeys).map { " (did you mean \($0)?)" } ?? ""
+    /// With `names`, the suggestion is a name (a record in the model form).
+    func noSuchField(_ key: String, names: Bool = false) -> String {
+        let known = names ? attributes.map(\.name) + relationships.map(\.name) : attributeKeys + relationshipKeys
+        let meant = NearestName.suggestion(for: key, among: known).map { " (did you mean \($0)?)" } ?? ""
         return "\(name) has no attribute or relationship \"\(key)\"\(meant)"
     }
 

@@ -2,6 +2,7 @@
 import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Larder, CacheNotFound, InvalidParams } from '../index.js';
@@ -322,6 +323,58 @@ test('a persistent store keeps values across sessions', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The rows `cache` has in the store's database, read with the sqlite3 command line tool (null when it is missing). */
+function rows(dir, cache) {
+  const r = spawnSync('sqlite3', [join(dir, 'larder.db'),
+    `SELECT COUNT(*) FROM entries JOIN caches ON caches.id = entries.cache WHERE caches.name = '${cache}'`], { encoding: 'utf8' });
+  return r.status === 0 ? Number(r.stdout.trim()) : null;
+}
+
+test('persistent flipped on an existing cache: the entries survive a restart, or leave no rows', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-node-'));
+  try {
+    const first = await Larder.spawn({ store: dir });
+    await first.cache.open('session', { persistent: false });
+    await first.cache.set('token', 'abc', { cache: 'session' });
+    await first.cache.set('blob', Buffer.from([0, 1]), { cache: 'session' });
+    const opened = await first.cache.open('session', { persistent: true });
+    assert.equal(opened.config.persistent, true);
+    assert.equal(opened.created, false);
+    await first.close();
+
+    const second = await Larder.spawn({ store: dir });
+    const token = await second.cache.get('token', { cache: 'session' });
+    assert.equal(token.value, 'abc');
+    assert.equal(token.tier, 'disk');
+    assert.deepEqual((await second.cache.get('blob', { cache: 'session' })).data, Buffer.from([0, 1]));
+    const cleared = [];
+    second.onEvent('cache.cleared', (params) => cleared.push(params));
+    await second.cache.subscribe('session');
+    const back = await second.cache.open('session', { persistent: false, memory: { maxCount: 1 } });
+    assert.equal(back.config.persistent, false);
+    assert.deepEqual(cleared, [{ cache: 'session', tier: 'disk' }]);
+    assert.deepEqual((await second.cache.keys({ cache: 'session' })).keys, ['blob'], 'the most recently used stays');
+    const counted = rows(dir, 'session');
+    if (counted !== null) assert.equal(counted, 0);
+    await second.close();
+
+    const third = await Larder.spawn({ store: dir });
+    assert.equal((await third.cache.get('blob', { cache: 'session' })).found, false, 'memory-only from now on');
+    await third.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a durable store stays persistent', async () => {
+  await db.cache.open('outbox', { kind: 'store' });
+  await db.cache.set('m', 1, { cache: 'outbox' });
+  await assert.rejects(db.cache.open('outbox', { persistent: false }),
+    (e) => e instanceof InvalidParams && e.code === -32602 && /always persistent/.test(e.message));
+  assert.equal((await db.cache.open('outbox')).config.persistent, true);
+  assert.equal((await db.cache.get('m', { cache: 'outbox' })).value, 1);
 });
 
 test('cacheView: default group, a default ttl, entries(), clear of a missing cache', async () => {

@@ -468,6 +468,8 @@ test('params are sent as given; argument checks', () => withDb(async (db) => {
     await db.entity.apply();
     await db.entity.count('Band');
     await db.entity.get('Band', 5, { include: undefined });
+    await db.entity.render('Band', record);
+    await db.entity.parse('Band', record);
     assert.deepEqual(sent, [
       ['entity.upsert', { entity: 'Band', records: [record], onMissing: 'null' }],
       ['entity.query', { entity: 'Band', where: { other_names: { isNull: false } }, orderBy: ['-formed', 'name'], include: ['albums'] }],
@@ -475,6 +477,8 @@ test('params are sent as given; argument checks', () => withDb(async (db) => {
       ['entity.apply', {}],
       ['entity.count', { entity: 'Band' }],
       ['entity.get', { entity: 'Band', id: 5 }],
+      ['entity.render', { entity: 'Band', record }],
+      ['entity.parse', { entity: 'Band', json: record }],
     ]);
     assert.equal(sent[0][1].records[0], record, 'the record object itself');
   } finally {
@@ -484,11 +488,75 @@ test('params are sent as given; argument checks', () => withDb(async (db) => {
   assert.throws(() => db.entity.getMany('Band', 'Japan'), /ids must be an array/);
   assert.throws(() => db.entity.define('Bands'), /entities/);
   assert.throws(() => db.entity.define({ model: 'Bands', entities: [] }, []), /not both/);
+  assert.throws(() => db.entity.render('Band', [{ name: 'Japan' }]), /one record/);
+  assert.throws(() => db.entity.parse('Band', null), /one record/);
+}));
+
+// MARK: - Render and parse
+
+test('render: a struct in the model\'s names as the backend\'s JSON, nothing stored; parse: back', () => withDb(async (db) => {
+  await defineBands(db);
+  const { record: u2 } = await db.entity.render('Band', {
+    name: 'U2', bandDescription: 'Dublin boys', formed: 1976, otherNames: 'Passengers',
+  });
+  assert.deepEqual(u2, {
+    name: 'U2', formed: 1976, disbanded: null, hiatus: null, description: 'Dublin boys', other_names: 'Passengers',
+    albums: [], members: [],
+  });
+  assert.deepEqual(Object.keys(u2), ['name', 'formed', 'disbanded', 'hiatus', 'description', 'other_names', 'albums', 'members']);
+  const { record: boy } = await db.entity.render('Album', { name: 'Boy', released: '1980-10-20T09:00:00+09:00', band: 'U2' });
+  assert.deepEqual(boy, { name: 'Boy', released: '1980-10-20T00:00:00Z', label: null, band: 'U2' });
+  assert.deepEqual(await db.entity.count('Band'), { count: 0 });
+  assert.deepEqual(await db.entity.parse('Band', { name: 'U2', description: 'Dublin boys', other_names: null }), {
+    record: { name: 'U2', bandDescription: 'Dublin boys', otherNames: null },
+  });
+}));
+
+test('render is what get resolves after storing; parse of a rendering gives the parse back', () => withDb(async (db) => {
+  await loadBands(db);
+  const ids = { Band: 'name', BandMember: 'id', Musician: 'name', Album: 'name' };
+  const toMany = { Band: ['albums', 'members'], Musician: ['bands'], BandMember: [], Album: [] };
+  for (const [entity, records] of [['Band', BANDS], ['BandMember', BAND_MEMBERS], ['Musician', MUSICIANS], ['Album', ALBUMS]]) {
+    for (const sent of records) {
+      const { record: stored } = await db.entity.get(entity, sent[ids[entity]]);
+      const { record: model } = await db.entity.parse(entity, stored);
+      const { record: rendered } = await db.entity.render(entity, model);
+      assert.equal(JSON.stringify(rendered), JSON.stringify(stored), `${entity} ${sent[ids[entity]]}`);
+      assert.deepEqual((await db.entity.parse(entity, rendered)).record, model);
+      await db.entity.upsert(entity, [rendered]);
+      assert.equal(JSON.stringify((await db.entity.get(entity, sent[ids[entity]])).record), JSON.stringify(rendered));
+      const { record: fromBackend } = await db.entity.render(entity, (await db.entity.parse(entity, sent)).record);
+      for (const key of toMany[entity]) fromBackend[key] = stored[key];
+      assert.deepEqual(fromBackend, stored);
+    }
+  }
+  const { record: nested } = await db.entity.get('Band', 'Japan', { include: ['albums', 'members.musician'] });
+  const { record: model } = await db.entity.parse('Band', nested);
+  assert.equal(JSON.stringify((await db.entity.render('Band', model)).record), JSON.stringify(nested));
+}));
+
+test('parse refuses what stage refuses, with the same message; render needs a whole record', () => withDb(async (db) => {
+  await defineBands(db);
+  for (const [entity, record] of [
+    ['Band', { name: 'Japan', formed: '1974' }], ['Band', { formed: 1974 }],
+    ['Album', { name: 'Quiet Life', released: '1979-13-01T00:00:00Z' }], ['Band', { name: 'Japan', genre: 'new wave' }],
+  ]) {
+    const staged = await rejection(db.entity.stage(entity, [record]));
+    const parsed = await rejection(db.entity.parse(entity, record));
+    assert.ok(parsed instanceof InvalidParams && staged instanceof InvalidParams);
+    assert.equal(parsed.message, staged.message.replace('records[0]', 'json'));
+  }
+  await assert.rejects(db.entity.render('Album', { name: 'Quiet Life', band: 'Japan' }),
+    (e) => e instanceof InvalidParams && /record: Album "Quiet Life" lacks required attributes: released/.test(e.message));
+  await assert.rejects(db.entity.render('Band', {
+    name: 'Japan', formed: 1974, albums: [{ name: 'Vienna', released: '1980-07-11T00:00:00Z', band: 'Ultravox' }],
+  }), (e) => e instanceof InvalidParams && /so its band must be "Japan"/.test(e.message));
+  await assert.rejects(db.entity.parse('Venue', { id: 'Budokan' }), (e) => e instanceof EntityNotFound);
 }));
 
 // What each wrapper can send, to compare with the OpenRPC document.
 const WRAPPER_PARAMS = {
-  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords'],
+  'entity.define': ['model', 'entities', 'casing', 'dateFormat', 'reservedWords', 'encrypted'],
   'entity.models': [],
   'entity.stage': ['entity', 'records'],
   'entity.apply': ['onMissing'],
@@ -499,6 +567,8 @@ const WRAPPER_PARAMS = {
   'entity.query': ['entity', 'where', 'orderBy', 'limit', 'offset', 'include'],
   'entity.count': ['entity', 'where'],
   'entity.delete': ['entity', 'id'],
+  'entity.render': ['entity', 'record'],
+  'entity.parse': ['entity', 'json'],
 };
 
 test('every entity method the server offers has a wrapper, and rpc.discover agrees', (t) => withDb(async (db) => {

@@ -10,6 +10,7 @@ const {
   StoreUnavailable, StorageFailure, StoreLocked, StoreLost, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
   EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord, FetchFailed,
+  EncryptionKeyError, IntegrityError,
 } = larder;
 
 let db;
@@ -30,6 +31,7 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
     entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
     deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord, fetchFailed: FetchFailed,
+    encryptionKey: EncryptionKeyError, integrity: IntegrityError,
   };
   assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
   for (const [name, Class] of Object.entries(classes)) {
@@ -51,11 +53,22 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     [EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord].map((C) => C.code),
     [-31040, -31041, -31042, -31043, -31044],
   );
+  assert.deepEqual([EncryptionKeyError, IntegrityError].map((C) => C.code), [-31060, -31061]);
   const unknown = LarderError.fromResponse({ code: -1, message: 'app specific' });
   assert.equal(unknown.constructor, LarderError);
   assert.equal(unknown.code, -1);
   assert.equal(unknown.data, undefined);
   assert.deepEqual(unknown.toJSON(), { code: -1, message: 'app specific' });
+});
+
+test('the encryption errors read their data', () => {
+  const running = LarderError.fromResponse({ code: -31060, message: 'm', data: { cache: 's', reason: 'rekeyRunning', retryable: true } });
+  assert.deepEqual([running.reason, running.cache, running.retryable], ['rekeyRunning', 's', true]);
+  const bare = new EncryptionKeyError('m');
+  assert.deepEqual([bare.code, bare.reason, bare.cache, bare.retryable], [-31060, undefined, undefined, false]);
+  const sealedKey = LarderError.fromResponse({ code: -31061, message: 'm', data: { cache: 's' } });
+  assert.ok(sealedKey instanceof IntegrityError);
+  assert.deepEqual([sealedKey.cache, sealedKey.key], ['s', undefined]);
 });
 
 test('applications register classes for their own codes', () => {

@@ -36,9 +36,10 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
 
 
 def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike[str] | None, memory: bool,
-                 args: Sequence[str]) -> list[str]:
+                 args: Sequence[str], key_file: str | os.PathLike[str] | None = None) -> list[str]:
     """The command that starts a sidecar: the executable (see
-    :func:`find_binary`), ``--store`` or ``--memory``, then ``args``."""
+    :func:`find_binary`), ``--store`` or ``--memory``, ``--key-file``, then
+    ``args``."""
     if store is not None and memory:
         raise ValueError("give store or memory=True, not both")
     command = [find_binary(binary)]
@@ -46,4 +47,6 @@ def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike
         command += ["--store", os.fspath(store)]
     if memory:
         command.append("--memory")
+    if key_file is not None:
+        command += ["--key-file", os.fspath(key_file)]
     return command + [str(a) for a in args]

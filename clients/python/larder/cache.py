@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, T
 
 from .errors import CacheNotFound
 from .connection import Reply
+from .encryption import Key, encode_key
 from .fetch import Fetchers
 from .methods import Call, Methods, method
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
-                      KeysPage, ListResult, OpenResult, RemoveResult, SetManyResult, SetResult, StatsResult,
+                      KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult, SetResult,
+                      StatsResult,
                       SubscribeResult)
 from .wire import RawJSON, encode_json, encode_string
 
@@ -205,6 +207,7 @@ class CacheMethods(Methods[K]):
         returns_expired: bool | None = None,
         purge_expired_after: float | None = MISSING,
         persists_across_versions: bool | None = None,
+        encrypted: bool | None = None,
         fetch: Mapping[str, Any] | None = None,
         fetcher: Fetcher | None = None,
         fallback: Fallback | None = None,
@@ -220,6 +223,12 @@ class CacheMethods(Methods[K]):
         "maxCount"``) and changes nothing. ``lifespan`` is the default
         lifetime of entries in seconds (0 = forever). ``returns_expired``
         makes ``get`` hand back expired entries (with ``expired: True``).
+        ``persistent=False`` keeps the entries in memory only (empty after a
+        restart). Changing it on an existing cache moves the entries: to
+        disk (then evicting down to the disk limits), or, the most recently
+        used that fit, into memory, deleting the cache's rows (subscribers
+        get ``cache.cleared`` with ``tier: "disk"``); a durable store stays
+        persistent (:class:`~larder.InvalidParams`).
         ``kind="store"`` makes a durable store rather than a purgeable cache:
         no lifespan, TTL, disk limits or eviction, never wiped when the app
         version changes; fixed at creation. ``purge_expired_after``: seconds
@@ -228,6 +237,12 @@ class CacheMethods(Methods[K]):
         ``persists_across_versions``
         keeps a cache's entries when an app of another version (``spawn``'s
         ``app_version``) first uses it; by default they are removed.
+        ``encrypted=True`` seals the cache's keys and values on disk under the
+        session's key (``spawn``'s ``encryption_key``, ``encryption_keys`` or
+        ``key_file``); fixed at creation. Creating one without a key, or
+        opening one with another key, raises
+        :class:`~larder.EncryptionKeyError` (``e.reason`` ``"keyRequired"`` or
+        ``"keyMismatch"``).
 
         ``fetch`` is the cache's settings for :meth:`get_or_fetch`, with the
         names of its keywords (``retries``, ``retry_delay_ms``,
@@ -239,10 +254,10 @@ class CacheMethods(Methods[K]):
 
         Returns ``{"cache": name, "created": bool, "config": {"persistent",
         "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
-        "returnsExpired", "fetch": {...}}}``.
+        "returnsExpired", "fetch": {...}, "encrypted", ...}}``.
         """
         params = _params(cache=cache, kind=kind, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired,
-                         persists_across_versions=persists_across_versions)
+                         persists_across_versions=persists_across_versions, encrypted=encrypted)
         if purge_expired_after is not MISSING:
             params["purgeExpiredAfter"] = purge_expired_after
         if memory is not None:
@@ -562,6 +577,43 @@ class CacheMethods(Methods[K]):
         """``cache.drop``: deletes a cache with its settings and entries.
         ``{"dropped": True}``; :class:`~larder.CacheNotFound` if there is none."""
         return self._request("cache.drop", {"cache": cache}, None)
+
+    @method
+    def rekey(
+        self,
+        cache: str,
+        key: Key,
+        *,
+        batch_size: int | None = None,
+        progress: Callable[[Any], Any] | None = None,
+        work_done_token: str | int | None = None,
+    ) -> Call[RekeyResult]:
+        """``cache.rekey``: re-seals every entry of the encrypted ``cache``
+        under the new ``key`` (32 bytes, or their base64 as a ``str``; checked
+        here: :class:`ValueError` or :class:`TypeError`), ``batch_size``
+        entries per transaction (server default 500). The session must hold
+        the cache's current key; from the answer on it uses the new one, and
+        later sessions must give it (``encryption_keys={cache: key}``).
+
+        ``progress`` receives each ``$/progress`` value — ``{"kind":
+        "begin", ...}``, ``{"kind": "report", "percentage", "message"}``
+        after each full batch, ``{"kind": "end", "message"}`` — before the
+        result is returned (a ``workDoneToken`` is added for it;
+        ``work_done_token`` chooses it). Meanwhile other uses of the cache
+        raise :class:`~larder.EncryptionKeyError` with ``reason ==
+        "rekeyRunning"`` and ``retryable`` true.
+
+        A rekey stopped part-way (the process ended, a failed commit) loses
+        nothing: the cache then raises ``reason == "rekeyInterrupted"`` until
+        ``rekey`` with the same new key, from a session holding the old one,
+        finishes it (``resumed: True``).
+
+        Returns ``{"cache", "resealed": entries re-sealed by this call,
+        "resumed": bool}``.
+        """
+        params = _params(cache=cache, key=encode_key(key, "key"), batch_size=batch_size,
+                         work_done_token=work_done_token)
+        return self._request("cache.rekey", params, None, progress)
 
     @method
     def subscribe(self, *, cache: str | None = None, with_values: bool | None = None) -> Call[SubscribeResult]:

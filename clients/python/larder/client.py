@@ -14,11 +14,12 @@ import functools
 import logging
 import os
 import subprocess
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .binary import command_line, find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
+from .encryption import Key, encryption_params
 from .errors import LarderError, SidecarExited
 from .fetch import Fetchers
 from .entities import EntityMethods
@@ -45,14 +46,20 @@ FETCH_METHODS = ("cache.fetch", "cache.fallback")
 
 def initialize_params(client_info: dict[str, Any] | None, app_version: str | None,
                       store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
-                      extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None) -> dict[str, Any]:
+                      extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None,
+                      encryption_key: Key | None = None,
+                      encryption_keys: Mapping[str, Key] | None = None) -> dict[str, Any]:
     """``initialize``'s params (see :meth:`Larder.initialize`); ``fallback``
-    defaults to ``fetch``."""
+    defaults to ``fetch``. Raises :class:`TypeError` or :class:`ValueError`
+    for a key that is not 32 bytes (see :mod:`larder.encryption`)."""
     params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
     if app_version is not None:
         params["appVersion"] = app_version
     if store is not None:
         params["store"] = {"path": os.fspath(store)}
+    encryption = encryption_params(encryption_key, encryption_keys)
+    if encryption is not None:
+        params["encryption"] = encryption
     capabilities: dict[str, Any] = {}
     if events:
         capabilities["events"] = True
@@ -66,6 +73,18 @@ def initialize_params(client_info: dict[str, Any] | None, app_version: str | Non
         params["capabilities"] = capabilities
     params.update(camel_keys(extra))
     return params
+
+
+def check_encryption(encryption_key: Key | None, encryption_keys: Mapping[str, Key] | None,
+                     initialize: bool) -> None:
+    """Checks ``spawn``'s keys before the process starts: they must be keys,
+    and ``initialize`` (which sends them) must be sent."""
+    if encryption_key is None and encryption_keys is None:
+        return
+    if not initialize:
+        raise ValueError("encryption_key and encryption_keys are sent by initialize: with initialize=False, "
+                         "pass them to initialize() instead")
+    encryption_params(encryption_key, encryption_keys)
 
 
 def declares_migration_callbacks(params: dict[str, Any]) -> bool:
@@ -175,6 +194,9 @@ class Larder:
         initialize: bool = True,
         timeout: float | None = None,
         env: dict[str, str] | None = None,
+        encryption_key: Key | None = None,
+        encryption_keys: Mapping[str, Key] | None = None,
+        key_file: str | os.PathLike[str] | None = None,
     ) -> "Larder":
         """Starts ``larder`` and (unless ``initialize=False``) sends
         ``initialize`` and ``initialized``.
@@ -202,9 +224,23 @@ class Larder:
             client_info: ``initialize``'s ``clientInfo`` (default: this library).
             timeout: the client's default answer timeout in seconds.
             env: the process environment (default: inherited).
+            encryption_key: the key of every encrypted cache (``cache.open(...,
+                encrypted=True)``): 32 bytes, or their base64 as a ``str``;
+                sent in ``initialize``, never stored by the server. A key of
+                another length raises :class:`ValueError` (another type,
+                :class:`TypeError`) before the process starts.
+            encryption_keys: keys of named caches, overriding
+                ``encryption_key``: ``{"secrets": key}``.
+            key_file: a file holding the key (its 32 bytes, or their base64),
+                passed as ``--key-file``. The server refuses to start when its
+                group or others may read the file (``chmod 600`` it): then
+                :class:`~larder.SidecarExited` is raised, its message ending
+                with the server's reason.
         """
+        check_encryption(encryption_key, encryption_keys, initialize)
         process = subprocess.Popen(
-            command_line(binary, store, memory, args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            command_line(binary, store, memory, args, key_file), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env
         )
         db = cls(process, timeout=timeout)
         if on_migrate is not None:
@@ -212,7 +248,8 @@ class Larder:
         if initialize:
             try:
                 db.initialize(client_info=client_info, app_version=app_version, events=events,
-                              migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback)
+                              migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback,
+                              encryption_key=encryption_key, encryption_keys=encryption_keys)
             except BaseException:
                 db.close()
                 raise
@@ -228,6 +265,8 @@ class Larder:
         migration_callbacks: bool | None = None,
         fetch: bool = False,
         fallback: bool | None = None,
+        encryption_key: Key | None = None,
+        encryption_keys: Mapping[str, Key] | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
@@ -239,8 +278,9 @@ class Larder:
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
         now). ``fetch`` declares that this client answers ``cache.fetch``
         and ``fallback`` (default: as ``fetch``) ``cache.fallback``, for
-        ``db.cache.get_or_fetch``. Must be the first request, and is
-        accepted once.
+        ``db.cache.get_or_fetch``. ``encryption_key`` and
+        ``encryption_keys`` are the keys of encrypted caches (see
+        :meth:`spawn`). Must be the first request, and is accepted once.
 
         Other keywords are the other members of LSP's ``InitializeParams``
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
@@ -249,7 +289,8 @@ class Larder:
         if migration_callbacks is None:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback)
+                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
+                                   encryption_keys=encryption_keys)
         result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)

@@ -37,6 +37,12 @@ transaction; or :meth:`EntityMethods.upsert` one batch at once. Records are
 merged into stored ones: keys a record leaves out keep their stored value,
 an explicit ``None`` clears an optional attribute or unlinks a relationship.
 
+Converting without storing: :meth:`~EntityMethods.render` turns a record
+written with the model's own names (``bandDescription``) and RFC 3339 dates
+into the backend's JSON, whole, as :meth:`~EntityMethods.get` would return it
+once stored (JSONCache's ``toJSONDictionary``); :meth:`~EntityMethods.parse`
+does the reverse.
+
 Reading: :meth:`~EntityMethods.get`, :meth:`~EntityMethods.get_many`,
 :meth:`~EntityMethods.query` (and :meth:`~EntityMethods.iter_query`),
 :meth:`~EntityMethods.count`. ``where`` maps JSON keys to a value (equality)
@@ -93,6 +99,17 @@ def _count(result: Any) -> int:
     return int(result["count"])
 
 
+def _record(result: Any) -> dict[str, Any]:
+    return cast(dict[str, Any], result["record"])
+
+
+def _one_record(record: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """One record, sent as given."""
+    if not isinstance(record, Mapping):
+        raise TypeError(f"{name} is one record (a mapping), not {type(record).__name__}")
+    return dict(record)
+
+
 def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if where is None:
         return None
@@ -123,6 +140,7 @@ class EntityMethods(Methods[K]):
         casing: str | None = None,
         date_format: str | None = None,
         reserved_words: Iterable[str] | None = None,
+        encrypted: bool | None = None,
     ) -> Call[DefineResult]:
         """``entity.define``: creates a model's tables, or redefines it in place.
 
@@ -134,7 +152,10 @@ class EntityMethods(Methods[K]):
         ``"iso8601"`` (the default), ``"iso8601Basic"`` or
         ``"epochSeconds"``; ``reserved_words`` (default ``["description"]``)
         are JSON keys held under the entity-qualified name
-        (``description`` ⇄ ``bandDescription``).
+        (``description`` ⇄ ``bandDescription``). Entities are not encrypted:
+        ``encrypted=True`` is refused with :class:`~larder.InvalidParams`
+        saying why (their queries read their columns in the database); keep
+        sensitive values in an encrypted cache.
 
         Returns ``{"model", "created": bool, "newEntities": [...], "added":
         ["Entity.member", ...]}``. Defining the same model again changes
@@ -148,13 +169,15 @@ class EntityMethods(Methods[K]):
                 raise TypeError("give a model name and entities, or one definition mapping, not both")
             params = dict(model)
             params.update(_params(casing=casing, date_format=date_format,
-                                  reserved_words=None if reserved_words is None else list(reserved_words)))
+                                  reserved_words=None if reserved_words is None else list(reserved_words),
+                                  encrypted=encrypted))
             return self._request("entity.define", params, None)
         if entities is None:
             raise TypeError("define() needs the model's entities")
         params = {"model": model, "entities": _records(entities)}
         params.update(_params(casing=casing, date_format=date_format,
-                              reserved_words=None if reserved_words is None else list(reserved_words)))
+                              reserved_words=None if reserved_words is None else list(reserved_words),
+                              encrypted=encrypted))
         return self._request("entity.define", params, None)
 
     @method
@@ -314,6 +337,38 @@ class EntityMethods(Methods[K]):
                     return
 
         return async_pages() if self._asynchronous else pages()
+
+    # -- converting ---------------------------------------------------------
+
+    @method
+    def render(self, entity: str, record: Mapping[str, Any]) -> Call[dict[str, Any]]:
+        """``entity.render``: ``record``, written with the model's attribute
+        and relationship names (``{"bandDescription": ..., "otherNames":
+        ...}``) and dates as RFC 3339 strings, returned as the backend's JSON:
+        keys in the model's casing and reserved words, dates in its format,
+        every member present — exactly what :meth:`get` would return once the
+        record is stored. Nothing is stored or read but the model.
+
+        A relationship may hold identifiers or nested records (nested
+        records come back nested, a to-many list in identifier order); a
+        record nested in a to-many relationship may leave out its link back.
+        A record lacking a required attribute, or anything :meth:`stage`
+        refuses, raises :class:`~larder.InvalidParams` naming it
+        (``record.released``); an unknown entity raises
+        :class:`~larder.EntityNotFound`. Returns the record itself.
+        """
+        return self._request("entity.render", {"entity": entity, "record": _one_record(record, "record")}, _record)
+
+    @method
+    def parse(self, entity: str, json: Mapping[str, Any]) -> Call[dict[str, Any]]:
+        """``entity.parse``: the reverse of :meth:`render`. ``json``, a record
+        as the backend sends it (or :meth:`get` returns it, nested records
+        included), is checked as :meth:`stage` checks it — the same errors,
+        named under ``json`` — and returned with the model's names and RFC
+        3339 dates, with only the members it has. Nothing is stored. Returns
+        the record itself.
+        """
+        return self._request("entity.parse", {"entity": entity, "json": _one_record(json, "json")}, _record)
 
     @method
     def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Call[int]:

@@ -37,6 +37,8 @@ __all__ = [
     "DeleteDenied",
     "IncompleteRecord",
     "FetchFailed",
+    "EncryptionKeyError",
+    "IntegrityError",
     "SidecarExited",
     "error_class",
     "error_from_json",
@@ -322,6 +324,61 @@ class FetchFailed(LarderError):
     def last_error(self) -> LarderError | None:
         error = self._datum("lastError")
         return None if error is None else error_from_json(error)
+
+
+@register_error
+class EncryptionKeyError(LarderError):
+    """-31060: an encrypted cache cannot be used with the keys this session
+    holds; nothing was read or written. :attr:`reason` says why:
+    ``"keyRequired"`` (no key for the cache: give ``encryption_key``,
+    ``encryption_keys`` or ``key_file``), ``"keyMismatch"`` (not the key its
+    data was sealed under), ``"rekeyRunning"`` (a ``cache.rekey`` of it is
+    under way: :attr:`retryable`, try again once it has answered),
+    ``"rekeyInterrupted"`` (a ``cache.rekey`` stopped part-way: finish it
+    with the same new key). ``data = {"cache", "reason", "retryable"?}``."""
+    CODE = -31060
+
+    @property
+    def reason(self) -> str | None:
+        """``"keyRequired"``, ``"keyMismatch"``, ``"rekeyRunning"`` or
+        ``"rekeyInterrupted"`` (``data.reason``), or ``None``."""
+        value = self._datum("reason")
+        return value if isinstance(value, str) else None
+
+    @property
+    def cache(self) -> str | None:
+        """The encrypted cache (``data.cache``), or ``None``."""
+        value = self._datum("cache")
+        return value if isinstance(value, str) else None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the same request may succeed later unchanged
+        (``data.retryable``: a rekey is running)."""
+        return self._datum("retryable") is True
+
+
+@register_error
+class IntegrityError(LarderError):
+    """-31061: a sealed entry of an encrypted cache does not open: its bytes
+    were changed outside Larder, or moved to another key, cache or row. Only
+    that entry is affected (other entries read as usual, and
+    ``cache.remove`` removes it). ``data = {"cache", "key"?}``; no ``key``
+    when what failed is a sealed key itself (met while listing keys or
+    evicting)."""
+    CODE = -31061
+
+    @property
+    def cache(self) -> str | None:
+        """The encrypted cache (``data.cache``), or ``None``."""
+        value = self._datum("cache")
+        return value if isinstance(value, str) else None
+
+    @property
+    def key(self) -> str | None:
+        """The entry's key (``data.key``), or ``None`` when it is not known."""
+        value = self._datum("key")
+        return value if isinstance(value, str) else None
 
 
 class SidecarExited(LarderError):

@@ -3,7 +3,8 @@ schemas; member names as the protocol spells them). A member the protocol
 leaves out in some answers is ``NotRequired``: read it with ``.get``.
 
 A few results are not the protocol's own: ``cache.get`` gives the value
-itself, ``entity.count`` an ``int``, and ``data`` comes back as ``bytes``."""
+itself, ``entity.count`` an ``int``, ``entity.render`` and ``entity.parse``
+the record, and ``data`` comes back as ``bytes``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ __all__ = [
     "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "GroupCount",
     "GroupsPage", "HashResult", "HasResult", "KeysPage",
     "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
-    "PutResult", "QueryPage", "RegisterResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
+    "PutResult", "QueryPage", "RegisterResult", "RekeyResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
     "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
     "StatsResult", "StoreClearResult", "SubscribeResult", "TierStats",
 ]
@@ -48,6 +49,7 @@ class CacheConfig(TypedDict):
     kind: str
     persistsAcrossVersions: bool
     purgeExpiredAfter: float | None
+    encrypted: bool
 
 
 class OpenResult(TypedDict):
@@ -186,6 +188,14 @@ class ListResult(TypedDict):
 class DropResult(TypedDict):
     """``cache.drop``."""
     dropped: bool
+
+
+class RekeyResult(TypedDict):
+    """``cache.rekey``: ``resealed``, the entries this call re-sealed;
+    ``resumed``, whether it finished a rekey stopped part-way."""
+    cache: str
+    resealed: int
+    resumed: bool
 
 
 class SubscribeResult(TypedDict):

@@ -7,7 +7,7 @@ import json
 import pytest
 
 import larder
-from conftest import CLOCK, REPO, missing
+from conftest import CLOCK, REPO, Waiter, missing
 
 
 def advance(db, seconds):
@@ -230,6 +230,61 @@ def test_persistent_store_survives_restart(binary, store_dir):
         assert db.cache.entry("b", cache="files", group="g")["data"] == b"\x01\x02"
 
 
+def _rows(store_dir, cache):
+    """The rows a cache has in the store's database, read with SQLite itself."""
+    import sqlite3
+    with sqlite3.connect(store_dir / "larder.db") as conn:
+        return conn.execute("SELECT COUNT(*) FROM entries JOIN caches ON caches.id = entries.cache WHERE caches.name = ?",
+                            (cache,)).fetchone()[0]
+
+
+def test_a_memory_only_cache_made_persistent_survives_a_restart(binary, store_dir):
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        db.cache.open("session", persistent=False)
+        db.cache.set("token", "abc", cache="session")
+        db.cache.set("blob", data=b"\x00\x01", cache="session", group="g")
+        assert _rows(store_dir, "session") == 0
+        opened = db.cache.open("session", persistent=True)
+        assert opened["config"]["persistent"] is True and opened["created"] is False
+        assert db.cache.stats(cache="session")["disk"]["count"] == 2
+        assert _rows(store_dir, "session") == 2
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        got = db.cache.entry("token", cache="session")
+        assert got["value"] == "abc" and got["tier"] == "disk"
+        assert db.cache.get("blob", cache="session", group="g") == b"\x00\x01"
+
+
+def test_a_persistent_cache_made_memory_only_leaves_no_rows(binary, store_dir):
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        db.cache.set_many({"a": 1, "b": 2, "c": 3}, cache="docs")
+        db.cache.set("other", 1)
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        cleared = Waiter()
+        db.on_event("cache.cleared", cleared)
+        db.cache.subscribe(cache="docs")
+        assert db.cache.get("a", cache="docs") == 1                 # read last: the most recently used
+        opened = db.cache.open("docs", persistent=False, memory={"max_count": 2})
+        assert opened["config"]["persistent"] is False
+        assert cleared.wait(1) == [{"cache": "docs", "tier": "disk"}]
+        assert sorted(db.cache.keys(cache="docs")["keys"]) == ["a", "c"]
+        assert db.cache.entry("a", cache="docs")["tier"] == "memory"
+        assert _rows(store_dir, "docs") == 0
+        assert _rows(store_dir, "default") == 1
+    with larder.Larder.spawn(store=store_dir, binary=binary) as db:
+        assert db.cache.get("a", cache="docs") is None               # memory-only from now on
+        assert db.cache.open("docs")["config"]["persistent"] is False
+
+
+def test_a_durable_store_stays_persistent(db):
+    db.cache.open("outbox", kind="store")
+    db.cache.set("m", 1, cache="outbox")
+    with pytest.raises(larder.InvalidParams, match="always persistent") as e:
+        db.cache.open("outbox", persistent=False)
+    assert e.value.code == -32602
+    assert db.cache.open("outbox")["config"]["persistent"] is True
+    assert db.cache.get("m", cache="outbox") == 1
+
+
 def test_cache_view(db):
     thumbs = db.cache_view("images", group="thumbs")
     thumbs["cat"] = b"\x89PNG"
@@ -315,6 +370,8 @@ def test_wrappers_cover_the_openrpc_document(db):
             sent -= {"default", "fetcher", "fallback"}  # the client's own: kept here, not sent
         if name == "cache.open":
             sent -= {"fetcher", "fallback"}
+        if name == "cache.rekey":
+            sent -= {"progress"}  # the client's own: receives the $/progress of workDoneToken
         assert ahead.get(name, set()) <= sent, f"{name}: {sorted(ahead[name] - sent)} cannot be passed"
         unknown_to_server += [f"{name}.{p}" for p in sorted(ahead.get(name, set()))]
         sent -= ahead.get(name, set())

@@ -440,6 +440,71 @@ def test_date_formats_and_reserved_words(db):
     assert [r["at"] for r in db.entity.iter_query("Tick")] == [966947280, 966947280.25]
 
 
+# -- render and parse ------------------------------------------------------------
+
+def test_render_writes_a_struct_as_the_backends_json_without_storing_it(db):
+    define_bands(db)
+    # JSONCache's BandInfo struct: the model's names, a date in any RFC 3339 form.
+    u2 = db.entity.render("Band", {"name": "U2", "bandDescription": "Dublin boys", "formed": 1976,
+                                   "otherNames": "Passengers"})
+    assert u2 == {"name": "U2", "formed": 1976, "disbanded": None, "hiatus": None, "description": "Dublin boys",
+                  "other_names": "Passengers", "albums": [], "members": []}
+    assert list(u2) == ["name", "formed", "disbanded", "hiatus", "description", "other_names", "albums", "members"]
+    album = db.entity.render("Album", {"name": "Boy", "released": "1980-10-20T09:00:00+09:00", "band": "U2"})
+    assert album == {"name": "Boy", "released": "1980-10-20T00:00:00Z", "label": None, "band": "U2"}
+    assert db.entity.count("Band") == 0 and db.entity.count("Album") == 0
+    assert db.entity.parse("Band", {"name": "U2", "description": "Dublin boys", "other_names": None}) == \
+        {"name": "U2", "bandDescription": "Dublin boys", "otherNames": None}
+
+
+def test_render_is_what_get_returns_after_storing(db):
+    """For every record of JSONCache's scenario: the record read back, parsed,
+    renders as itself; parsing a rendering gives the parse back; what render
+    answers, stored, reads back unchanged; and the backend's JSON, parsed and
+    rendered, is what get returns (to-many lists aside: only the store knows them)."""
+    load_bands(db)
+    to_many = {"Band": ["albums", "members"], "Musician": ["bands"], "BandMember": [], "Album": []}
+    ids = {"Band": "name", "BandMember": "id", "Musician": "name", "Album": "name"}
+    for entity, records in (("Band", BANDS), ("BandMember", BAND_MEMBERS), ("Musician", MUSICIANS),
+                            ("Album", ALBUMS)):
+        for sent in records:
+            stored = db.entity.get(entity, sent[ids[entity]])["record"]
+            model = db.entity.parse(entity, stored)
+            rendered = db.entity.render(entity, model)
+            assert rendered == stored and list(rendered) == list(stored)
+            assert db.entity.parse(entity, rendered) == model
+            db.entity.upsert(entity, [rendered])
+            assert db.entity.get(entity, sent[ids[entity]])["record"] == rendered
+            from_backend = db.entity.render(entity, db.entity.parse(entity, sent))
+            for key in to_many[entity]:
+                from_backend[key] = stored[key]
+            assert from_backend == stored
+    nested = db.entity.get("Band", "Japan", include=["albums", "members.musician"])["record"]
+    assert db.entity.render("Band", db.entity.parse("Band", nested)) == nested
+
+
+def test_parse_refuses_what_stage_refuses_with_the_same_message(db):
+    define_bands(db)
+    for entity, record in (("Band", {"name": "Japan", "formed": "1974"}), ("Band", {"formed": 1974}),
+                           ("Album", {"name": "Quiet Life", "released": "1979-13-01T00:00:00Z"}),
+                           ("Band", {"name": "Japan", "genre": "new wave"})):
+        with pytest.raises(larder.InvalidParams) as staged:
+            db.entity.stage(entity, [record])
+        with pytest.raises(larder.InvalidParams) as parsed:
+            db.entity.parse(entity, record)
+        assert parsed.value.code == staged.value.code == -32602
+        assert str(parsed.value) == str(staged.value).replace("records[0]", "json")
+    with pytest.raises(larder.InvalidParams, match=r"record: Album \"Quiet Life\" lacks required attributes: released"):
+        db.entity.render("Album", {"name": "Quiet Life", "band": "Japan"})
+    with pytest.raises(larder.InvalidParams, match="so its band must be"):
+        db.entity.render("Band", {"name": "Japan", "formed": 1974,
+                                  "albums": [{"name": "Vienna", "released": "1980-07-11T00:00:00Z", "band": "Ultravox"}]})
+    with pytest.raises(larder.EntityNotFound):
+        db.entity.parse("Venue", {"id": "Budokan"})
+    with pytest.raises(TypeError, match="one record"):
+        db.entity.render("Band", [{"name": "Japan"}])
+
+
 # -- the wrappers -------------------------------------------------------------
 
 def test_argument_checks(db):
@@ -463,6 +528,8 @@ def test_records_are_sent_as_given():
                  reserved_words=("summary",))
     calls.apply()
     calls.count("Band")
+    calls.render("Band", record)
+    calls.parse("Band", record)
     assert sent == [
         ("entity.upsert", {"entity": "Band", "records": [record], "onMissing": "null"}),
         ("entity.query", {"entity": "Band", "where": {"other_names": {"isNull": False}},
@@ -471,6 +538,8 @@ def test_records_are_sent_as_given():
                            "dateFormat": "epochSeconds", "reservedWords": ["summary"]}),
         ("entity.apply", {}),
         ("entity.count", {"entity": "Band"}),
+        ("entity.render", {"entity": "Band", "record": record}),
+        ("entity.parse", {"entity": "Band", "json": record}),
     ]
 
 

@@ -35,6 +35,8 @@ ALL_CODES = {
     -31043: larder.DeleteDenied,
     -31044: larder.IncompleteRecord,
     -31050: larder.FetchFailed,
+    -31060: larder.EncryptionKeyError,
+    -31061: larder.IntegrityError,
 }
 
 
@@ -57,6 +59,15 @@ def test_every_class_is_exported_and_registered():
                   if isinstance(cls, type) and issubclass(cls, larder.LarderError) and cls.CODE is not None}
     assert registered == set(ALL_CODES.values())
     assert issubclass(larder.SidecarExited, larder.LarderError) and larder.SidecarExited.CODE is None
+
+
+def test_encryption_errors_read_their_data():
+    e = error_from_json({"code": -31060, "message": "m", "data": {"cache": "s", "reason": "rekeyRunning", "retryable": True}})
+    assert isinstance(e, larder.EncryptionKeyError) and (e.reason, e.cache, e.retryable) == ("rekeyRunning", "s", True)
+    bare = error_from_json({"code": -31060, "message": "m"})
+    assert (bare.reason, bare.cache, bare.retryable) == (None, None, False)
+    sealed_key = error_from_json({"code": -31061, "message": "m", "data": {"cache": "s"}})
+    assert isinstance(sealed_key, larder.IntegrityError) and (sealed_key.cache, sealed_key.key) == ("s", None)
 
 
 def test_malformed_error_object():

@@ -1,7 +1,8 @@
 // Compiled (never run) by `tsc --noEmit -p clients/node`: the declarations
 // accept what the README shows and refuse what the client refuses.
 import {
-  CacheNotFound, DROP, ErrorCode, FetchFailed, findBinary, NOT_FOUND, InvalidParams, Larder, LarderError, SidecarExited, Transport,
+  CacheNotFound, DROP, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
+  LarderError, RekeyResult, SidecarExited, Transport,
 } from '../../index.js';
 
 declare function use(...values: unknown[]): void;
@@ -30,6 +31,11 @@ export async function readme(): Promise<void> {
   for await (const album of db.entity.iterQuery('Album', { where: { released: { gte: '1980' } }, pageSize: 500 })) {
     use(album);
   }
+  const { record: json } = await db.entity.render('Band', { name: 'U2', otherNames: 'Passengers' });
+  const { record: model } = await db.entity.parse('Band', json);
+  use(json.other_names, model.otherNames);
+  await db.cache.open('session', { persistent: false });
+  await db.cache.open('session', { persistent: true });
   try {
     await db.cache.stats({ cache: 'nope' });
   } catch (e) {
@@ -62,6 +68,23 @@ export async function readme(): Promise<void> {
   }
   await Larder.spawn({ memory: true, fallback: true, fetcher: async () => undefined });
 
+  const key = new Uint8Array(32);
+  const secret = await Larder.spawn({ store: './data', encryptionKey: key, encryptionKeys: { vault: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=' } });
+  await secret.cache.open('secrets', { encrypted: true });
+  const rekeyed: RekeyResult = await secret.cache.rekey('secrets', new ArrayBuffer(32), { batchSize: 100, onProgress: (p) => use(p.kind) });
+  use(rekeyed.resealed, rekeyed.resumed);
+  try {
+    await secret.cache.get('token', { cache: 'secrets' });
+  } catch (e) {
+    if (e instanceof EncryptionKeyError && e.reason === 'rekeyRunning') use(e.retryable, e.cache);
+    if (e instanceof IntegrityError) use(e.key, e.cache, ErrorCode.integrity, ErrorCode.encryptionKey);
+  }
+  await Larder.spawn({ store: './data', keyFile: './larder.key', encryptionKeys: new Map([['vault', key]]) });
+
+  // @ts-expect-error a key is bytes or base64 text
+  await Larder.spawn({ encryptionKey: 42 });
+  // @ts-expect-error entities are never encrypted
+  await db.entity.define('M', [], { encrypted: true });
   // @ts-expect-error a misspelt option is refused
   await db.cache.set('k', 1, { tll: 5 });
   // @ts-expect-error object.put needs a type

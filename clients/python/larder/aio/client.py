@@ -6,11 +6,12 @@ import asyncio
 import functools
 import logging
 import os
-from typing import Any, Awaitable, Callable, Generator, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence, TypeVar
 
 from ..binary import command_line
 from ..cache import CacheMethods, camel, camel_keys
-from ..client import FETCH_METHODS, declare_fetch, declares_migration_callbacks, initialize_params
+from ..client import FETCH_METHODS, check_encryption, declare_fetch, declares_migration_callbacks, initialize_params
+from ..encryption import Key
 from ..entities import EntityMethods
 from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
@@ -128,6 +129,9 @@ class AsyncLarder:
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
         env: dict[str, str] | None = None,
+        encryption_key: Key | None = None,
+        encryption_keys: Mapping[str, Key] | None = None,
+        key_file: str | os.PathLike[str] | None = None,
     ) -> Spawn:
         """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
         (unless ``initialize=False``) sends ``initialize`` and
@@ -135,9 +139,12 @@ class AsyncLarder:
         (the binary is found the same way); ``on_migrate`` may be a
         coroutine function. ``fetch=True`` declares ``capabilities.fetch``
         (and ``fallback``, unless ``fallback=False``) for
-        ``db.cache.get_or_fetch``. ``await`` the result, or use it with
-        ``async with``."""
-        command = command_line(binary, store, memory, args)
+        ``db.cache.get_or_fetch``. ``encryption_key``, ``encryption_keys``
+        and ``key_file`` give the keys of encrypted caches; a key that is not
+        32 bytes raises here, before anything starts. ``await`` the result,
+        or use it with ``async with``."""
+        check_encryption(encryption_key, encryption_keys, initialize)
+        command = command_line(binary, store, memory, args, key_file)
 
         async def start() -> AsyncLarder:
             process = await asyncio.create_subprocess_exec(
@@ -149,7 +156,8 @@ class AsyncLarder:
             if initialize:
                 try:
                     await db.initialize(client_info=client_info, app_version=app_version, events=events,
-                                        migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback)
+                                        migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback,
+                                        encryption_key=encryption_key, encryption_keys=encryption_keys)
                 except BaseException:
                     await db.close()
                     raise
@@ -167,6 +175,8 @@ class AsyncLarder:
         migration_callbacks: bool | None = None,
         fetch: bool = False,
         fallback: bool | None = None,
+        encryption_key: Key | None = None,
+        encryption_keys: Mapping[str, Key] | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
@@ -174,7 +184,8 @@ class AsyncLarder:
         if migration_callbacks is None:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback)
+                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
+                                   encryption_keys=encryption_keys)
         result: dict[str, Any] = await self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)
