@@ -1,15 +1,12 @@
 /// The cost of encryption at rest (SPEC 6.10): the same requests sent to a
 /// plain cache and to an encrypted one, each in a larder of its own on a
-/// store of its own, repetitions alternating (and which of the two goes
-/// first) so that both meet the same machine. The memory tier holds values
-/// in clear, so a memory hit should cost what a plain one does; a disk hit
-/// looks its key up by HMAC and opens a sealed value, a set seals one.
+/// store of its own, repetitions alternating (and which of them goes first)
+/// so that all meet the same machine. The memory tier holds values in clear,
+/// so a memory hit should cost what a plain one does; a disk hit looks its
+/// key up by HMAC and opens a sealed value, a set seals one.
 extension Benchmark {
     /// The sessions' key for encrypted caches: 32 bytes, in base64.
     static let encryptionKey = "bGFyZGVyLWJlbmNoOiBhIDMyLWJ5dGUgdGVzdCBrZXk="
-
-    /// Index 0 of every pair below is the plain cache, 1 the encrypted one.
-    private static let variants = ["plain", "encrypted"]
 
     func measureEncryption() {
         measureEncryptedGets(tier: "memory")
@@ -25,13 +22,14 @@ extension Benchmark {
             ? "encryption: cache.get memory-tier hits, plain vs encrypted cache (\(Format.count(plan.readKeys)) keys, memory tier unlimited)"
             : "encryption: cache.get disk hits, plain vs encrypted cache (\(Format.count(plan.readKeys)) keys, cache.open memory:{maxCount:1})"
         Progress.note(title)
+        let variants = [Variant.plain, .encrypted]
         // Both larders hold the key: their caches differ only in `encrypted`.
-        let sessions = Self.variants.map { session("\(tier)-gets-\($0)", encryptionKey: Self.encryptionKey) }
+        let sessions = variants.map { session("\(tier)-gets-\($0.key)", encryptionKey: Self.encryptionKey) }
         defer { sessions.forEach(discard) }
         for size in plan.valueSizes {
             let cache = "\(tier)-\(Value.tag(size))"
-            for (k, s) in sessions.enumerated() {
-                s.openCache(cache, memory: memory ? #"{"maxCount":0,"maxBytes":0}"# : #"{"maxCount":1}"#, encrypted: k == 1)
+            for (s, v) in zip(sessions, variants) {
+                s.openCache(cache, memory: memory ? #"{"maxCount":0,"maxBytes":0}"# : #"{"maxCount":1}"#, encrypted: v.encrypted)
                 s.populate(cache: cache, keys: readKeys, count: plan.readKeys, value: values[size]!, plan: plan)
                 s.probe(cache: cache, keys: readKeys, 0, tier: tier)
             }
@@ -40,36 +38,39 @@ extension Benchmark {
             for s in sessions { _ = s.driver.pipelined(warm, window: plan.window) }
             let before = sessions.map { $0.stats(cache: cache) }
 
-            var tallies = [Tally(), Tally()]
+            var tallies = [Tally](repeating: Tally(), count: variants.count)
             for rep in 0..<plan.reps {
-                for k in Self.order(rep) { tallies[k].pipelined(sessions[k], batch, window: plan.window, operations: batch.count) }
+                for k in Self.order(rep, variants.count) {
+                    tallies[k].pipelined(sessions[k], batch, window: plan.window, operations: batch.count)
+                }
             }
-            for (k, s) in sessions.enumerated() { s.driver.requireNoProblems("\(Self.variants[k]) \(cache) pipelined gets") }
+            for (s, v) in zip(sessions, variants) { s.driver.requireNoProblems("\(v.key) \(cache) pipelined gets") }
 
             // Disk hits one at a time, both larders pinned to the bench's CPU.
             var strict: [(rate: Spread, latency: Latency)] = []
             if !memory {
                 let strictBatch = getBatch(cache: cache, keys: readKeys, keyCount: plan.readKeys, count: plan.extraStrictOps, seed: 53)
-                var rates: [[Double]] = [[], []], samples: [[[UInt64]]] = [[], []]
+                var rates = [[Double]](repeating: [], count: variants.count)
+                var samples = [[[UInt64]]](repeating: [], count: variants.count)
                 var latencies: [UInt64] = []
                 pinned(sessions.map { $0.child.pid }) {
                     for rep in 0..<plan.strictReps {
-                        for k in Self.order(rep) {
+                        for k in Self.order(rep, variants.count) {
                             let ns = sessions[k].driver.strict(strictBatch, latencies: &latencies)
                             rates[k].append(Statistics.rate(strictBatch.count, ns))
                             samples[k].append(latencies)
                         }
                     }
                 }
-                for (k, s) in sessions.enumerated() { s.driver.requireNoProblems("\(Self.variants[k]) \(cache) strict gets") }
-                strict = (0..<2).map { (Spread(rates[$0]), Latency(perRepetition: samples[$0])) }
+                for (s, v) in zip(sessions, variants) { s.driver.requireNoProblems("\(v.key) \(cache) strict gets") }
+                strict = variants.indices.map { (Spread(rates[$0]), Latency(perRepetition: samples[$0])) }
             }
 
             // Every timed get must have been a hit in the intended tier
             // (a disk series sees a few memory hits: the same key twice in a row).
             let expected = plan.reps * batch.count + (memory ? 0 : plan.strictReps * plan.extraStrictOps)
-            let hitNotes: [String?] = sessions.enumerated().map { k, s in
-                let delta = s.stats(cache: cache) - before[k]
+            let hitNotes: [String?] = sessions.indices.map { k in
+                let delta = sessions[k].stats(cache: cache) - before[k]
                 let hits = memory ? delta.memoryHits : delta.diskHits
                 let enough = memory ? hits == expected : Double(hits) >= 0.99 * Double(expected)
                 return enough ? nil : "only \(Format.count(hits)) of \(Format.count(expected)) gets were \(tier) hits"
@@ -77,15 +78,15 @@ extension Benchmark {
 
             let label = Value.label(size)
             let key = "encryption.get.\(tier).\(Value.tag(size))"
-            addPair(tallies, key: { "\(key).\($0).pipelined" }, label: { "get \(label), \($0), pipelined" },
-                    operation: "get", notes: hitNotes, to: title)
+            addComparison(variants, tallies, key: { "\(key).\($0).pipelined" }, label: { "get \(label), \($0), pipelined" },
+                          operation: "get", notes: hitNotes, to: title)
             if !memory {
                 let plainP50 = strict[0].latency.p50.median
-                for k in 0..<2 {
-                    let ratio = k == 0 ? nil : Report.Ratio(kind: .multiple, value: strict[1].latency.p50.median / plainP50,
+                for (k, v) in variants.enumerated() {
+                    let ratio = k == 0 ? nil : Report.Ratio(kind: .multiple, value: strict[k].latency.p50.median / plainP50,
                                                             floor: "the plain cache's p50 (\(Format.fixed(plainP50, 1)) µs), alternating")
-                    report.add(Report.Row(key: "\(key).\(Self.variants[k]).strict",
-                                          label: "get \(label), \(Self.variants[k]), strict\(opsTag(plan.extraStrictOps, plan.strictOps))",
+                    report.add(Report.Row(key: "\(key).\(v.key).strict",
+                                          label: "get \(label), \(v.label), strict\(opsTag(plan.extraStrictOps, plan.strictOps))",
                                           opsPerSecond: strict[k].rate, latency: strict[k].latency, ratio: ratio, note: hitNotes[k]), to: title)
                 }
             }
@@ -95,6 +96,11 @@ extension Benchmark {
     /// `cache.set` of new keys, pipelined, on a fresh store for every
     /// repetition as in the set part: into a persistent cache (the disk tier
     /// stores the value sealed) and into a memory-only one (nothing sealed).
+    ///
+    /// The set part's keys come in ascending order, so a plain cache appends
+    /// to its index, while an encrypted cache's index holds HMACs of the keys,
+    /// in random order: each insert lands on a page of its own. A plain cache
+    /// sent the same keys shuffled shows how much of the difference that is.
     private func measureEncryptedSets() {
         let title = "encryption: cache.set pipelined, new keys, fresh store per repetition, plain vs encrypted cache (default memory tier)"
         Progress.note(title)
@@ -104,50 +110,70 @@ extension Benchmark {
             let cache = "set-\(Value.tag(size))"
             let ops = plan.writeOps(size)
             let warm = setBatch(cache: cache, keys: warmKeys, 0..<plan.warmup, count: plan.warmup, value: value)
-            let batch = setBatch(cache: cache, keys: setKeys, 0..<ops, count: ops, value: value)
+            let ascending = setBatch(cache: cache, keys: setKeys, 0..<ops, count: ops, value: value)
+            var shuffler = SplitMix64(seed: 61)
+            let shuffled = setBatch(cache: cache, keys: setKeys, Array(0..<ops).shuffled(using: &shuffler), count: ops, value: value)
             for persistent in [true, false] {
-                let kind = persistent ? "persistent" : "memory-only"
-                var tallies = [Tally(), Tally()]
+                let kind = persistent ? "persistent" : "memoryOnly"
+                let variants = persistent ? [Variant.plain, .encrypted, .plainShuffled] : [.plain, .encrypted]
+                var tallies = [Tally](repeating: Tally(), count: variants.count)
                 for rep in 0..<plan.writeReps(size) {
-                    for k in Self.order(rep) {
-                        let s = session("\(kind)-sets-\(size)-\(Self.variants[k])-\(rep)", encryptionKey: Self.encryptionKey)
-                        s.openCache(cache, memory: nil, persistent: persistent, encrypted: k == 1)
+                    for k in Self.order(rep, variants.count) {
+                        let v = variants[k]
+                        let s = session("\(kind)-sets-\(size)-\(v.key)-\(rep)", encryptionKey: Self.encryptionKey)
+                        s.openCache(cache, memory: nil, persistent: persistent, encrypted: v.encrypted)
                         _ = s.driver.pipelined(warm, window: plan.window)
+                        let batch = v.shuffled ? shuffled : ascending
                         tallies[k].pipelined(s, batch, window: plan.window, operations: batch.count)
-                        s.driver.requireNoProblems("\(Self.variants[k]) \(kind) \(cache) pipelined sets")
+                        s.driver.requireNoProblems("\(v.key) \(kind) \(cache) pipelined sets")
                         discard(s)
                     }
                 }
-                addPair(tallies, key: { "encryption.set.\(kind).\(Value.tag(size)).\($0).pipelined" },
-                        label: { "set \(label), \(kind), \($0)\(self.opsTag(ops, self.plan.ops))" }, operation: "set", to: title)
+                addComparison(variants, tallies, key: { "encryption.set.\(kind).\(Value.tag(size)).\($0).pipelined" },
+                              label: { "set \(label), \(persistent ? "to disk" : "memory only"), \($0)\(self.opsTag(ops, self.plan.ops))" }, operation: "set", to: title)
             }
         }
     }
 
-    /// The plain cache's row, then the encrypted cache's with its rate as a
-    /// share of the plain one's; `key` and `label` are given the variant's name.
-    private func addPair(_ tallies: [Tally], key: (String) -> String, label: (String) -> String, operation: String,
-                         notes: [String?] = [nil, nil], to title: String) {
+    /// A row for each variant, the first (the plain cache) the others'
+    /// reference: their rates as a share of its rate, their CPU time beside
+    /// its. `key` and `label` are given the variant's key and label.
+    private func addComparison(_ variants: [Variant], _ tallies: [Tally], key: (String) -> String, label: (String) -> String,
+                               operation: String, notes: [String?]? = nil, to title: String) {
         let plainCPU = tallies[0].cpuPerOperation
-        for k in 0..<2 {
+        for (k, v) in variants.enumerated() {
             var cpuNote: String?
             if let cpu = tallies[k].cpuPerOperation {
                 cpuNote = "larder on a CPU \(Format.fixed(cpu, 2)) µs a \(operation)"
-                if k == 1, let plainCPU {
+                if k > 0, let plainCPU {
                     cpuNote! += " (\(cpu >= plainCPU ? "+" : "")\(Format.fixed(cpu - plainCPU, 2)) µs)"
                 }
             }
-            let ratio = k == 0 ? nil : Report.Ratio(kind: .share, value: tallies[1].rate.median / tallies[0].rate.median,
+            let ratio = k == 0 ? nil : Report.Ratio(kind: .share, value: tallies[k].rate.median / tallies[0].rate.median,
                                                     floor: "the plain cache's rate, alternating")
-            let note = [notes[k], cpuNote].compactMap { $0 }.joined(separator: "; ")
-            report.add(Report.Row(key: key(Self.variants[k]), label: label(Self.variants[k]),
-                                  opsPerSecond: tallies[k].rate, ratio: ratio, note: note.isEmpty ? nil : note), to: title)
+            let note = [notes?[k], cpuNote].compactMap { $0 }.joined(separator: "; ")
+            report.add(Report.Row(key: key(v.key), label: label(v.label), opsPerSecond: tallies[k].rate, ratio: ratio,
+                                  note: note.isEmpty ? nil : note), to: title)
         }
     }
 
-    /// Which of the two goes first changes every repetition, so that neither
-    /// always follows the other's work on the machine.
-    private static func order(_ rep: Int) -> [Int] { rep % 2 == 0 ? [0, 1] : [1, 0] }
+    /// The order of the variants in repetition `rep`: each goes first in
+    /// turn, so that none always follows another's work on the machine.
+    private static func order(_ rep: Int, _ count: Int) -> [Int] { (0..<count).map { ($0 + rep) % count } }
+}
+
+/// One of the caches compared.
+private struct Variant {
+    /// Its part of a row's key, and of its label.
+    var key: String
+    var label: String
+    var encrypted: Bool
+    /// Sets sent with their keys shuffled rather than ascending.
+    var shuffled = false
+
+    static let plain = Variant(key: "plain", label: "plain", encrypted: false)
+    static let encrypted = Variant(key: "encrypted", label: "encrypted", encrypted: true)
+    static let plainShuffled = Variant(key: "plainShuffledKeys", label: "plain, keys shuffled", encrypted: false, shuffled: true)
 }
 
 /// One variant's pipelined repetitions: their rates, and the time larder

@@ -21,7 +21,8 @@ final class BenchmarkSmokeTests: XCTestCase {
         }
         XCTAssertTrue(output.contains("encryption: cache.set pipelined"), output)
         for row in ["get 100 B, encrypted, pipelined", "get 10 KiB, encrypted, strict",
-                    "set 100 B, persistent, encrypted", "set 10 KiB, memory-only, encrypted"] {
+                    "set 100 B, to disk, encrypted", "set 100 B, to disk, plain, keys shuffled",
+                    "set 10 KiB, memory only, encrypted"] {
             XCTAssertTrue(output.contains(row), "no row \(row):\n\(output)")
         }
         XCTAssertTrue(output.contains("of the plain cache's rate"), output)
