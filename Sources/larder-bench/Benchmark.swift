@@ -66,6 +66,7 @@ final class Benchmark {
         part("disk") { measureGets(tier: "disk") }
         part("fetch") { measureFetches() }
         part("set") { measureSets() }
+        part("encryption") { measureEncryption() }
         part("mixed") { measureMixed() }
         part("scale") { measureScale() }
         part("objects") { measureObjects() }
@@ -80,8 +81,8 @@ final class Benchmark {
     }
 
     /// Spawns larder on a fresh store under the scratch directory.
-    func session(_ name: String, capabilities: String = "{}") -> LarderSession {
-        let s = LarderSession(larder: larderPath, store: scratch.child(name), capabilities: capabilities)
+    func session(_ name: String, capabilities: String = "{}", encryptionKey: String? = nil) -> LarderSession {
+        let s = LarderSession(larder: larderPath, store: scratch.child(name), capabilities: capabilities, encryptionKey: encryptionKey)
         report.larderVersion = s.serverVersion
         return s
     }

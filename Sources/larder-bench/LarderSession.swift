@@ -8,11 +8,13 @@ final class LarderSession {
     var encoder = RequestEncoder()
     private(set) var serverVersion = "?"
 
-    init(larder: String, store: String, capabilities: String = "{}") {
+    /// `encryptionKey`: base64 of 32 bytes, the session's key for encrypted caches.
+    init(larder: String, store: String, capabilities: String = "{}", encryptionKey: String? = nil) {
         storePath = store
         child = ChildProcess.spawn(larder, ["--store", store])
         driver = Driver(writeFD: child.stdinFD, readFD: child.stdoutFD)
-        let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"},"capabilities":\#(capabilities)}"#)
+        let encryption = encryptionKey.map { #","encryption":{"key":"\#($0)"}"# } ?? ""
+        let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"},"capabilities":\#(capabilities)\#(encryption)}"#)
         serverVersion = result["serverInfo"]?["version"]?.stringValue ?? "?"
     }
 
@@ -29,8 +31,13 @@ final class LarderSession {
         return result
     }
 
-    func openCache(_ name: String, memory: String) {
-        call("cache.open", params: #"{"cache":"\#(name)","memory":\#(memory)}"#)
+    /// `memory`: the memory tier's limits as JSON (nil: the default ones).
+    func openCache(_ name: String, memory: String?, persistent: Bool = true, encrypted: Bool = false) {
+        var params = #"{"cache":"\#(name)""#
+        if let memory { params += #","memory":\#(memory)"# }
+        if !persistent { params += #","persistent":false"# }
+        if encrypted { params += #","encrypted":true"# }
+        call("cache.open", params: params + "}")
     }
 
     /// Stores keys 0..<count with `cache.setMany`, `entriesPerCall` per call

@@ -11,11 +11,13 @@ struct Options {
     /// `--only a,b`: run only these parts (floors always run: ratios need them).
     var only: Set<String>?
     var opsOverride: Int?
+    /// `--keys N`: keys stored and read by the get series and the storage floor's SELECT.
+    var keysOverride: Int?
     /// Strict series run with the bench and its child on one CPU (`--no-pin` turns that off).
     var pinStrict = true
     var repsOverride: Int?
 
-    static let parts = ["memory", "disk", "fetch", "set", "mixed", "scale", "objects", "entities", "start"]
+    static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start"]
 
     struct UsageError: Error { let message: String }
 
@@ -34,6 +36,7 @@ struct Options {
           --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
           --ops N            Operations per series (overrides the mode's).
           --reps N           Repetitions per series (overrides the mode's).
+          --keys N           Keys stored and read by the get series (default 10,000).
           --no-pin           Do not run strict series with the bench and its child
                              pinned to one CPU (latencies then depend on where the
                              kernel wakes each process).
@@ -64,6 +67,7 @@ struct Options {
             case "--larder": o.larderPath = try value(arg)
             case "--ops": o.opsOverride = try count(arg)
             case "--reps": o.repsOverride = try count(arg)
+            case "--keys": o.keysOverride = try count(arg)
             case "--only":
                 let names = try value(arg).split(separator: ",").map(String.init)
                 for n in names where !parts.contains(n) {
@@ -84,6 +88,7 @@ struct Options {
         var p = quick ? Plan.quick : Plan.full
         if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n }
         if let n = repsOverride { p.reps = n; p.strictReps = n; p.modelReps = n }
+        if let n = keysOverride { p.readKeys = n }
         return p
     }
 }
