@@ -292,3 +292,34 @@ final class EncryptionTests: StoreTestCase {
 extension Array where Element == UInt8 {
     fileprivate var base64: String { Data(self).base64EncodedString() }
 }
+
+/// The primitives against their RFCs' test vectors.
+final class CryptoVectorTests: XCTestCase {
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    func testHMACSHA256MatchesRFC4231() throws {
+        let mac = try HMAC(key: [UInt8](repeating: 0x0B, count: 20)).mac(Array("Hi There".utf8))
+        XCTAssertEqual(hex(mac), "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+        // A key longer than a block is hashed first (test case 6), and parts concatenate.
+        let long = try HMAC(key: [UInt8](repeating: 0xAA, count: 131))
+            .mac(Array("Test Using Larger Than Block-Size Key - ".utf8), Array("Hash Key First".utf8))
+        XCTAssertEqual(hex(long), "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+    }
+
+    func testHKDFMatchesRFC5869() throws {
+        let okm = try Crypto.hkdf(secret: [UInt8](repeating: 0x0B, count: 22), salt: Array(0x00...0x0C), info: Array(0xF0...0xF9))
+        XCTAssertEqual(hex(okm), "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf")
+    }
+
+    func testSealedValuesOpenOnlyWithTheirAssociatedDataAndNeverRepeatANonce() throws {
+        let gcm = try AESGCM(key: [UInt8](repeating: 7, count: 32))
+        let plain = Array("value".utf8)
+        var nonces = Set<[UInt8]>()
+        for _ in 0..<1000 {
+            let sealed = try plain.withUnsafeBufferPointer { (p) throws(StoreError) in try gcm.seal(p, associated: [1, 2]) }
+            XCTAssertTrue(nonces.insert(Array(sealed[1...12])).inserted)
+            XCTAssertEqual(try gcm.open(sealed, associated: [1, 2]), plain)
+            XCTAssertThrowsError(try gcm.open(sealed, associated: [1, 3]))
+        }
+    }
+}

@@ -20,6 +20,10 @@ final class CacheSealer {
     private let values: AESGCM
     /// The cache's name, length-prefixed, as it enters associated data.
     private let name: [UInt8]
+    /// Group tokens made so far: a cache's requests name few groups (most
+    /// only ""), and each token saves an HMAC per read and write.
+    private var groupTokens: [String: [UInt8]] = [:]
+    private static let groupTokensKept = 1024
 
     static let tokenCount = 16
 
@@ -42,15 +46,20 @@ final class CacheSealer {
 
     /// What the `grp` column holds for `group`.
     func token(group: String) throws(StoreError) -> [UInt8] {
-        Array(try lookup.mac([0x67], Self.prefixed(Array(group.utf8))).prefix(Self.tokenCount))
+        if let token = groupTokens[group] { return token }
+        let token = Array(try lookup.mac([0x67], Self.prefixed(Array(group.utf8))).prefix(Self.tokenCount))
+        if groupTokens.count >= Self.groupTokensKept { groupTokens.removeAll(keepingCapacity: true) }
+        groupTokens[group] = token
+        return token
     }
 
     /// What the `grp` and `key` columns hold for `k`.
     func tokens(_ k: EntryKey) throws(StoreError) -> (group: [UInt8], key: [UInt8]) {
-        let group = Self.prefixed(k.withGroupUTF8 { Array($0) })
-        let key = k.withKeyUTF8 { Array($0) }
-        return (Array(try lookup.mac([0x67], group).prefix(Self.tokenCount)),
-                Array(try lookup.mac([0x6B], group, key).prefix(Self.tokenCount)))
+        let group = try token(group: k.group)
+        let key = k.withGroupUTF8 { g in
+            k.withKeyUTF8 { key in lookup.mac([0x6B] + Self.length(g.count), g, key) }
+        }
+        return (group, Array(key.prefix(Self.tokenCount)))
     }
 
     /// `k` sealed, for `sealed_key`.
@@ -87,7 +96,11 @@ final class CacheSealer {
     /// `bytes` after their length (4 bytes, big-endian): concatenated parts
     /// stay unambiguous ("ab" + "c" is not "a" + "bc").
     private static func prefixed(_ bytes: [UInt8]) -> [UInt8] {
-        let n = UInt32(bytes.count)
-        return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)] + bytes
+        length(bytes.count) + bytes
+    }
+
+    private static func length(_ count: Int) -> [UInt8] {
+        let n = UInt32(count)
+        return [UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
     }
 }
