@@ -595,3 +595,15 @@ public struct CacheUsage: Sendable {
     public var memory = Tier()
     public var disk = Tier()
 }
+
+extension Cache: TransactionObserver {
+    /// After a rollback or another process's commit, a persistent cache's
+    /// memory tier may hold what its disk tier no longer does, so it is
+    /// emptied; and every cache reads its settings and totals again before
+    /// its next use (a memory-only cache's settings, even its existence, are
+    /// rows, and may have been rolled back).
+    func transactionDidRollBack() {
+        if config.persistent { memory.removeAll() }
+        isStale = true
+    }
+}

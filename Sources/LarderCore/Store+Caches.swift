@@ -60,6 +60,7 @@ extension Store {
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
         caches[ExactString(name)] = c
+        transactions.observe(c)
         return (c, true)
     }
 
@@ -118,6 +119,7 @@ extension Store {
         let c = Cache(name: name, id: id, config: config, store: self)
         try c.loadTotals()
         caches[ExactString(name)] = c
+        transactions.observe(c)
         try reconcileAppVersion(c, recorded: recorded)
         return c
     }
@@ -216,6 +218,7 @@ extension Store {
         c.memory.removeAll()
         c.isDropped = true
         caches[ExactString(name)] = nil
+        transactions.stopObserving(c)
     }
 
     // MARK: - Transactions
@@ -223,140 +226,51 @@ extension Store {
     /// Opens the write transaction that collects every write until `commit`
     /// (group commit: one fsync-free WAL append for a whole burst).
     public func beginWrite() throws(StoreError) {
-        guard !database.isInTransaction else { return }
-        try database.begin()
-        // Other processes' commits were last looked for at the start of the
-        // burst; one may have landed between then and this lock. What this
-        // transaction writes is decided from the caches, schemas and models
-        // held in memory (above all, whether something must be created), so
-        // they must be those of the store as it is now: from here on nobody
-        // else can commit until this transaction ends.
-        try catchUpWithOtherProcesses()
+        try transactions.begin()
     }
 
     /// Runs `body` so that its writes happen entirely or not at all.
     func atomically(_ body: () throws(StoreError) -> Void) throws(StoreError) {
-        try beginWrite()
-        try database.execute("SAVEPOINT batch")
-        do {
-            try body()
-            try database.execute("RELEASE batch")
-        } catch {
-            try? database.execute("ROLLBACK TO batch")
-            try? database.execute("RELEASE batch")
-            throw error
-        }
+        try transactions.atomically(body)
     }
 
     /// True when writes wait for `commit`, or a failure waits to be reported by it.
-    public var hasPendingWrites: Bool { database.isInTransaction || transactionFailed }
+    public var hasPendingWrites: Bool { transactions.hasPendingWrites }
 
     /// True when SQLite reported an error since the last commit: the writes
     /// made since can only be rolled back, and `commit` will say so.
-    public var transactionFailed: Bool { database.transactionFailure != nil }
+    public var transactionFailed: Bool { transactions.failed }
 
-    /// Makes every write so far durable. If anything fails — saving recency,
-    /// a statement since the last commit, the commit itself — everything since
-    /// the last commit is rolled back, memory tiers are rebuilt from disk so
-    /// nothing unacknowledged is served later, and the error is thrown; the
-    /// next write starts a fresh transaction.
+    /// Makes every write so far durable. If anything fails, everything since
+    /// the last commit is rolled back — memory tiers, cached definitions and
+    /// staged batches follow (each a `TransactionObserver`), so nothing
+    /// unacknowledged is served later — and the error is thrown; the next
+    /// write starts a fresh transaction.
     public func commit() throws(StoreError) {
-        guard hasPendingWrites else {
-            appliedAwaitingCommit = []
-            return
-        }
-        do {
-            // Recency noted by reads goes with the writes; a doomed transaction
-            // fails with its own error, not with one from adding to it.
-            if !transactionFailed { try writeRecency() }
-            try database.commit()
-            appliedAwaitingCommit = []
-        } catch {
-            database.rollback()
-            restageRolledBackBatches()
-            resynchronize()
-            throw error
-        }
-    }
-
-    /// Batches whose apply was rolled back are staged again, ahead of what was staged since.
-    private func restageRolledBackBatches() {
-        guard !appliedAwaitingCommit.isEmpty else { return }
-        var restored = EntityBatch()
-        for batch in appliedAwaitingCommit { restored.append(batch) }
-        restored.append(stagedEntities)
-        stagedEntities = restored
-        appliedAwaitingCommit = []
-    }
-
-    /// Forgets what memory tiers and totals of persistent caches know, after a
-    /// rollback or another process's commit; they reload from disk on demand.
-    /// Every cache reloads its settings too: a memory-only cache's settings
-    /// (even its existence) are rows, and may have been rolled back.
-    func resynchronize() {
-        for c in caches.values {
-            if c.config.persistent { c.memory.removeAll() }
-            c.isStale = true
-        }
-        pendingUses = [:]
-        sealingSalt = nil
-        budgetSeesAllCaches = false
-        schemaCache = [:]
-        entityCatalog = nil
+        try transactions.commit()
     }
 
     /// Checks whether another process committed since we last looked; if so,
-    /// memory tiers of persistent caches are dropped so nothing stale is served.
+    /// what memory holds of the store is dropped so nothing stale is served.
     public func noticeForeignWrites() throws(StoreError) {
-        guard !database.isInTransaction else { return }
-        try catchUpWithOtherProcesses()
+        try transactions.noticeForeignWrites()
     }
 
-    /// Forgets what memory holds of the store if another process committed
-    /// since this one last looked (outside a transaction, or at its start).
-    private func catchUpWithOtherProcesses() throws(StoreError) {
-        guard directory != nil else { return }
-        // Read before asking: a commit landing in between is then seen by the
-        // pragma now, or makes the header differ next time.
-        let header = walIndex?.read()
-        if let header, header == walIndexSeen { return }
-        dataVersionQueries += 1
-        let v = try database.dataVersion()
-        walIndexSeen = header
-        guard v != dataVersion else { return }
-        dataVersion = v
-        resynchronize()
-    }
+    /// How often SQLite's data_version was asked.
+    var dataVersionQueries: Int { transactions.dataVersionQueries }
 
     // MARK: - Recency
 
-    func nextUse() -> Int64 {
-        lastUse += 1
-        return lastUse
-    }
+    func nextUse() -> Int64 { recency.next() }
 
-    func noteUsed(atLeast used: Int64) {
-        lastUse = max(lastUse, used)
-    }
+    func noteUsed(atLeast used: Int64) { recency.noteUsed(atLeast: used) }
 
-    func noteUse(of diskID: Int64) {
-        guard diskID != 0 else { return }
-        pendingUses[diskID] = nextUse()
-        if pendingUses.count >= 50_000 { try? writeRecency() }
-    }
+    func noteUse(of diskID: Int64) { recency.noteUse(of: diskID) }
 
-    func forgetUse(of diskID: Int64) {
-        pendingUses[diskID] = nil
-    }
+    func forgetUse(of diskID: Int64) { recency.forget(diskID) }
 
     /// Persists recency noted by reads, inside the current write transaction.
-    func writeRecency() throws(StoreError) {
-        guard !pendingUses.isEmpty else { return }
-        try beginWrite()
-        let tier = DiskTier(db: database, cacheID: 0)
-        for (id, used) in pendingUses { try tier.setUsed(id: id, used) }
-        pendingUses = [:]
-    }
+    func writeRecency() throws(StoreError) { try recency.write() }
 
     func emit(_ event: @autoclosure () -> CacheEvent) {
         onEvent?(event())

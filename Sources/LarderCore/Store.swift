@@ -28,39 +28,50 @@ public final class Store {
     /// The cache found last: bursts of requests name one cache, and comparing
     /// its name is cheaper than hashing it.
     var lastCache: Cache?
-    /// Recency of disk rows read since the last write, persisted lazily with
-    /// other writes: a read must not cost a write.
-    var pendingUses: [Int64: Int64] = [:]
-    var lastUse: Int64 = 0
-    /// SQLite's data_version when this process last looked; a change means
-    /// another process committed, and memory tiers may be stale.
-    var dataVersion: Int64 = 0
-    /// The WAL-index header, and how it read just before data_version was last asked.
-    var walIndex: WALIndexHeader?
-    var walIndexSeen: WALIndexHeader.Snapshot?
-    /// How often data_version was asked (for tests: the header spares most asks).
-    var dataVersionQueries = 0
+    /// The write transactions, and who follows them.
+    let transactions: Transactions
+    /// Recency noted by reads, written with the next commit.
+    let recency: RecencyLog
     /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.
     var openedFiles: OpenedFiles?
     /// Why the store can no longer be used, once its database file was found deleted or replaced.
     public internal(set) var lost: StoreError?
     /// Registered versions per type, read from the store on first use.
-    var schemaCache: [ExactString: [TypeSchema]] = [:]
+    let schemas = Derived<[ExactString: [TypeSchema]]>([:])
+    var schemaCache: [ExactString: [TypeSchema]] {
+        _read { yield schemas.value }
+        _modify { yield &schemas.value }
+    }
     /// Entity models, read from the store on first use.
-    var entityCatalog: EntityCatalog?
+    let catalog = Derived<EntityCatalog?>(nil)
+    var entityCatalog: EntityCatalog? {
+        get { catalog.value }
+        set { catalog.value = newValue }
+    }
     /// The keys the session holds for encrypted caches.
     public internal(set) var encryptionKeys = EncryptionKeys(key: nil)
     /// The store-wide disk budget (`--max-store-bytes`): the bytes of values
     /// all persistent caches may hold together; nil: none.
     public var maxStoreBytes: Int?
     /// Every cache of the store is loaded, so their totals add up to the store's.
-    var budgetSeesAllCaches = false
+    let budgetSeesAll = Derived(false)
+    var budgetSeesAllCaches: Bool {
+        get { budgetSeesAll.value }
+        set { budgetSeesAll.value = newValue }
+    }
     /// The store's salt for cache keys, once read.
-    var sealingSalt: [UInt8]?
+    let salt = Derived<[UInt8]?>(nil)
+    var sealingSalt: [UInt8]? {
+        get { salt.value }
+        set { salt.value = newValue }
+    }
+    /// Entity records staged and applied, until their commit.
+    let staging = EntityStaging()
     /// Entity records staged by `stage` and not yet applied or discarded.
-    public internal(set) var stagedEntities = EntityBatch()
-    /// Staged batches applied in the open transaction, oldest first.
-    var appliedAwaitingCommit: [EntityBatch] = []
+    public internal(set) var stagedEntities: EntityBatch {
+        _read { yield staging.staged }
+        _modify { yield &staging.staged }
+    }
 
     public static let databaseFileName = "larder.db"
 
@@ -77,6 +88,11 @@ public final class Store {
             warnings += Self.keepPrivate(path, path + "-wal", path + "-shm", path + "-journal")
         } else {
             database = try Database(path: ":memory:")
+        }
+        transactions = Transactions(database: database, watchesOtherProcesses: directory != nil)
+        recency = RecencyLog(transactions: transactions)
+        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging] as [TransactionObserver] {
+            transactions.observe(observer)
         }
         do {
             try configure()
@@ -96,14 +112,8 @@ public final class Store {
             try database.execute(CacheSQL.synchronous)
         }
         try StoreSchema.migrate(database)
-        if directory != nil {
-            // Mapped once: by now SQLite has created the -shm file. Without one
-            // (no WAL), every check asks data_version.
-            walIndex = WALIndexHeader(shmPath: database.path + "-shm")
-            walIndexSeen = walIndex?.read()
-            try noteOpenedFiles()
-        }
-        dataVersion = try database.dataVersion()
+        if directory != nil { try noteOpenedFiles() }
+        try transactions.startWatching()
     }
 
     /// Switching to WAL needs a moment alone with the file; a second process
@@ -148,7 +158,7 @@ public final class Store {
             // Closing removes the log and the index by path: only while they are ours.
             try? checkInPlace()
         }
-        walIndex = nil
+        transactions.stopWatching()
         database.close()
     }
 

@@ -218,9 +218,9 @@ final class EntityRestageTests: StoreTestCase {
         try store.define(bandsModel())
         _ = try store.stage("Band", #"{"name": "Japan", "formed": 1974}"#)
         _ = try store.applyStaged()
-        XCTAssertEqual(store.appliedAwaitingCommit.count, 1)
+        XCTAssertEqual(store.staging.applied.count, 1)
         try store.commit()
-        XCTAssertTrue(store.appliedAwaitingCommit.isEmpty)
+        XCTAssertTrue(store.staging.applied.isEmpty)
         XCTAssertTrue(store.stagedEntities.isEmpty)
     }
 }

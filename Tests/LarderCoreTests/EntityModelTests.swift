@@ -181,8 +181,7 @@ final class EntityModelTests: StoreTestCase {
         let store = try makeStore()
         try store.define(bandsModel())
         XCTAssertTrue(store.hasPendingWrites)
-        try store.database.execute("ROLLBACK")
-        store.resynchronize()
+        store.transactions.rollBack()
         XCTAssertEqual(try store.entityModels(), [])
         assertStoreError(.entityNotFound("Band")) { _ = try store.count("Band") }
     }

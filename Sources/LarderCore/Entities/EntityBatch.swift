@@ -87,7 +87,7 @@ extension Store {
     public func applyStaged(onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
         let result = try apply(stagedEntities, onMissing: onMissing)
         // Kept until the commit: if it fails, the batch is staged again rather than lost.
-        appliedAwaitingCommit.append(stagedEntities)
+        staging.applied.append(stagedEntities)
         stagedEntities = EntityBatch()
         return result
     }

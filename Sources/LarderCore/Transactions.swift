@@ -1,0 +1,234 @@
+/// State derived from the store's tables — a memory tier, a cache of
+/// definitions, recency waiting to be written, batches applied but not yet
+/// committed — that must follow what becomes of the transaction that changed
+/// them. Each component handles its own commit and rollback, as in GRDB's
+/// `TransactionObserver`: the transaction engine knows none of them by name,
+/// and a new one cannot be forgotten by a function that must list them all.
+protocol TransactionObserver: AnyObject {
+    /// The transaction is about to commit: last writes go in it here. A
+    /// throw rolls the whole transaction back.
+    func transactionWillCommit() throws(StoreError)
+    /// Everything written since the last commit is durable.
+    func transactionDidCommit()
+    /// Everything written since the last commit is undone.
+    func transactionDidRollBack()
+    /// Another process committed: any table may have changed meanwhile.
+    func storeChangedElsewhere()
+}
+
+extension TransactionObserver {
+    func transactionWillCommit() throws(StoreError) {}
+    func transactionDidCommit() {}
+    func transactionDidRollBack() {}
+    /// Most state is stale after another process's commit as after a rollback.
+    func storeChangedElsewhere() { transactionDidRollBack() }
+}
+
+/// The store's write transactions: one open from the first write of a burst
+/// to its commit (group commit), savepoints inside it, the rollback of
+/// everything when anything fails, and the notice of other processes'
+/// commits, each reported to the registered observers.
+final class Transactions {
+    let database: Database
+    private var observers: [WeakObserver] = []
+
+    /// Whether other processes can share the database (a store on disk).
+    private let watchesOtherProcesses: Bool
+    /// SQLite's data_version when this process last looked; a change means
+    /// another process committed.
+    private var dataVersion: Int64 = 0
+    /// The WAL-index header, and how it read just before data_version was last asked.
+    private var walIndex: WALIndexHeader?
+    private var walIndexSeen: WALIndexHeader.Snapshot?
+    /// How often data_version was asked (for tests: the header spares most asks).
+    private(set) var dataVersionQueries = 0
+
+    init(database: Database, watchesOtherProcesses: Bool) {
+        self.database = database
+        self.watchesOtherProcesses = watchesOtherProcesses
+    }
+
+    /// Starts following other processes' commits from now on.
+    func startWatching() throws(StoreError) {
+        if watchesOtherProcesses {
+            // Mapped once: by now SQLite has created the -shm file. Without one
+            // (no WAL), every check asks data_version.
+            walIndex = WALIndexHeader(shmPath: database.path + "-shm")
+            walIndexSeen = walIndex?.read()
+        }
+        dataVersion = try database.dataVersion()
+    }
+
+    func stopWatching() {
+        walIndex = nil
+    }
+
+    // MARK: - Observers
+
+    func observe(_ observer: TransactionObserver) {
+        observers.removeAll { $0.observer == nil }
+        observers.append(WeakObserver(observer: observer))
+    }
+
+    func stopObserving(_ observer: TransactionObserver) {
+        observers.removeAll { $0.observer == nil || $0.observer === observer }
+    }
+
+    /// The observers still alive, in the order they were registered. A copy:
+    /// an observer may register others while it is told.
+    private var current: [TransactionObserver] { observers.compactMap(\.observer) }
+
+    // MARK: - Transactions
+
+    /// Opens the write transaction that collects every write until `commit`.
+    func begin() throws(StoreError) {
+        guard !database.isInTransaction else { return }
+        try database.begin()
+        // Other processes' commits were last looked for at the start of the
+        // burst; one may have landed between then and this lock. What this
+        // transaction writes is decided from what the observers hold (above
+        // all, whether something must be created), so it must be the store
+        // as it is now: from here on nobody else can commit until this
+        // transaction ends.
+        try catchUpWithOtherProcesses()
+    }
+
+    /// Runs `body` so that its writes happen entirely or not at all.
+    func atomically(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try begin()
+        try database.execute("SAVEPOINT batch")
+        do {
+            try body()
+            try database.execute("RELEASE batch")
+        } catch {
+            try? database.execute("ROLLBACK TO batch")
+            try? database.execute("RELEASE batch")
+            throw error
+        }
+    }
+
+    /// True when writes wait for `commit`, or a failure waits to be reported by it.
+    var hasPendingWrites: Bool { database.isInTransaction || failed }
+
+    /// True when SQLite reported an error since the last commit: the writes
+    /// made since can only be rolled back, and `commit` will say so.
+    var failed: Bool { database.transactionFailure != nil }
+
+    /// Makes every write so far durable. If anything fails — an observer's
+    /// last writes, a statement since the last commit, the commit itself —
+    /// everything since the last commit is rolled back, the observers are
+    /// told, and the error is thrown; the next write starts afresh.
+    func commit() throws(StoreError) {
+        guard hasPendingWrites else {
+            for o in current { o.transactionDidCommit() }
+            return
+        }
+        do {
+            // A doomed transaction fails with its own error, not with one from adding to it.
+            if !failed {
+                for o in current { try o.transactionWillCommit() }
+            }
+            try database.commit()
+        } catch {
+            rollBack()
+            throw error
+        }
+        for o in current { o.transactionDidCommit() }
+    }
+
+    /// Undoes everything written since the last commit, and tells the observers.
+    func rollBack() {
+        database.rollback()
+        for o in current { o.transactionDidRollBack() }
+    }
+
+    /// Looks for another process's commit since the last look, outside a transaction.
+    func noticeForeignWrites() throws(StoreError) {
+        guard !database.isInTransaction else { return }
+        try catchUpWithOtherProcesses()
+    }
+
+    /// Tells the observers if another process committed since this one last
+    /// looked (outside a transaction, or at its start).
+    private func catchUpWithOtherProcesses() throws(StoreError) {
+        guard watchesOtherProcesses else { return }
+        // Read before asking: a commit landing in between is then seen by the
+        // pragma now, or makes the header differ next time.
+        let header = walIndex?.read()
+        if let header, header == walIndexSeen { return }
+        dataVersionQueries += 1
+        let v = try database.dataVersion()
+        walIndexSeen = header
+        guard v != dataVersion else { return }
+        dataVersion = v
+        for o in current { o.storeChangedElsewhere() }
+    }
+}
+
+private struct WeakObserver {
+    weak var observer: TransactionObserver?
+}
+
+/// A value derived from the store's tables and read from them again on
+/// demand: forgotten (back to `initial`) when a transaction rolls back or
+/// another process commits, since either may have changed what it was read from.
+final class Derived<Value>: TransactionObserver {
+    private let initial: Value
+    var value: Value
+
+    init(_ initial: Value) {
+        self.initial = initial
+        value = initial
+    }
+
+    func transactionDidRollBack() { value = initial }
+}
+
+/// Recency noted by reads of disk rows, written lazily with other writes (a
+/// read must not cost a write) in the transaction before it commits.
+final class RecencyLog: TransactionObserver {
+    private unowned let transactions: Transactions
+    /// Row id → its use, since the last write of recency.
+    private var pending: [Int64: Int64] = [:]
+    /// The latest use given out (or seen in the store).
+    private var last: Int64 = 0
+    /// Pending uses past this many are written at once, not at the commit.
+    private static let most = 50_000
+
+    init(transactions: Transactions) {
+        self.transactions = transactions
+    }
+
+    var isEmpty: Bool { pending.isEmpty }
+
+    func next() -> Int64 {
+        last += 1
+        return last
+    }
+
+    func noteUsed(atLeast used: Int64) {
+        last = max(last, used)
+    }
+
+    func noteUse(of diskID: Int64) {
+        guard diskID != 0 else { return }
+        pending[diskID] = next()
+        if pending.count >= Self.most { try? write() }
+    }
+
+    func forget(_ diskID: Int64) {
+        pending[diskID] = nil
+    }
+
+    /// Persists the recency noted, inside the current write transaction.
+    func write() throws(StoreError) {
+        guard !pending.isEmpty else { return }
+        try transactions.begin()
+        let tier = DiskTier(db: transactions.database, cacheID: 0)
+        for (id, used) in pending { try tier.setUsed(id: id, used) }
+        pending = [:]
+    }
+
+    func transactionWillCommit() throws(StoreError) { try write() }
+    func transactionDidRollBack() { pending = [:] }
+}
