@@ -43,15 +43,14 @@ final class TransactionObserverTests: StoreTestCase {
         XCTAssertEqual(try cache.text("k"), "from another process")
     }
 
-    func testAnObserverGoneAwayIsNotKept() throws {
+    func testAnObserverThatStopsIsNoLongerTold() throws {
         let store = try makeStore()
-        var recorder: Recorder? = Recorder()
-        weak var gone = recorder
-        store.transactions.observe(recorder!)
-        recorder = nil
-        XCTAssertNil(gone)
+        let recorder = Recorder()
+        store.transactions.observe(recorder)
+        store.transactions.stopObserving(recorder)
         try openCache(store).put("k", "v")
         try store.commit()
+        XCTAssertEqual(recorder.calls, [])
     }
 
     func testADroppedCacheIsNoLongerTold() throws {
