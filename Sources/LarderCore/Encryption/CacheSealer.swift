@@ -56,10 +56,11 @@ final class CacheSealer {
     /// What the `grp` and `key` columns hold for `k`.
     func tokens(_ k: EntryKey) throws(StoreError) -> (group: [UInt8], key: [UInt8]) {
         let group = try token(group: k.group)
-        let key = k.withGroupUTF8 { g in
-            k.withKeyUTF8 { key in lookup.mac([0x6B] + Self.length(g.count), g, key) }
+        var key = k.withGroupUTF8 { g in
+            k.withKeyUTF8 { key in lookup.mac(Self.tagged(0x6B, length: g.count), g, key) }
         }
-        return (group, Array(key.prefix(Self.tokenCount)))
+        key.removeLast(key.count - Self.tokenCount)
+        return (group, key)
     }
 
     /// `k` sealed, for `sealed_key`.
@@ -89,8 +90,28 @@ final class CacheSealer {
         try values.open(sealed, associated: associated(kind, k))
     }
 
+    /// The associated data of a value: its kind, the cache, the group and
+    /// the key, made in one buffer (a get builds it on every disk read).
     private func associated(_ kind: Entry.Kind, _ k: EntryKey) -> [UInt8] {
-        [0x76, UInt8(kind.rawValue)] + name + Self.prefixed(k.withGroupUTF8 { Array($0) }) + k.withKeyUTF8 { Array($0) }
+        k.withGroupUTF8 { g in
+            k.withKeyUTF8 { key in
+                var a: [UInt8] = []
+                a.reserveCapacity(2 + name.count + 4 + g.count + key.count)
+                a.append(0x76)
+                a.append(UInt8(kind.rawValue))
+                a.append(contentsOf: name)
+                a.append(contentsOf: Self.length(g.count))
+                a.append(contentsOf: g)
+                a.append(contentsOf: key)
+                return a
+            }
+        }
+    }
+
+    /// A tag byte and a length, as one array.
+    private static func tagged(_ tag: UInt8, length count: Int) -> [UInt8] {
+        let n = UInt32(count)
+        return [tag, UInt8(n >> 24), UInt8(n >> 16 & 0xFF), UInt8(n >> 8 & 0xFF), UInt8(n & 0xFF)]
     }
 
     /// `bytes` after their length (4 bytes, big-endian): concatenated parts
