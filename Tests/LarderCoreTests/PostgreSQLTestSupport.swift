@@ -31,14 +31,23 @@ enum PostgresTestServer {
         guard let ctl = ProcessInfo.processInfo.environment["LARDER_TEST_PG_CTL"], !ctl.isEmpty else {
             try refuse("LARDER_TEST_PG_CTL is not set: stopping and starting the server needs the cluster .ci/with-postgres makes")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ctl)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Refused(description: "\(ctl) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        // Not Foundation's Process: it learns that its child exited when a
+        // descriptor the child inherited is closed, and the server pg_ctl
+        // starts keeps it open, so it would wait for the server to stop.
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([ctl] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, ctl, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Refused(description: "cannot run \(ctl): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw Refused(description: "\(ctl) \(arguments.joined(separator: " ")) failed (wait status \(status))")
         }
     }
 
@@ -143,7 +152,7 @@ final class LatencyProxy: @unchecked Sendable {
         self.latency = latency
         upstreamHost = try XCTUnwrap(connection.host)
         upstreamPort = try XCTUnwrap(UInt16(XCTUnwrap(connection.port)))
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = Self.loopback(port: 0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
@@ -173,6 +182,7 @@ final class LatencyProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             guard let server = connectUpstream() else {
                 close(client)
                 continue
@@ -205,7 +215,7 @@ final class LatencyProxy: @unchecked Sendable {
 
     private func connectUpstream() -> Int32? {
         if upstreamHost.hasPrefix("/") {
-            let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             let path = Array("\(upstreamHost)/.s.PGSQL.\(upstreamPort)".utf8CString)
@@ -226,7 +236,7 @@ final class LatencyProxy: @unchecked Sendable {
         var found: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(upstreamHost, String(upstreamPort), &hints, &found) == 0, let first = found else { return nil }
         defer { freeaddrinfo(found) }
-        let s = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        let s = socket(first.pointee.ai_family, first.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), first.pointee.ai_protocol)
         guard Glibc.connect(s, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             close(s)
             return nil

@@ -50,6 +50,9 @@ extension PostgresConnection {
         if wrapped { items.append(.sql("COMMIT", [], .text)) }
 
         let replies = try exchange(items, on: connection)
+        // A sync ends only an implicit transaction: after a failure, the
+        // BEGIN's is still open (aborted) until rolled back.
+        if wrapped { rollback() }
 
         // A failed prepare is the failure of the first statement that needed it.
         var failure: StoreError?

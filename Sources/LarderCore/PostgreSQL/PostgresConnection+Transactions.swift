@@ -4,6 +4,7 @@ extension PostgresConnection {
     /// Runs `body` in a transaction: committed if it returns, rolled back if
     /// it throws. Returning means PostgreSQL answered the COMMIT: the writes
     /// are committed. Transactions do not nest; `savepoint` does.
+    @discardableResult
     public func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         guard !inTransaction else { throw .internalFailure("a transaction is already open on this connection") }
         try execute("BEGIN")
@@ -28,6 +29,7 @@ extension PostgresConnection {
     /// Runs `body` inside the open transaction under a savepoint: if it
     /// throws, what it did is undone, and the transaction goes on as before
     /// it (an error inside no longer aborts the whole transaction).
+    @discardableResult
     public func savepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         guard inTransaction else { throw .internalFailure("a savepoint needs a transaction") }
         savepointDepth += 1
