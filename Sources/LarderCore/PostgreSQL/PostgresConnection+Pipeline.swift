@@ -100,6 +100,17 @@ extension PostgresConnection {
     /// writing on, so a burst larger than the socket buffers cannot stall
     /// with both sides writing.
     func exchange(_ items: [PipelineItem], on connection: OpaquePointer) throws(StoreError) -> [PipelineReply] {
+        do {
+            return try exchangeOnce(items, on: connection)
+        } catch {
+            // Results may be left unread, the connection in pipeline mode:
+            // the session cannot serve another call, and is ended.
+            if handle != nil { lose(Self.reason(error)) }
+            throw error
+        }
+    }
+
+    private func exchangeOnce(_ items: [PipelineItem], on connection: OpaquePointer) throws(StoreError) -> [PipelineReply] {
         guard PQenterPipelineMode(connection) == 1 else { throw failure(nil, connection) }
         var sent = 0
         var refused: StoreError?
@@ -142,11 +153,7 @@ extension PostgresConnection {
         guard synced else { throw failure(sync, connection) }
         PQclear(sync)
         guard PQexitPipelineMode(connection) == 1 else { throw failure(nil, connection) }
-        if let refused {
-            // What was sent ran; a transaction it opened must not outlive the call.
-            if !inTransaction { rollback() }
-            throw refused
-        }
+        if let refused { throw refused }
         replies += Array(repeating: .skipped, count: items.count - sent)
         return replies
     }

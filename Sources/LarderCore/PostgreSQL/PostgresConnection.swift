@@ -14,8 +14,9 @@ import CLibPQ
 /// does every call until a new session is open: each call tries to connect
 /// again once the backoff's wait has passed, and fails at once before that,
 /// so that a caller is never held longer than one connection attempt and a
-/// server coming back is not met by every client at once. The first call
-/// after a new session opens finds its prepared statements prepared again.
+/// server coming back is not met by every client at once. A new session
+/// prepares the statements of the last and listens to its channels (in one
+/// round trip) before any call runs on it.
 ///
 /// One thread at a time, like `Database`; each thread that needs the server
 /// at the same time as another has a connection of its own.
@@ -46,6 +47,7 @@ public final class PostgresConnection {
     /// that transaction back, so no statement of its body may run on a new
     /// session (outside any transaction) until it ends.
     private var transactionLost = false
+    /// Savepoints open inside the transaction; their names are numbered by it.
     var savepointDepth = 0
     /// Sessions opened so far: 1 after `init`, one more for each reconnection.
     public private(set) var sessions = 0
@@ -221,7 +223,7 @@ public final class PostgresConnection {
     }
 
     /// Ends a session that was lost; the next call may try to connect at once.
-    private func lose(_ reason: String) {
+    func lose(_ reason: String) {
         close()
         unreachable = reason
         if inTransaction { transactionLost = true }
@@ -255,6 +257,13 @@ public final class PostgresConnection {
         // Without a timeout, connecting to a host that drops packets waits
         // for the kernel's, minutes; PGCONNECT_TIMEOUT still wins.
         if getenv("PGCONNECT_TIMEOUT") == nil { parameters.append(("connect_timeout", "10")) }
+        // Over TCP, a server that vanished without closing the connection (a
+        // host down, a network cut) is otherwise noticed after the kernel's
+        // two hours of silence: probe an idle connection after 10 s, give up
+        // after 3 unanswered probes 5 s apart, or when sent data stays
+        // unacknowledged for 30 s. (Unix sockets ignore these.)
+        parameters += [("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+                       ("tcp_user_timeout", "30000")]
         if !conninfo.isEmpty { parameters.append(("dbname", conninfo)) }
         parameters += settings
         parameters.append(("client_encoding", "UTF8"))
@@ -289,7 +298,7 @@ public final class PostgresConnection {
         PQconninfoFree(options)
     }
 
-    private static func reason(_ error: StoreError) -> String {
+    static func reason(_ error: StoreError) -> String {
         if case .storageUnavailable(let reason, _) = error { return reason }
         return "\(error)"
     }
