@@ -20,7 +20,8 @@ extension PostgresConnection {
     /// BEGIN, the prepares this session still needs, the statements and
     /// COMMIT are sent together, followed by a sync, before any result is
     /// read. Returns only once the server has answered the COMMIT: with no
-    /// `failure`, the burst is committed. Loss of the connection throws
+    /// `failure`, the burst is committed. Inside `transaction` there is no
+    /// BEGIN or COMMIT: the statements join the transaction. Loss of the connection throws
     /// `storageUnavailable`; if it came after the COMMIT was sent, whether
     /// the burst was committed is unknown, and its writes must be taken as
     /// not acknowledged.
@@ -33,11 +34,10 @@ extension PostgresConnection {
         let wrapped = !inTransaction
 
         var items: [PipelineItem] = []
-        var preparing: [String: Int] = [:]
+        var preparing: Set<String> = []
         if wrapped { items.append(.sql("BEGIN", [], .text)) }
         for case .prepared(let statement, _) in pipeline.steps
-        where !prepared.contains(statement.name) && preparing[statement.name] == nil {
-            preparing[statement.name] = items.count
+        where !prepared.contains(statement.name) && preparing.insert(statement.name).inserted {
             items.append(.prepare(statement))
         }
         let firstStep = items.count
@@ -112,21 +112,12 @@ extension PostgresConnection {
 
     private func exchangeOnce(_ items: [PipelineItem], on connection: OpaquePointer) throws(StoreError) -> [PipelineReply] {
         guard PQenterPipelineMode(connection) == 1 else { throw failure(nil, connection) }
-        var sent = 0
-        var refused: StoreError?
-        for item in items {
-            guard send(item, on: connection) else {
-                refused = failure(nil, connection)
-                break
-            }
-            sent += 1
-        }
-        if case .storageUnavailable = refused { throw refused! }
+        for item in items where !send(item, on: connection) { throw failure(nil, connection) }
         guard PQpipelineSync(connection) == 1 else { throw failure(nil, connection) }
 
         var replies: [PipelineReply] = []
         replies.reserveCapacity(items.count)
-        for index in 0..<sent {
+        for index in items.indices {
             guard let result = PQgetResult(connection) else { throw failure(nil, connection) }
             switch PQresultStatus(result) {
             case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
@@ -153,8 +144,6 @@ extension PostgresConnection {
         guard synced else { throw failure(sync, connection) }
         PQclear(sync)
         guard PQexitPipelineMode(connection) == 1 else { throw failure(nil, connection) }
-        if let refused { throw refused }
-        replies += Array(repeating: .skipped, count: items.count - sent)
         return replies
     }
 

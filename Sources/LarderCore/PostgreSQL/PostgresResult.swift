@@ -41,7 +41,7 @@ public final class PostgresResult {
 
     /// An integer column (int2, int4, int8, oid).
     public func int64(_ row: Int, _ column: Int) throws(StoreError) -> Int64? {
-        guard let bytes = try value(row, column, reading: "an integer", [.int8, .int4, .int2, .oid]) else { return nil }
+        guard let bytes = try value(row, column, reading: "an integer", { [.int8, .int4, .int2, .oid].contains($0) }) else { return nil }
         if format(of: column) == .text {
             guard let n = Int64(String(decoding: bytes, as: UTF8.self)) else { throw unreadable(row, column, as: "an integer") }
             return n
@@ -60,16 +60,15 @@ public final class PostgresResult {
 
     /// A text column (text, varchar, char, name, json), or any column of a text-format result.
     public func string(_ row: Int, _ column: Int) throws(StoreError) -> String? {
-        let textual = format(of: column) == .text ? nil : [PostgresType.text, .varchar, .bpchar, .name, .unknown, .json]
-        guard let bytes = try value(row, column, reading: "text", textual) else { return nil }
+        let binary = format(of: column) == .binary
+        guard let bytes = try value(row, column, reading: "text", { !binary || $0.isTextual }) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A bytea column as its bytes (decoded from hex in a text-format
     /// result), or a text column's UTF-8 bytes.
     public func bytes(_ row: Int, _ column: Int) throws(StoreError) -> [UInt8]? {
-        let accepted = [PostgresType.bytea, .text, .varchar, .bpchar, .name, .unknown, .json]
-        guard let bytes = try value(row, column, reading: "bytes", accepted) else { return nil }
+        guard let bytes = try value(row, column, reading: "bytes", { $0 == .bytea || $0.isTextual }) else { return nil }
         guard type(of: column) == .bytea, format(of: column) == .text else { return Array(bytes) }
         var length = 0
         guard let decoded = PQunescapeBytea(bytes.baseAddress, &length) else { throw unreadable(row, column, as: "bytes") }
@@ -78,12 +77,13 @@ public final class PostgresResult {
     }
 
     /// The value's bytes as libpq holds them (valid while this result lives),
-    /// or nil for NULL; a column of a type not `accepted` (nil: any) is refused.
-    private func value(_ row: Int, _ column: Int, reading what: String, _ accepted: [PostgresType]?) throws(StoreError) -> UnsafeBufferPointer<UInt8>? {
+    /// or nil for NULL; a column of a type not `accepted` is refused.
+    private func value(_ row: Int, _ column: Int, reading what: String,
+                       _ accepted: (PostgresType) -> Bool) throws(StoreError) -> UnsafeBufferPointer<UInt8>? {
         guard row >= 0, row < rowCount, column >= 0, column < columnCount else {
             throw .internalFailure("no row \(row), column \(column) in a result of \(rowCount) rows and \(columnCount) columns")
         }
-        if let accepted, !accepted.contains(type(of: column)) { throw unreadable(row, column, as: what) }
+        guard accepted(type(of: column)) else { throw unreadable(row, column, as: what) }
         guard !isNull(row, column) else { return nil }
         let length = Int(PQgetlength(raw, Int32(row), Int32(column)))
         let start = UnsafeRawPointer(PQgetvalue(raw, Int32(row), Int32(column)))?.assumingMemoryBound(to: UInt8.self)

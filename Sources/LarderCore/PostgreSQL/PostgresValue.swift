@@ -41,7 +41,6 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
 
     /// Leaves the type for the server to infer.
     public static let unspecified = PostgresType(rawValue: 0)
-    public static let bool = PostgresType(rawValue: 16)
     public static let bytea = PostgresType(rawValue: 17)
     public static let name = PostgresType(rawValue: 19)
     public static let int8 = PostgresType(rawValue: 20)
@@ -54,7 +53,7 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let bpchar = PostgresType(rawValue: 1042)
     public static let varchar = PostgresType(rawValue: 1043)
 
-    /// Types whose binary form is their text's UTF-8 bytes.
+    /// Types whose binary form is their text's UTF-8 bytes, as in text format.
     var isTextual: Bool {
         [.text, .varchar, .bpchar, .name, .unknown, .json].contains(self)
     }

@@ -37,14 +37,11 @@ extension StoreError {
     }
 }
 
-/// SQLSTATE codes the connection treats specially (PostgreSQL's appendix A).
+/// SQLSTATE codes the connection treats specially (PostgreSQL's documentation, appendix A).
 public enum PostgresSQLState {
     public static let serializationFailure = "40001"
     public static let deadlockDetected = "40P01"
-    public static let uniqueViolation = "23505"
     public static let inFailedTransaction = "25P02"
-    public static let undefinedTable = "42P01"
-    public static let queryCanceled = "57014"
 
     /// Codes that say the server is going away or not there yet, rather than
     /// that the statement was wrong: connection exceptions (class 08), an
