@@ -93,7 +93,7 @@ final class PostgreSQLFaultTests: PostgresTestCase {
         }, "the burst never reached its pg_sleep")
         try crashServer()
 
-        let error = try XCTUnwrap(burst.outcome.wait(timeout: 20), "the burst did not return") ?? nil
+        let error = try XCTUnwrap(burst.outcome.wait(timeout: 20), "the burst did not return")
         assertUnavailable(error)
         try PostgresTestServer.control("start")
         let after = try connect()

@@ -17,7 +17,11 @@ public final class PostgresResult {
     public var rowCount: Int { Int(PQntuples(raw)) }
     public var columnCount: Int { Int(PQnfields(raw)) }
 
-    public func columnName(_ column: Int) -> String { String(cString: PQfname(raw, Int32(column))) }
+    /// The column's name; empty for a column the result does not have.
+    public func columnName(_ column: Int) -> String {
+        guard let name = PQfname(raw, Int32(column)) else { return "" }
+        return String(cString: name)
+    }
 
     /// The column's index, or nil when no column has that name.
     public func column(named name: String) -> Int? {
