@@ -18,12 +18,18 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // libpq, PostgreSQL's client library: the store shared by sidecars on many hosts.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // JSON values and the byte-level parser and writer.
         .target(name: "LarderJSON"),
         // JSON-RPC 2.0: framing, message model, connection, errors. Knows nothing of caches.
         .target(name: "LarderRPC", dependencies: ["LarderJSON"]),
         // The persistence core. Knows nothing of JSON-RPC.
-        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "LarderJSON"]),
+        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "CLibPQ", "LarderJSON"]),
         // Method handlers: decode params, call the core, encode results.
         .target(
             name: "LarderServer",

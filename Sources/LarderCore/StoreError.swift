@@ -11,6 +11,13 @@ public enum StoreError: Error, Equatable, Sendable {
     case lost(path: String, reason: String)
     /// SQLite reported an error (I/O, disk full, corruption, a read-only file).
     case storage(code: Int32, message: String)
+    /// The PostgreSQL server cannot be reached: connecting failed, the
+    /// connection was lost, or the server is shutting down (`sqlState` when
+    /// it said so). What was not answered as committed was not acknowledged;
+    /// the request may be sent again once the server is back.
+    case storageUnavailable(reason: String, sqlState: String?)
+    /// PostgreSQL refused a statement: its SQLSTATE and message.
+    case postgreSQL(sqlState: String, message: String)
     /// A row Larder wrote cannot be read back as what it wrote (changed
     /// outside Larder, or damaged): which, and what is wrong with it. Nothing
     /// is guessed in its place.

@@ -7,6 +7,7 @@ extension ErrorCode {
     public static let storeUnavailable = ErrorCode(rawValue: -31000)
     public static let storageFailure = ErrorCode(rawValue: -31001)
     public static let storeLocked = ErrorCode(rawValue: -31002)
+    public static let storageUnavailable = ErrorCode(rawValue: -31003)
     public static let storeLost = ErrorCode(rawValue: -31004)
     public static let cacheNotFound = ErrorCode(rawValue: -31010)
     public static let schemaConflict = ErrorCode(rawValue: -31020)
@@ -45,6 +46,17 @@ extension StoreError {
         case .storage(let code, let message):
             return ResponseError(code: .storageFailure, message: "storage failure: \(message)",
                                  data: ["sqliteCode": .int(Int(code))])
+        case .storageUnavailable(let reason, let sqlState):
+            // The PostgreSQL server cannot be reached; the sidecar reconnects by itself.
+            var data: JSONObject = ["retryable": true]
+            if let sqlState { data["sqlState"] = .string(sqlState) }
+            return ResponseError(code: .storageUnavailable, message: "storage unavailable: \(reason.echoed)", data: .object(data))
+        case .postgreSQL(let sqlState, let message) where isRetryable:
+            // A serialization failure or a deadlock: another writer was in the way, as with -31002.
+            return ResponseError(code: .storeLocked, message: "the write conflicted with another: \(message.echoed)",
+                                 data: ["sqlState": .string(sqlState), "retryable": true])
+        case .postgreSQL(let sqlState, let message):
+            return ResponseError(code: .storageFailure, message: "storage failure: \(message.echoed)", data: ["sqlState": .string(sqlState)])
         case .corrupt(let item, let reason):
             return Self.corrupt(item, reason: reason)
         case .internalFailure(let message):

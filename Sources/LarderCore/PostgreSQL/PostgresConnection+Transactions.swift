@@ -1,0 +1,69 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// Runs `body` in a transaction: committed if it returns, rolled back if
+    /// it throws. Returning means PostgreSQL answered the COMMIT: the writes
+    /// are committed. Transactions do not nest; `savepoint` does.
+    @discardableResult
+    public func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        guard !inTransaction else { throw .internalFailure("a transaction is already open on this connection") }
+        try execute("BEGIN")
+        inTransaction = true
+        defer { endTransaction() }
+        do throws(StoreError) {
+            let value = try body()
+            let result = try execute("COMMIT")
+            // COMMIT in a transaction an error aborted (an error the body
+            // caught) answers ROLLBACK, and no error.
+            guard result.commandTag == "COMMIT" else {
+                throw StoreError.postgreSQL(sqlState: PostgresSQLState.inFailedTransaction,
+                                  message: "a statement of the transaction failed, and COMMIT rolled it back")
+            }
+            return value
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
+    /// Runs `body` inside the open transaction under a savepoint: if it
+    /// throws, what it did is undone, and the transaction goes on as before
+    /// it (an error inside no longer aborts the whole transaction).
+    @discardableResult
+    public func savepoint<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        guard inTransaction else { throw .internalFailure("a savepoint needs a transaction") }
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "larder_savepoint_\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        do {
+            let value = try body()
+            try execute("RELEASE SAVEPOINT \(name)")
+            return value
+        } catch {
+            if isConnected { _ = try? execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)") }
+            throw error
+        }
+    }
+
+    /// Rolls back whatever transaction the session has open, if it is still there.
+    func rollback() {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        PQclear(PQexec(handle, "ROLLBACK"))
+    }
+
+    /// Waits until this session holds the advisory lock `key`, which it then
+    /// keeps until the transaction ends (`pg_advisory_xact_lock`): sessions
+    /// that lock the same key run one after another, on any host.
+    public func advisoryLock(_ key: Int64) throws(StoreError) {
+        guard inTransaction else { throw .internalFailure("an advisory lock is held for a transaction, and none is open") }
+        try query("SELECT pg_advisory_xact_lock($1)", [.int8(key)])
+    }
+
+    /// Takes the advisory lock `key` for the transaction if no other session
+    /// holds it, without waiting; false if one does.
+    public func tryAdvisoryLock(_ key: Int64) throws(StoreError) -> Bool {
+        guard inTransaction else { throw .internalFailure("an advisory lock is held for a transaction, and none is open") }
+        return try query("SELECT pg_try_advisory_xact_lock($1)", [.int8(key)], format: .text).string(0, 0) == "t"
+    }
+}
