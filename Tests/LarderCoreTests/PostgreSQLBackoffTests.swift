@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// The waits between attempts to reach a server that is away (no server needed).
 final class PostgreSQLBackoffTests: XCTestCase {

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// Connecting: the ways a server can be named, what the session is set up
 /// with, and how errors come back.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// The server going away: crashed (`pg_ctl stop -m immediate`) while a
 /// connection is idle or mid-burst, a session killed by an administrator,

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// LISTEN and NOTIFY between two connections.
 final class PostgreSQLNotificationTests: PostgresTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// Bursts of statements in pipeline mode: one round trip, one transaction,
 /// failures reported statement by statement.

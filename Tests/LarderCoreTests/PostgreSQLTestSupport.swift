@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// The PostgreSQL server the tests run against: `LARDER_TEST_PG_URL`, which
 /// `.ci/with-postgres` sets for a throwaway cluster (with `LARDER_TEST_PG_CTL`

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// Transactions, savepoints and advisory locks, as other sessions see them.
 final class PostgreSQLTransactionTests: PostgresTestCase {

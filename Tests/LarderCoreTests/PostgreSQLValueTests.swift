@@ -5,6 +5,7 @@ import Darwin
 #endif
 import XCTest
 @testable import LarderCore
+@testable import LarderPostgreSQL
 
 /// Values to the server and back: every type, in both formats, by prepared
 /// statement, by one-off query and through the simple protocol.

@@ -1,3 +1,5 @@
+import LarderCore
+
 /// A NOTIFY another session (or this one) sent on a channel this connection listens to.
 public struct PostgresNotification: Equatable, Sendable {
     public let channel: String

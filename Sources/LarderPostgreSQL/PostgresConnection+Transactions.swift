@@ -1,4 +1,5 @@
 import CLibPQ
+import LarderCore
 
 extension PostgresConnection {
     /// Runs `body` in a transaction: committed if it returns, rolled back if

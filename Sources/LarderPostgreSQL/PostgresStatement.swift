@@ -1,3 +1,5 @@
+import LarderCore
+
 /// A statement prepared by name on a connection: once per session, and
 /// again on each new session after a reconnection, then run by name with
 /// only its parameters sent (no parsing or planning of the text each time).

@@ -1,4 +1,5 @@
 import CLibPQ
+import LarderCore
 
 /// One message of a pipeline, as libpq sends it.
 enum PipelineItem {

@@ -1,4 +1,5 @@
 import CLibPQ
+import LarderCore
 
 /// Lends libpq the parameters of one statement as the four C arrays it takes
 /// (types, value pointers, lengths, formats). The pointers point into the

@@ -1,3 +1,5 @@
+import LarderCore
+
 /// How long a connection waits between attempts to reach a server that is
 /// away: the first wait is `first`, each next one twice as long, up to
 /// `limit`, each shortened by up to `jitter` of itself at random, so that

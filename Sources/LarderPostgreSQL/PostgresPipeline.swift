@@ -1,3 +1,5 @@
+import LarderCore
+
 /// Statements sent to the server together, in one transaction, with one
 /// network round trip for all of them (libpq's pipeline mode): a burst of
 /// writes costs one wait for the server, not one per statement.

@@ -1,4 +1,5 @@
 import CLibPQ
+import LarderCore
 
 /// A parameter of a statement sent to PostgreSQL.
 public enum PostgresValue: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import CLibPQ
+import LarderCore
 
 /// What a statement returned: its rows (all of them, held by libpq until
 /// this is released) and its command tag. Rows and columns count from 0.

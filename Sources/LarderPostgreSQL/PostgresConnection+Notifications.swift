@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
+import LarderCore
 
 extension PostgresConnection {
     /// Listens to `channel` (LISTEN): NOTIFYs on it, from any session, are

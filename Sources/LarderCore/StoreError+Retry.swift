@@ -1,5 +1,3 @@
-import CLibPQ
-
 extension StoreError {
     /// Whether the same request may succeed if sent again unchanged: the
     /// store could not be reached, or another writer was in the way (SQLite's
@@ -20,21 +18,6 @@ extension StoreError {
         }
     }
 
-    /// The error of a failed libpq call: `result` is the error result when
-    /// there is one (with the server's SQLSTATE), else libpq's message on the
-    /// connection says what failed.
-    static func postgres(_ result: OpaquePointer?, connection: OpaquePointer) -> StoreError {
-        let sqlState = result.flatMap { larder_pq_sqlstate($0) }.map { String(cString: $0) }
-        var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-        if message.isEmpty { message = String(cString: PQerrorMessage(connection)) }
-        message = PostgresSQLState.trimmed(message)
-        if PQstatus(connection) != CONNECTION_OK || sqlState.map(PostgresSQLState.meansUnavailable) == true {
-            return .storageUnavailable(reason: message, sqlState: sqlState)
-        }
-        // libpq's own errors (a call it refuses, memory) carry no SQLSTATE.
-        guard let sqlState else { return .internalFailure("libpq: \(message)") }
-        return .postgreSQL(sqlState: sqlState, message: message)
-    }
 }
 
 /// SQLSTATE codes the connection treats specially (PostgreSQL's documentation, appendix A).
@@ -46,13 +29,13 @@ public enum PostgresSQLState {
     /// Codes that say the server is going away or not there yet, rather than
     /// that the statement was wrong: connection exceptions (class 08), an
     /// administrator's or a crash's shutdown, a server still starting.
-    static func meansUnavailable(_ sqlState: String) -> Bool {
+    public static func meansUnavailable(_ sqlState: String) -> Bool {
         sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
     /// libpq's messages end with a newline and sometimes carry the severity
     /// ("ERROR:  "); a message here is one line without either.
-    static func trimmed(_ message: String) -> String {
+    public static func trimmed(_ message: String) -> String {
         var lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         for (n, line) in lines.enumerated() {
             for severity in ["FATAL:  ", "ERROR:  ", "PANIC:  "] where line.hasPrefix(severity) {
