@@ -1,0 +1,110 @@
+import LarderCore
+
+/// Larder's tables on PostgreSQL, in a schema of their own (`larder` unless
+/// told otherwise), versioned in its `meta` table as SQLite's store is with
+/// `PRAGMA user_version`. Sidecars on many hosts may start at once against
+/// one database: each creates or upgrades the tables holding a
+/// transaction-scoped advisory lock named after the schema, and looks at the
+/// version again once it holds it, so exactly one of them does the work and
+/// the others find it done.
+///
+/// The tables are the SQLite store's (`StoreSchema`, store schema 5) in
+/// PostgreSQL's terms: `bytea` for blobs, `bigint` identities for rowids,
+/// and group and key as `bytea`, whose order is byte order — SQLite's binary
+/// collation — and which hold an encrypted cache's MACs as well as text.
+public enum PostgresStoreSchema {
+    /// The layout this Larder writes; a database with a newer one is refused.
+    public static let version: Int64 = 1
+
+    /// Creates or upgrades Larder's tables in `schema`; returns whether this
+    /// call changed anything (false when another sidecar had done it).
+    @discardableResult
+    public static func migrate(_ c: PostgresConnection, schema: String = "larder") throws(StoreError) -> Bool {
+        let s = quoted(schema)
+        return try c.transaction { () throws(StoreError) -> Bool in
+            // hashtextextended: PostgreSQL's own 64-bit hash of the text, the lock's key.
+            _ = try c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("larder schema " + schema)])
+            _ = try c.execute("CREATE SCHEMA IF NOT EXISTS \(s)")
+            _ = try c.execute("CREATE TABLE IF NOT EXISTS \(s).meta (name text PRIMARY KEY, value text NOT NULL)")
+            let current = try storedVersion(c, schema: s)
+            if current > version {
+                throw .unavailable(path: schema, reason: "the store was written by a newer Larder (schema \(current), this one knows \(version))")
+            }
+            guard current < version else { return false }
+            if current < 1 { try createTables(c, schema: s) }
+            _ = try c.query("""
+                INSERT INTO \(s).meta (name, value) VALUES ('schemaVersion', $1)
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """, [.text(String(version))])
+            return true
+        }
+    }
+
+    /// The version the schema's tables are at; 0 before any.
+    public static func storedVersion(_ c: PostgresConnection, schema quotedSchema: String) throws(StoreError) -> Int64 {
+        let r = try c.query("SELECT value FROM \(quotedSchema).meta WHERE name = 'schemaVersion'")
+        guard r.rowCount > 0, let text = try r.string(0, 0) else { return 0 }
+        guard let v = Int64(text) else {
+            throw .corrupt(.cacheSettings(cache: "*"), reason: "the store's schema version is not a number: \(text)")
+        }
+        return v
+    }
+
+    private static func createTables(_ c: PostgresConnection, schema s: String) throws(StoreError) {
+        _ = try c.execute("""
+            CREATE TABLE \(s).caches (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                config text NOT NULL,
+                app_version text,
+                key_check bytea,
+                rekey_check bytea,
+                rekey_cursor bigint
+            );
+            CREATE TABLE \(s).entries (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                cache bigint NOT NULL,
+                grp bytea NOT NULL,
+                key bytea NOT NULL,
+                kind integer NOT NULL,
+                value bytea NOT NULL,
+                size bigint NOT NULL,
+                stored_at bigint NOT NULL,
+                validated_at bigint NOT NULL,
+                ttl bigint,
+                used bigint NOT NULL,
+                expires_at bigint,
+                sealed_key bytea,
+                UNIQUE (cache, grp, key)
+            );
+            CREATE INDEX entries_by_use ON \(s).entries (cache, used);
+            CREATE INDEX entries_by_expiry ON \(s).entries (cache, expires_at) WHERE expires_at IS NOT NULL;
+            CREATE TABLE \(s).schemas (
+                type text NOT NULL,
+                version text NOT NULL,
+                definition text NOT NULL,
+                PRIMARY KEY (type, version)
+            );
+            CREATE TABLE \(s).entity_models (
+                name text PRIMARY KEY,
+                definition text NOT NULL
+            );
+            """)
+    }
+
+    /// `name` as a PostgreSQL identifier: in double quotes, any inside doubled,
+    /// so that a schema named by the user is always one identifier.
+    public static func quoted(_ name: String) -> String {
+        "\"" + name.replacingDoubleQuotes + "\""
+    }
+}
+
+extension String {
+    fileprivate var replacingDoubleQuotes: String {
+        var out = ""
+        for ch in self {
+            if ch == "\"" { out += "\"\"" } else { out.append(ch) }
+        }
+        return out
+    }
+}
