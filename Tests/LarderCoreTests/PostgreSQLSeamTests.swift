@@ -1,0 +1,85 @@
+import XCTest
+@testable import LarderCore
+@testable import LarderPostgreSQL
+
+/// The storage seam: the same statements, written once, give the same
+/// answers on SQLite and on PostgreSQL through `SQLConnection`.
+final class PostgreSQLSeamTests: PostgresTestCase {
+    /// Runs a disk tier's kinds of statement and says what each answered.
+    private func scenario<C: SQLConnection>(_ db: C) throws -> [String] {
+        let d = db.dialect
+        try db.execute("""
+            CREATE TABLE entries (id \(d.rowKey), cache BIGINT NOT NULL, grp \(d.bytes) NOT NULL, key \(d.bytes) NOT NULL,
+                value \(d.bytes) NOT NULL, size BIGINT NOT NULL, ttl BIGINT, UNIQUE (cache, grp, key))
+            """)
+        var log: [String] = []
+        let insert = try db.statement("INSERT INTO entries (cache, grp, key, value, size, ttl) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (cache, grp, key) DO NOTHING")
+        let keys: [[UInt8]] = [Array("b".utf8), Array("a".utf8), Array("é".utf8), Array("B".utf8), Array("ab".utf8), [0, 1], []]
+        for (n, key) in keys.enumerated() {
+            let value: [UInt8] = n == 3 ? [0, 0, 255, 0] : Array("value \(n)".utf8)
+            insert.bind(1, 7).bind(2, blob: []).bind(3, blob: key).bind(4, blob: value).bind(5, Int64(value.count))
+            if n % 2 == 0 { insert.bindNull(6) } else { insert.bind(6, Int64(n * 1000)) }
+            try insert.run()
+            log.append("insert \(n): \(db.changes)")
+        }
+        try insert.bind(3, blob: Array("a".utf8)).run()
+        log.append("insert taken key: \(db.changes)")
+
+        let lookup = try db.statement("SELECT id, value, ttl FROM entries WHERE cache = ?1 AND grp = ?2 AND key = ?3")
+        for key in [Array("B".utf8), Array("missing".utf8), [0, 1]] {
+            lookup.bind(1, 7).bind(2, blob: []).bind(3, blob: key)
+            if try lookup.step() {
+                log.append("lookup \(key): value \(lookup.blob(1)) ttl \(lookup.isNull(2) ? "null" : String(lookup.int64(2)))")
+            } else {
+                log.append("lookup \(key): none")
+            }
+            lookup.reset()
+        }
+
+        let update = try db.statement("UPDATE entries SET value = ?, size = ? WHERE cache = ? AND key = ?")
+        try update.bind(1, blob: Array("new".utf8)).bind(2, 3).bind(3, 7).bind(4, blob: Array("ab".utf8)).run()
+        log.append("update: \(db.changes)")
+
+        let ordered = try db.statement("SELECT key, size FROM entries WHERE cache = ? ORDER BY key LIMIT ?")
+        ordered.bind(1, 7).bind(2, 100)
+        var order: [String] = []
+        while try ordered.step() { order.append("\(ordered.blob(0)):\(ordered.int64(1))") }
+        ordered.reset()
+        log.append("in byte order: \(order.joined(separator: " "))")
+
+        // SUM of a bigint is a numeric in PostgreSQL: the cast makes it an integer on both engines.
+        let totals = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?")
+        totals.bind(1, 7)
+        _ = try totals.step()
+        log.append("totals: \(totals.int64(0)) \(totals.int64(1))")
+        totals.reset()
+
+        let text = try db.statement("SELECT CAST(? AS TEXT) || 'x'")
+        text.bind(1, "naïve ?")
+        _ = try text.step()
+        log.append("text: \(text.string(0))")
+        text.reset()
+
+        try db.statement("DELETE FROM entries WHERE cache = ? AND size > ?").bind(1, 7).bind(2, 6).run()
+        log.append("delete: \(db.changes)")
+        return log
+    }
+
+    func testTheSameStatementsAnswerAlikeOnSQLiteAndPostgreSQL() throws {
+        let sqlite = try Database(path: ":memory:")
+        defer { sqlite.close() }
+        let postgres = PostgresSQLConnection(try connect())
+        let onSQLite = try scenario(sqlite)
+        let onPostgreSQL = try scenario(postgres)
+        XCTAssertEqual(onSQLite.count, 16)
+        XCTAssertEqual(onPostgreSQL, onSQLite)
+        XCTAssertTrue(onSQLite.contains("insert taken key: 0"))
+        XCTAssertTrue(onSQLite.contains("lookup [66]: value [0, 0, 255, 0] ttl 3000"))
+        XCTAssertTrue(onSQLite.contains("totals: 7 42"))
+    }
+
+    func testPlaceholdersAreNumberedAsSQLiteNumbersThem() {
+        XCTAssertEqual(PostgresSQLConnection.numberedPlaceholders("a = ? AND b = ?3 AND c = ? AND d = '?' AND e = ?1"),
+                       "a = $1 AND b = $3 AND c = $4 AND d = '?' AND e = $1")
+    }
+}
