@@ -69,6 +69,9 @@ final class Transactions {
 
     // MARK: - Observers
 
+    // Observers are told in the order they were registered. The loops that
+    // tell them iterate a copy of the array (a value), so an observer may
+    // register another while it is told.
     func observe(_ observer: TransactionObserver) {
         observers.append(observer)
     }
@@ -76,10 +79,6 @@ final class Transactions {
     func stopObserving(_ observer: TransactionObserver) {
         observers.removeAll { $0 === observer }
     }
-
-    /// The observers in the order they were registered. A copy: an observer
-    /// may register others while it is told.
-    private var current: [TransactionObserver] { observers }
 
     // MARK: - Transactions
 
@@ -123,26 +122,26 @@ final class Transactions {
     /// told, and the error is thrown; the next write starts afresh.
     func commit() throws(StoreError) {
         guard hasPendingWrites else {
-            for o in current { o.transactionDidCommit() }
+            for o in observers { o.transactionDidCommit() }
             return
         }
         do {
             // A doomed transaction fails with its own error, not with one from adding to it.
             if !failed {
-                for o in current { try o.transactionWillCommit() }
+                for o in observers { try o.transactionWillCommit() }
             }
             try database.commit()
         } catch {
             rollBack()
             throw error
         }
-        for o in current { o.transactionDidCommit() }
+        for o in observers { o.transactionDidCommit() }
     }
 
     /// Undoes everything written since the last commit, and tells the observers.
     func rollBack() {
         database.rollback()
-        for o in current { o.transactionDidRollBack() }
+        for o in observers { o.transactionDidRollBack() }
     }
 
     /// Looks for another process's commit since the last look, outside a transaction.
@@ -164,7 +163,7 @@ final class Transactions {
         walIndexSeen = header
         guard v != dataVersion else { return }
         dataVersion = v
-        for o in current { o.storeChangedElsewhere() }
+        for o in observers { o.storeChangedElsewhere() }
     }
 }
 

@@ -72,16 +72,13 @@ enum Initialize: MethodDefinition {
         let keys: EncryptionKeys
 
         init(_ p: ParamsReader) throws(ResponseError) {
-            func key(_ text: String, at path: String) throws(ResponseError) -> EncryptionKey {
-                do { return try EncryptionKey(base64: text) } catch { throw .invalidParams("\(path): \(error.reason)") }
-            }
             var keys = EncryptionKeys(key: nil)
-            if let text = try p.optional("key", as: String.self) { keys.key = try key(text, at: "\(p.path).key") }
+            if let text = try p.optional("key", as: String.self) { keys.key = try EncryptionKey(base64: text, at: "\(p.path).key") }
             if let byCache = p["keys"] {
                 guard case .object(let o) = byCache else { throw .invalidParams("\(p.path).keys must be an object of cache names to keys") }
                 for (name, value) in o.members {
                     guard case .string(let text) = value else { throw .invalidParams("\(p.path).keys.\(name.echoed) must be a string (base64 of 32 bytes)") }
-                    keys.byCache[name] = try key(text, at: "\(p.path).keys.\(name.echoed)")
+                    keys.byCache[name] = try EncryptionKey(base64: text, at: "\(p.path).keys.\(name.echoed)")
                 }
             }
             self.keys = keys
@@ -180,5 +177,12 @@ enum Initialize: MethodDefinition {
             if let previousAppVersion { o.append("previousAppVersion", .string(previousAppVersion)) }
             return .object(o)
         }
+    }
+}
+
+extension EncryptionKey {
+    /// A key given in params as base64 of 32 bytes; -32602 naming `path` otherwise.
+    init(base64 text: String, at path: String) throws(ResponseError) {
+        do { try self.init(base64: text) } catch { throw .invalidParams("\(path): \(error.reason)") }
     }
 }

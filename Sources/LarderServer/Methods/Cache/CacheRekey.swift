@@ -21,13 +21,7 @@ enum CacheRekey: MethodDefinition {
         init(_ p: ParamsReader) throws(ResponseError) {
             guard p.contains("cache") else { throw .invalidParams("missing required parameter \(p.path).cache (string)") }
             cache = try p.cacheName()
-            do { key = try EncryptionKey(base64: try p.require("key", as: String.self)) } catch let refusal as EncryptionKey.Refusal {
-                throw .invalidParams("\(p.path).key: \(refusal.reason)")
-            } catch let error as ResponseError {
-                throw error
-            } catch {
-                throw .invalidParams("\(p.path).key: \(error)")
-            }
+            key = try EncryptionKey(base64: try p.require("key", as: String.self), at: "\(p.path).key")
             batchSize = try p.optional("batchSize", as: Int.self) ?? 500
             guard batchSize >= 1 && batchSize <= 100_000 else {
                 throw .invalidParams("\(p.path).batchSize must be between 1 and 100000")
