@@ -52,7 +52,7 @@ extension DiskTier {
         let valid = "(?4 IS NULL OR COALESCE(ttl, ?5) <= 0 OR validated_at + COALESCE(ttl, ?5) > ?4)"
         // The default group "" has no bytes to compare: with no prefix, every group is in.
         let prefixed = "grp >= ?2 AND (?2 = '' OR substr(CAST(grp AS BLOB), 1, length(CAST(?2 AS BLOB))) = CAST(?2 AS BLOB))"
-        let s: Statement
+        let s: any SQLStatement
         if let cursor {
             s = try db.statement("""
                 SELECT grp, COUNT(*) FROM entries WHERE cache = ?1 AND grp > ?3 AND \(prefixed) AND \(valid)

@@ -81,17 +81,17 @@ public enum CacheSQL {
         WHERE id = ? AND cache = ? AND grp = ? AND key = ?
         """
 
-    /// The statements run on every cache read or write. The database keeps
-    /// them by number (`Database.statement(_:)`): finding one by its text,
-    /// hashing and comparing it, cost about as much as binding it.
-    enum Hot: Int, CaseIterable {
+    /// The statements run on every cache read or write. Connections keep
+    /// them by number (`SQLConnection.statement(_:)`): finding one by its
+    /// text, hashing and comparing it, cost about as much as binding it.
+    public enum Hot: Int, CaseIterable, Sendable {
         case lookup, insertIfNew, update, insertSealedIfNew
 
-        var sql: String {
+        public func sql(for dialect: SQLDialect) -> String {
             switch self {
             case .lookup: CacheSQL.lookup
-            case .insertIfNew: CacheSQL.insertIfNew
-            case .insertSealedIfNew: CacheSQL.insertSealedIfNew
+            case .insertIfNew: CacheSQL.insertIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
+            case .insertSealedIfNew: CacheSQL.insertSealedIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
             case .update: CacheSQL.update
             }
         }

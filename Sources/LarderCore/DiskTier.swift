@@ -3,13 +3,13 @@
 /// what its `sealer` makes of keys and values (see `CacheSealer`); every
 /// method here takes and gives them in clear.
 struct DiskTier {
-    let db: Database
+    let db: any SQLConnection
     let cacheID: Int64
     var sealer: CacheSealer? = nil
     /// The cache's name, for errors about its sealed rows.
     var cacheName = ""
 
-    private func entry(from s: Statement, at offset: Int32 = 0) -> Entry {
+    private func entry(from s: any SQLStatement, at offset: Int32 = 0) -> Entry {
         var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
                       storedAt: s.int64(offset + 3), ttl: s.isNull(offset + 5) ? nil : s.int64(offset + 5))
         e.validatedAt = s.int64(offset + 4)
@@ -18,7 +18,7 @@ struct DiskTier {
     }
 
     /// Binds the columns that find `k` (group, then key) from parameter `first`.
-    private func bind(_ k: EntryKey, to s: Statement, from first: Int32) throws(StoreError) {
+    private func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) {
         if let sealer {
             let t = try sealer.tokens(k)
             s.bind(first, blob: t.group).bind(first + 1, blob: t.key)
@@ -28,12 +28,12 @@ struct DiskTier {
     }
 
     /// Binds the column that finds `group` at parameter `index`.
-    private func bind(group: String, to s: Statement, at index: Int32) throws(StoreError) {
+    private func bind(group: String, to s: any SQLStatement, at index: Int32) throws(StoreError) {
         if let sealer { s.bind(index, blob: try sealer.token(group: group)) } else { s.bind(index, group) }
     }
 
     /// The key of a row read with `grp, key` at `columns` and, for an encrypted cache, `sealed_key` at `sealed`.
-    private func key(from s: Statement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
+    private func key(from s: any SQLStatement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
         guard let sealer else { return EntryKey(group: s.string(first), key: s.string(first + 1)) }
         do { return try sealer.openKey(s.blob(sealed)) } catch { throw .integrity(cache: cacheName, key: nil) }
     }
@@ -84,14 +84,23 @@ struct DiskTier {
         try bind(k, to: s, from: 2)
         bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
         if let sealer { s.bind(12, blob: try sealer.seal(key: k)) }
-        try s.run()
-        if db.changes == 1 { return (db.lastInsertRowID, nil) }
+        if let id = try insertedRowID(s) { return (id, nil) }
         guard let old = try existing(k), try update(id: old.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) else {
             // The insert found the key taken, yet no row holds it: within one
             // transaction that cannot be, unless Larder's own bookkeeping is wrong.
             throw .internalFailure("an entry could be neither inserted nor updated")
         }
         return (old.id, old.size)
+    }
+
+    /// Runs an insert-or-nothing; the new row's id, or nil when the key was taken.
+    private func insertedRowID(_ s: any SQLStatement) throws(StoreError) -> Int64? {
+        guard db.dialect.insertReturnsRowID else {
+            try s.run()
+            return db.changes == 1 ? db.lastInsertRowID : nil
+        }
+        defer { s.reset() }
+        return try s.step() ? s.int64(0) : nil
     }
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
@@ -110,7 +119,7 @@ struct DiskTier {
     /// validated_at, ttl, used, expires_at), starting at parameter `first`.
     /// `size` is the value's own size, before any sealing: limits count it.
     private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64, expiresAt: Int64?,
-                      to s: Statement, from first: Int32) {
+                      to s: any SQLStatement, from first: Int32) {
         s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, size)
             .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
         if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
@@ -152,7 +161,7 @@ struct DiskTier {
     }
 
     /// The rows a statement selecting `id, grp, key, size, sealed_key` finds.
-    private func rows(_ s: Statement) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
+    private func rows(_ s: any SQLStatement) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         var rows: [(Int64, EntryKey, Int)] = []
         while try s.step() { rows.append((s.int64(0), try key(from: s, columns: 1, sealed: 4), s.int(3))) }
         return rows
@@ -166,7 +175,7 @@ struct DiskTier {
 
     /// Entry count and bytes of the whole cache.
     func totals() throws(StoreError) -> (count: Int, bytes: Int) {
-        let s = try db.statement("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?")
+        let s = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?")
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
@@ -207,7 +216,7 @@ struct DiskTier {
     /// Deletes a group's rows (or all); returns how many rows and bytes went.
     func clear(group: String?) throws(StoreError) -> (count: Int, bytes: Int) {
         let totals = try db.statement("""
-            SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)
+            SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)
             """)
         totals.bind(1, cacheID)
         if let group { try bind(group: group, to: totals, at: 2) } else { totals.bindNull(2) }

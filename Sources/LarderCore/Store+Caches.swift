@@ -257,7 +257,7 @@ extension Store {
     }
 
     /// How often SQLite's data_version was asked.
-    var dataVersionQueries: Int { transactions.dataVersionQueries }
+    var dataVersionQueries: Int { (transactions.otherWriters as? SQLiteOtherWriters)?.dataVersionQueries ?? 0 }
 
     // MARK: - Recency
 

@@ -67,7 +67,7 @@ extension DiskTier {
     func clear(_ entries: ClearedEntries) throws(StoreError) -> (count: Int, bytes: Int) {
         // ?2: 1 for objects only, 0 for plain entries only, NULL for all.
         let only = "(?2 IS NULL OR (kind = \(Entry.Kind.object.rawValue)) = ?2)"
-        let totals = try db.statement("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries WHERE cache = ?1 AND \(only)")
+        let totals = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?1 AND \(only)")
         let delete = try db.statement("DELETE FROM entries WHERE cache = ?1 AND \(only)")
         for s in [totals, delete] {
             s.bind(1, cacheID)

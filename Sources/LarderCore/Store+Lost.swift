@@ -29,9 +29,9 @@ extension Store {
     /// Notes which files the store is using; fails if the path stopped naming
     /// the database SQLite opened before it could be noted.
     func noteOpenedFiles() throws(StoreError) {
-        guard let directory else { return }
-        let path = database.path
-        guard let identity = FileIdentity(path: path), !database.hasMoved else {
+        guard let directory, let sqlite else { return }
+        let path = sqlite.path
+        guard let identity = FileIdentity(path: path), !sqlite.hasMoved else {
             throw .unavailable(path: directory, reason: "\(path) was deleted or replaced while being opened")
         }
         openedFiles = OpenedFiles(database: identity, log: FileIdentity(path: path + "-wal"),
@@ -48,17 +48,17 @@ extension Store {
     /// the next start does not replay them onto whatever database is there now.
     public func checkInPlace() throws(StoreError) {
         if let lost { throw lost }
-        guard let openedFiles else { return }
-        let now = FileIdentity(path: database.path)
+        guard let openedFiles, let sqlite else { return }
+        let now = FileIdentity(path: sqlite.path)
         guard now != openedFiles.database else { return }
-        let error = StoreError.lost(path: database.path,
+        let error = StoreError.lost(path: sqlite.path,
                                     reason: now == nil ? "deleted or moved away" : "replaced by another file")
         lost = error
-        abandon(openedFiles)
+        abandon(openedFiles, sqlite)
         throw error
     }
 
-    private func abandon(_ opened: OpenedFiles) {
+    private func abandon(_ opened: OpenedFiles, _ database: SQLiteDatabase) {
         // SQLite decides whether the database moved by inode alone; whatever
         // it decides, closing must not delete files that may now be another
         // store's.

@@ -5,11 +5,18 @@ import Darwin
 #endif
 
 /// One store: a directory holding one SQLite database (or a private
-/// in-memory database), and the caches inside it.
+/// in-memory database), or a database on a server reached through the
+/// storage seam; and the caches inside it.
 public final class Store {
-    /// The directory, or nil for an in-memory store.
+    /// The directory, or nil for an in-memory store or one on a server.
     public let directory: String?
-    let database: Database
+    /// Whether what is written outlives the process (false only in memory).
+    public let isPersistent: Bool
+    /// The connection every statement goes through.
+    let database: any SQLConnection
+    /// The same connection when it is SQLite's (in a file or in memory):
+    /// for what only a file has (its write-ahead log, its path on disk).
+    let sqlite: SQLiteDatabase?
     public let clock: Clock
     /// Receives eviction and clearing events; nil when nobody listens, and
     /// then no event is even made (an eviction's would cost two Strings).
@@ -80,40 +87,64 @@ public final class Store {
     public init(directory: String?, clock: Clock = Clock()) throws(StoreError) {
         self.directory = directory
         self.clock = clock
+        isPersistent = directory != nil
+        let sqlite: SQLiteDatabase
         if let directory {
             warnings = try Self.createDirectory(directory)
             let path = directory + "/" + Self.databaseFileName
-            database = try Database(path: path)
+            sqlite = try SQLiteDatabase(path: path)
             // Before WAL mode creates the log and its index: SQLite gives them the database's mode.
             warnings += Self.keepPrivate(path, path + "-wal", path + "-shm", path + "-journal")
         } else {
-            database = try Database(path: ":memory:")
+            sqlite = try SQLiteDatabase(path: ":memory:")
         }
-        transactions = Transactions(database: database, watchesOtherProcesses: directory != nil)
+        self.sqlite = sqlite
+        database = sqlite
+        transactions = Transactions(database: sqlite, otherWriters: directory == nil ? nil : SQLiteOtherWriters(database: sqlite))
         recency = RecencyLog(transactions: transactions)
-        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging] as [TransactionObserver] {
-            transactions.observe(observer)
-        }
+        observeDerivedState()
         do {
-            try configure()
+            try configure(sqlite)
+            try transactions.startWatching()
         } catch {
-            database.close()
+            sqlite.close()
             throw error
         }
     }
 
-    public var isPersistent: Bool { directory != nil }
+    /// A store in a database reached through `connection`, whose tables are
+    /// already made (by the engine's own schema: see `LarderPostgreSQL`);
+    /// `otherWriters` notices other sidecars' commits.
+    public init(connection: any SQLConnection, otherWriters: (any OtherWriters)?, clock: Clock = Clock()) throws(StoreError) {
+        directory = nil
+        isPersistent = true
+        sqlite = nil
+        self.clock = clock
+        database = connection
+        transactions = Transactions(database: connection, otherWriters: otherWriters)
+        recency = RecencyLog(transactions: transactions)
+        observeDerivedState()
+        try transactions.startWatching()
+    }
 
-    private func configure() throws(StoreError) {
+    private func observeDerivedState() {
+        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging] as [TransactionObserver] {
+            transactions.observe(observer)
+        }
+    }
+
+    /// Where the store's data is, for messages: its directory, or its server.
+    public var location: String { directory ?? database.location }
+
+    private func configure(_ database: SQLiteDatabase) throws(StoreError) {
         // Another process may hold a write lock briefly; wait rather than fail.
         try database.execute(CacheSQL.busyTimeout)
         if directory != nil {
-            try enableWriteAheadLog()
+            try enableWriteAheadLog(database)
             try database.execute(CacheSQL.synchronous)
         }
         try StoreSchema.migrate(database)
         if directory != nil { try noteOpenedFiles() }
-        try transactions.startWatching()
     }
 
     /// Switching to WAL needs a moment alone with the file; a second process
@@ -121,11 +152,11 @@ public final class Store {
     /// timeout applying, so try again for a while. A process that holds the
     /// store locked makes each try wait the whole busy timeout: the tries
     /// stop at the same deadline, not after a number of them.
-    private func enableWriteAheadLog() throws(StoreError) {
+    private func enableWriteAheadLog(_ database: SQLiteDatabase) throws(StoreError) {
         let deadline = Self.monotonicMilliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
         while true {
             do {
-                let mode = try database.statement(CacheSQL.writeAheadLog)
+                let mode = try database.prepared(CacheSQL.writeAheadLog)
                 defer { mode.reset() }
                 _ = try mode.step()
                 return

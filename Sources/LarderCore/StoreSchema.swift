@@ -3,7 +3,7 @@
 enum StoreSchema {
     static let version: Int64 = 5
 
-    static func migrate(_ db: Database) throws(StoreError) {
+    static func migrate(_ db: SQLiteDatabase) throws(StoreError) {
         guard try checkedVersion(db) < version else { return }
         // Two processes may open a new store at once: take the write lock
         // (waiting for the other), then look again before creating anything.
@@ -22,7 +22,7 @@ enum StoreSchema {
         }
     }
 
-    private static func checkedVersion(_ db: Database) throws(StoreError) -> Int64 {
+    private static func checkedVersion(_ db: SQLiteDatabase) throws(StoreError) -> Int64 {
         let current = try db.integer("PRAGMA user_version")
         if current > version {
             throw .unavailable(path: db.path, reason: "the store was written by a newer Larder (schema \(current), this one knows \(version))")
@@ -30,12 +30,12 @@ enum StoreSchema {
         return current
     }
 
-    private static func createCaches(_ db: Database) throws(StoreError) {
+    private static func createCaches(_ db: SQLiteDatabase) throws(StoreError) {
         try db.execute(CacheSQL.tables)
     }
 
     /// Object schemas: every registered version of every type, as its definition's JSON.
-    private static func createSchemas(_ db: Database) throws(StoreError) {
+    private static func createSchemas(_ db: SQLiteDatabase) throws(StoreError) {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS schemas (
                 type TEXT NOT NULL,
@@ -49,7 +49,7 @@ enum StoreSchema {
     /// The app version each cache's data was written under, and the last one
     /// the store saw (section 6.9 of the protocol): a cache is wiped when an
     /// app of another version first uses it. And each entry's expiry, indexed.
-    private static func addAppVersions(_ db: Database) throws(StoreError) {
+    private static func addAppVersions(_ db: SQLiteDatabase) throws(StoreError) {
         try db.execute("""
             ALTER TABLE caches ADD COLUMN app_version TEXT;
             CREATE TABLE IF NOT EXISTS store_meta (
@@ -68,7 +68,7 @@ enum StoreSchema {
 
     /// Entity models by name, as their canonical definition's JSON. Each
     /// entity's records live in a table of their own (see `EntityTable`).
-    private static func createEntityModels(_ db: Database) throws(StoreError) {
+    private static func createEntityModels(_ db: SQLiteDatabase) throws(StoreError) {
         try db.execute("""
             CREATE TABLE IF NOT EXISTS entity_models (
                 name TEXT NOT NULL PRIMARY KEY,

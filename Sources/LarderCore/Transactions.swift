@@ -29,42 +29,29 @@ extension TransactionObserver {
 /// everything when anything fails, and the notice of other processes'
 /// commits, each reported to the registered observers.
 final class Transactions {
-    let database: Database
+    let database: any SQLConnection
     /// Held strongly, and removed by `stopObserving`: a weak reference
     /// would give every cache a side table, and each retain and release of
     /// it (several per request) would take the runtime's slow path — about
     /// 220 instructions more per memory hit, measured with callgrind.
     private var observers: [TransactionObserver] = []
 
-    /// Whether other processes can share the database (a store on disk).
-    private let watchesOtherProcesses: Bool
-    /// SQLite's data_version when this process last looked; a change means
-    /// another process committed.
-    private var dataVersion: Int64 = 0
-    /// The WAL-index header, and how it read just before data_version was last asked.
-    private var walIndex: WALIndexHeader?
-    private var walIndexSeen: WALIndexHeader.Snapshot?
-    /// How often data_version was asked (for tests: the header spares most asks).
-    private(set) var dataVersionQueries = 0
+    /// How other writers' commits are noticed; nil when nobody else can write
+    /// (a private in-memory store).
+    let otherWriters: (any OtherWriters)?
 
-    init(database: Database, watchesOtherProcesses: Bool) {
+    init(database: any SQLConnection, otherWriters: (any OtherWriters)?) {
         self.database = database
-        self.watchesOtherProcesses = watchesOtherProcesses
+        self.otherWriters = otherWriters
     }
 
-    /// Starts following other processes' commits from now on.
+    /// Starts following other writers' commits from now on.
     func startWatching() throws(StoreError) {
-        if watchesOtherProcesses {
-            // Mapped once: by now SQLite has created the -shm file. Without one
-            // (no WAL), every check asks data_version.
-            walIndex = WALIndexHeader(shmPath: database.path + "-shm")
-            walIndexSeen = walIndex?.read()
-        }
-        dataVersion = try database.dataVersion()
+        try otherWriters?.start()
     }
 
     func stopWatching() {
-        walIndex = nil
+        otherWriters?.stop()
     }
 
     // MARK: - Observers
@@ -150,20 +137,65 @@ final class Transactions {
         try catchUpWithOtherProcesses()
     }
 
-    /// Tells the observers if another process committed since this one last
+    /// Tells the observers if another writer committed since this one last
     /// looked (outside a transaction, or at its start).
     private func catchUpWithOtherProcesses() throws(StoreError) {
-        guard watchesOtherProcesses else { return }
+        guard let otherWriters, try otherWriters.committedSinceLastLook() else { return }
+        for o in observers { o.storeChangedElsewhere() }
+    }
+}
+
+/// How a store notices that another writer — another process on the same
+/// file, another sidecar on the same server — committed.
+public protocol OtherWriters: AnyObject {
+    /// Notes where the store stands now: commits from here on are news.
+    func start() throws(StoreError)
+    func stop()
+    /// Whether another writer committed since the last look (this writer's
+    /// own commits are not news). Asked once per burst of input and at the
+    /// start of each write transaction: cheap when nothing happened.
+    func committedSinceLastLook() throws(StoreError) -> Bool
+}
+
+/// Other processes' commits to a SQLite store on disk: SQLite's
+/// data_version, asked only when the WAL index's header changed.
+final class SQLiteOtherWriters: OtherWriters {
+    private unowned let database: SQLiteDatabase
+    /// SQLite's data_version when this process last looked.
+    private var dataVersion: Int64 = 0
+    /// The WAL-index header, and how it read just before data_version was last asked.
+    private var walIndex: WALIndexHeader?
+    private var walIndexSeen: WALIndexHeader.Snapshot?
+    /// How often data_version was asked (for tests: the header spares most asks).
+    private(set) var dataVersionQueries = 0
+
+    init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    func start() throws(StoreError) {
+        // Mapped once: by now SQLite has created the -shm file. Without one
+        // (no WAL), every check asks data_version.
+        walIndex = WALIndexHeader(shmPath: database.path + "-shm")
+        walIndexSeen = walIndex?.read()
+        dataVersion = try database.dataVersion()
+    }
+
+    func stop() {
+        walIndex = nil
+    }
+
+    func committedSinceLastLook() throws(StoreError) -> Bool {
         // Read before asking: a commit landing in between is then seen by the
         // pragma now, or makes the header differ next time.
         let header = walIndex?.read()
-        if let header, header == walIndexSeen { return }
+        if let header, header == walIndexSeen { return false }
         dataVersionQueries += 1
         let v = try database.dataVersion()
         walIndexSeen = header
-        guard v != dataVersion else { return }
+        guard v != dataVersion else { return false }
         dataVersion = v
-        for o in observers { o.storeChangedElsewhere() }
+        return true
     }
 }
 

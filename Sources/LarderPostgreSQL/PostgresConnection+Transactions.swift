@@ -7,24 +7,48 @@ extension PostgresConnection {
     /// are committed. Transactions do not nest; `savepoint` does.
     @discardableResult
     public func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        try begin()
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            rollBack()
+            throw error
+        }
+        try commit()
+        return value
+    }
+
+    /// Opens a transaction that `commit` or `rollBack` ends: for a caller
+    /// whose transaction spans many calls (the store's group commit).
+    public func begin() throws(StoreError) {
         guard !inTransaction else { throw .internalFailure("a transaction is already open on this connection") }
         try execute("BEGIN")
         inTransaction = true
+    }
+
+    /// Commits the transaction `begin` opened; it is over either way.
+    public func commit() throws(StoreError) {
+        guard inTransaction else { throw .internalFailure("no transaction is open to commit") }
         defer { endTransaction() }
-        do throws(StoreError) {
-            let value = try body()
-            let result = try execute("COMMIT")
-            // COMMIT in a transaction an error aborted (an error the body
-            // caught) answers ROLLBACK, and no error.
-            guard result.commandTag == "COMMIT" else {
-                throw StoreError.postgreSQL(sqlState: PostgresSQLState.inFailedTransaction,
-                                  message: "a statement of the transaction failed, and COMMIT rolled it back")
-            }
-            return value
+        let result: PostgresResult
+        do {
+            result = try execute("COMMIT")
         } catch {
             rollback()
             throw error
         }
+        // COMMIT in a transaction an error aborted answers ROLLBACK, and no error.
+        guard result.commandTag == "COMMIT" else {
+            throw StoreError.postgreSQL(sqlState: PostgresSQLState.inFailedTransaction,
+                                        message: "a statement of the transaction failed, and COMMIT rolled it back")
+        }
+    }
+
+    /// Rolls back the transaction `begin` opened, if the session still has it.
+    public func rollBack() {
+        rollback()
+        endTransaction()
     }
 
     /// Runs `body` inside the open transaction under a savepoint: if it

@@ -29,6 +29,9 @@ public final class PostgresConnection {
     public let conninfo: String
     /// Settings that override the conninfo's, such as `application_name`.
     private let settings: [(String, String)]
+    /// SQL run first on every session, before its statements are prepared
+    /// (their tables are found then): `SET search_path`, say.
+    private let sessionSetup: String?
     /// The session; nil after it was lost, until the next one opens.
     private(set) var handle: OpaquePointer?
     public var backoff: PostgresBackoff
@@ -55,9 +58,11 @@ public final class PostgresConnection {
 
     /// Connects to the server `conninfo` names. `settings` are connection
     /// parameters that win over the conninfo's and the environment's.
-    public init(_ conninfo: String, settings: [String: String] = [:], backoff: PostgresBackoff = PostgresBackoff()) throws(StoreError) {
+    public init(_ conninfo: String, settings: [String: String] = [:], sessionSetup: String? = nil,
+                backoff: PostgresBackoff = PostgresBackoff()) throws(StoreError) {
         self.conninfo = conninfo
         self.settings = settings.sorted { $0.key < $1.key }
+        self.sessionSetup = sessionSetup
         self.backoff = backoff
         try Self.validate(conninfo)
         handle = try openSession()
@@ -131,6 +136,15 @@ public final class PostgresConnection {
             }
         }
         return try check(result, connection)
+    }
+
+    /// The types of a prepared statement's parameters, as the server
+    /// settled them (those declared, and those it inferred from the SQL).
+    public func parameterTypes(of statement: PostgresStatement) throws(StoreError) -> [PostgresType] {
+        try prepare(statement)
+        let connection = try session()
+        let result = try check(PQdescribePrepared(connection, statement.name), connection)
+        return (0..<PQnparams(result.raw)).map { PostgresType(rawValue: PQparamtype(result.raw, $0)) }
     }
 
     /// Remembers `statement` under its name; a name already used for other SQL is refused.
@@ -283,6 +297,15 @@ public final class PostgresConnection {
         // libpq prints the server's notices (such as "relation already
         // exists, skipping") on stderr unless told otherwise.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        if let sessionSetup {
+            let result = PQexec(connection, sessionSetup)
+            defer { PQclear(result) }
+            guard PQresultStatus(result) == PGRES_COMMAND_OK else {
+                let error = StoreError.postgres(result, connection: connection)
+                PQfinish(connection)
+                throw error
+            }
+        }
         return connection
     }
 

@@ -76,6 +76,21 @@ struct PostgresParameters {
                 lent.set(i, .int8, bytes, .text)
                 return next(&lent)
             }
+        case .int4(let value):
+            return withUnsafeBytes(of: value.bigEndian) { bytes in
+                lent.set(i, .int4, bytes, .binary)
+                return next(&lent)
+            }
+        case .float8(let value):
+            return withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes in
+                lent.set(i, .float8, bytes, .binary)
+                return next(&lent)
+            }
+        case .literal(let text):
+            return terminated(Array(text.utf8)).withUnsafeBytes { bytes in
+                lent.set(i, .unspecified, bytes, .text)
+                return next(&lent)
+            }
         case .text(var text):
             return text.withUTF8 { utf8 in
                 lent.set(i, .text, UnsafeRawBufferPointer(utf8), .binary)

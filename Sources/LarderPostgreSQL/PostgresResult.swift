@@ -63,6 +63,24 @@ public final class PostgresResult {
         }
     }
 
+    /// A floating-point column (float8, float4), or an integer one as a double.
+    public func double(_ row: Int, _ column: Int) throws(StoreError) -> Double? {
+        let type = type(of: column)
+        if type != .float8 && type != .float4 { return try int64(row, column).map(Double.init) }
+        guard let bytes = try value(row, column, reading: "a number", { _ in true }) else { return nil }
+        if format(of: column) == .text {
+            guard let d = Double(String(decoding: bytes, as: UTF8.self)) else { throw unreadable(row, column, as: "a number") }
+            return d
+        }
+        var n: UInt64 = 0
+        for byte in bytes { n = n << 8 | UInt64(byte) }
+        switch bytes.count {
+        case 8: return Double(bitPattern: n)
+        case 4: return Double(Float(bitPattern: UInt32(truncatingIfNeeded: n)))
+        default: throw unreadable(row, column, as: "a number")
+        }
+    }
+
     /// A text column (text, varchar, char, name, json), or any column of a text-format result.
     public func string(_ row: Int, _ column: Int) throws(StoreError) -> String? {
         let binary = format(of: column) == .binary

@@ -1,43 +1,110 @@
 import LarderCore
 
-/// A PostgreSQL connection in the shape of the storage seam (`SQLConnection`):
-/// the core's statements, written with SQLite's `?` and `?N` placeholders,
-/// run here as PostgreSQL's `$N`.
+/// A PostgreSQL connection behind the storage seam (`SQLConnection`): the
+/// core's statements, written with SQLite's `?` and `?N` placeholders, run
+/// here as PostgreSQL's `$N`, each prepared by name on first use (and again
+/// on each new session after a reconnection).
 public final class PostgresSQLConnection: SQLConnection {
     public let connection: PostgresConnection
+    public let location: String
     private var statements: [String: PostgresSQLStatement] = [:]
+    private var hot = [PostgresSQLStatement?](repeating: nil, count: CacheSQL.Hot.allCases.count)
     public private(set) var changes = 0
+    public private(set) var transactionFailure: StoreError?
+    public private(set) var isClosed = false
 
-    public init(_ connection: PostgresConnection) {
+    /// `location` names the server and schema in messages.
+    public init(_ connection: PostgresConnection, location: String) {
         self.connection = connection
+        self.location = location
     }
 
     public var dialect: SQLDialect { .postgreSQL }
 
-    public func statement(_ sql: String) throws(StoreError) -> PostgresSQLStatement {
-        if let s = statements[sql] { return s }
-        let s = PostgresSQLStatement(sql: Self.numberedPlaceholders(sql), connection: self)
+    /// Never asked: PostgreSQL's inserts say their row's id with RETURNING.
+    public var lastInsertRowID: Int64 { 0 }
+
+    public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { prepared(sql) }
+
+    public func statement(_ h: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
+        if let s = hot[h.rawValue] {
+            s.reset()
+            return s
+        }
+        let s = prepared(h.sql(for: .postgreSQL))
+        hot[h.rawValue] = s
+        return s
+    }
+
+    func prepared(_ sql: String) -> PostgresSQLStatement {
+        if let s = statements[sql] {
+            s.reset()
+            return s
+        }
+        let s = PostgresSQLStatement(sql: Self.numberedPlaceholders(sql), name: "larder_\(statements.count + 1)", owner: self)
         statements[sql] = s
         return s
     }
 
     public func execute(_ sql: String) throws(StoreError) {
-        changes = try connection.execute(sql).rowsAffected
+        do {
+            changes = try connection.execute(sql).rowsAffected
+        } catch {
+            throw failure(error)
+        }
     }
 
-    fileprivate func noteChanges(_ n: Int) { changes = n }
+    // MARK: - The write transaction
+
+    public var isInTransaction: Bool { connection.inTransaction }
+
+    public func begin() throws(StoreError) {
+        try connection.begin()
+    }
+
+    public func commit() throws(StoreError) {
+        if let transactionFailure {
+            rollback()
+            throw transactionFailure
+        }
+        try connection.commit()
+    }
+
+    public func rollback() {
+        connection.rollBack()
+        transactionFailure = nil
+    }
+
+    /// PostgreSQL's writers wait for each other's row locks by themselves.
+    public func waitForLocksAgain() {}
+
+    /// An error the server reported; the first one while the write
+    /// transaction is open dooms it (PostgreSQL has aborted it).
+    func failure(_ error: StoreError) -> StoreError {
+        if isInTransaction && transactionFailure == nil { transactionFailure = error }
+        return error
+    }
+
+    func noteChanges(_ n: Int) { changes = n }
+
+    public func close() {
+        isClosed = true
+        connection.close()
+    }
 
     /// `sql` with each `?N` as `$N` and each bare `?` as the next number
     /// (one more than the largest so far, as SQLite numbers them); text in
-    /// single quotes is left alone.
+    /// single quotes and identifiers in double quotes are left alone.
     static func numberedPlaceholders(_ sql: String) -> String {
         var out = ""
         var largest = 0
-        var inString = false
+        var quote: Character?
         var chars = Array(sql)[...]
         while let c = chars.popFirst() {
-            if c == "'" { inString.toggle() }
-            guard c == "?", !inString else {
+            if c == "'" || c == "\"" {
+                if quote == nil { quote = c } else if quote == c { quote = nil }
+            }
+            guard c == "?", quote == nil else {
                 out.append(c)
                 continue
             }
@@ -54,32 +121,101 @@ public final class PostgresSQLConnection: SQLConnection {
     }
 }
 
-/// A statement of `PostgresSQLConnection`: values are bound by position and
-/// sent with the statement when it first steps or runs; rows are read from
-/// its result, a row at a time.
+/// A statement of `PostgresSQLConnection`. It is prepared when it first
+/// runs, each parameter declared with the type of the value bound to it
+/// then (an integer as int8, bytes as bytea; text and NULL left for the
+/// server to infer from the SQL: text, or bytea for a group or key); the
+/// types the server settled on decide how each value is sent afterwards.
+/// Rows come in binary and are read a row at a time from the whole result.
 public final class PostgresSQLStatement: SQLStatement {
     let sql: String
+    private let name: String
     private unowned let owner: PostgresSQLConnection
-    private var values: [Int32: PostgresValue] = [:]
+    private var values: [Value] = []
+    private var prepared: (statement: PostgresStatement, types: [PostgresType])?
     private var result: PostgresResult?
     private var row = -1
 
-    init(sql: String, connection: PostgresSQLConnection) {
-        self.sql = sql
-        owner = connection
+    private enum Value {
+        case null, integer(Int64), real(Double), text([UInt8]), bytes([UInt8])
     }
 
-    @discardableResult public func bind(_ index: Int32, _ value: Int64) -> Self { values[index] = .int8(value); return self }
-    @discardableResult public func bind(_ index: Int32, _ value: String) -> Self { values[index] = .text(value); return self }
-    @discardableResult public func bind(_ index: Int32, blob: [UInt8]) -> Self { values[index] = .bytea(blob); return self }
-    @discardableResult public func bindNull(_ index: Int32) -> Self { values[index] = .null; return self }
+    init(sql: String, name: String, owner: PostgresSQLConnection) {
+        self.sql = sql
+        self.name = name
+        self.owner = owner
+    }
+
+    private func set(_ index: Int32, _ value: Value) -> Self {
+        let i = Int(index) - 1
+        if i >= values.count { values += Array(repeating: .null, count: i + 1 - values.count) }
+        values[i] = value
+        return self
+    }
+
+    @discardableResult public func bind(_ index: Int32, _ value: Int64) -> Self { set(index, .integer(value)) }
+    @discardableResult public func bind(_ index: Int32, _ value: Double) -> Self { set(index, .real(value)) }
+    @discardableResult public func bind(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>) -> Self { set(index, .text(Array(utf8))) }
+    @discardableResult public func bind(_ index: Int32, blob: [UInt8]) -> Self { set(index, .bytes(blob)) }
+    @discardableResult public func bind(_ index: Int32, lentBlob: UnsafeBufferPointer<UInt8>) -> Self { set(index, .bytes(Array(lentBlob))) }
+    @discardableResult public func bindNull(_ index: Int32) -> Self { set(index, .null) }
+
+    /// Prepares the statement on first use, declaring the types of the values bound now.
+    private func preparedStatement() throws(StoreError) -> (statement: PostgresStatement, types: [PostgresType]) {
+        if let prepared { return prepared }
+        let declared: [PostgresType] = values.map {
+            switch $0 {
+            case .integer: .int8
+            case .real: .float8
+            case .bytes: .bytea
+            case .text, .null: .unspecified
+            }
+        }
+        let statement = PostgresStatement(name, sql, parameterTypes: declared)
+        let settled = (statement, try owner.connection.parameterTypes(of: statement))
+        prepared = settled
+        return settled
+    }
+
+    /// Each value in the form its parameter's type reads.
+    private func parameters(for types: [PostgresType]) throws(StoreError) -> [PostgresValue] {
+        var out: [PostgresValue] = []
+        out.reserveCapacity(types.count)
+        for (i, type) in types.enumerated() {
+            let value = i < values.count ? values[i] : .null
+            switch value {
+            case .null: out.append(.null)
+            case .integer(let n):
+                switch type {
+                case .int8: out.append(.int8(n))
+                case .int4 where Int32(exactly: n) != nil: out.append(.int4(Int32(n)))
+                case .float8: out.append(.float8(Double(n)))
+                default: out.append(.literal(String(n)))
+                }
+            case .real(let d): out.append(type == .float8 ? .float8(d) : .literal("\(d)"))
+            // Text and bytea take a value's bytes as they are, in binary.
+            case .text(let bytes), .bytes(let bytes):
+                if type == .bytea {
+                    out.append(.bytea(bytes))
+                } else if case .text = value {
+                    out.append(.text(String(decoding: bytes, as: UTF8.self)))
+                } else {
+                    throw .internalFailure("bytes bound to parameter \(i + 1) of type \(type.rawValue) in: \(sql)")
+                }
+            }
+        }
+        return out
+    }
 
     private func send() throws(StoreError) -> PostgresResult {
-        let count = Int(values.keys.max() ?? 0)
-        let parameters = (0..<count).map { values[Int32($0 + 1)] ?? .null }
-        let r = try owner.connection.query(sql, parameters)
-        owner.noteChanges(r.rowsAffected)
-        return r
+        do {
+            let p = try preparedStatement()
+            let r = try owner.connection.run(p.statement, try parameters(for: p.types))
+            owner.noteChanges(r.rowsAffected)
+            return r
+        } catch {
+            throw owner.failure(error)
+        }
     }
 
     public func step() throws(StoreError) -> Bool {
@@ -91,19 +227,26 @@ public final class PostgresSQLStatement: SQLStatement {
         return row < result!.rowCount
     }
 
+    /// Runs to the end; the values bound stay bound, as SQLite's do.
     public func run() throws(StoreError) {
+        defer {
+            result = nil
+            row = -1
+        }
         _ = try send()
-        result = nil
     }
 
     public func reset() {
         result = nil
         row = -1
+        values.removeAll(keepingCapacity: true)
     }
 
     // A column of another type than asked reads as SQLite would make it: 0, "" or no bytes.
     public func isNull(_ column: Int32) -> Bool { result?.isNull(row, Int(column)) ?? true }
     public func int64(_ column: Int32) -> Int64 { ((try? result?.int64(row, Int(column))) ?? nil) ?? 0 }
-    public func string(_ column: Int32) -> String { ((try? result?.string(row, Int(column))) ?? nil) ?? "" }
+    public func double(_ column: Int32) -> Double { ((try? result?.double(row, Int(column))) ?? nil) ?? 0 }
+    // Groups and keys are bytea (byte order, as SQLite's binary collation): their bytes are the text's UTF-8.
+    public func string(_ column: Int32) -> String { String(decoding: blob(column), as: UTF8.self) }
     public func blob(_ column: Int32) -> [UInt8] { ((try? result?.bytes(row, Int(column))) ?? nil) ?? [] }
 }

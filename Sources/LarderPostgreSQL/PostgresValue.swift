@@ -9,6 +9,12 @@ public enum PostgresValue: Equatable, Sendable {
     /// Bytes, stored as `bytea`: any bytes, zeros included, of any length
     /// up to PostgreSQL's 1 GB limit for one value.
     case bytea([UInt8])
+    case int4(Int32)
+    case float8(Double)
+    /// A value in its text form, for a parameter of any type the server
+    /// parses it as (numeric, a boolean…): the fallback for a value whose
+    /// binary form is not the parameter's.
+    case literal(String)
 
     /// The type the server is told the parameter has; NULL leaves it to the
     /// statement (a prepared statement's declared type, or what SQL implies).
@@ -18,6 +24,9 @@ public enum PostgresValue: Equatable, Sendable {
         case .int8: .int8
         case .text: .text
         case .bytea: .bytea
+        case .int4: .int4
+        case .float8: .float8
+        case .literal: .unspecified
         }
     }
 }
@@ -48,6 +57,8 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let int2 = PostgresType(rawValue: 21)
     public static let int4 = PostgresType(rawValue: 23)
     public static let text = PostgresType(rawValue: 25)
+    public static let float4 = PostgresType(rawValue: 700)
+    public static let float8 = PostgresType(rawValue: 701)
     public static let oid = PostgresType(rawValue: 26)
     public static let json = PostgresType(rawValue: 114)
     public static let unknown = PostgresType(rawValue: 705)

@@ -6,7 +6,7 @@ import XCTest
 /// answers on SQLite and on PostgreSQL through `SQLConnection`.
 final class PostgreSQLSeamTests: PostgresTestCase {
     /// Runs a disk tier's kinds of statement and says what each answered.
-    private func scenario<C: SQLConnection>(_ db: C) throws -> [String] {
+    private func scenario(_ db: any SQLConnection) throws -> [String] {
         let d = db.dialect
         try db.execute("""
             CREATE TABLE entries (id \(d.rowKey), cache BIGINT NOT NULL, grp \(d.bytes) NOT NULL, key \(d.bytes) NOT NULL,
@@ -66,9 +66,9 @@ final class PostgreSQLSeamTests: PostgresTestCase {
     }
 
     func testTheSameStatementsAnswerAlikeOnSQLiteAndPostgreSQL() throws {
-        let sqlite = try Database(path: ":memory:")
+        let sqlite = try SQLiteDatabase(path: ":memory:")
         defer { sqlite.close() }
-        let postgres = PostgresSQLConnection(try connect())
+        let postgres = PostgresSQLConnection(try connect(), location: "the test server")
         let onSQLite = try scenario(sqlite)
         let onPostgreSQL = try scenario(postgres)
         XCTAssertEqual(onSQLite.count, 16)

@@ -18,9 +18,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         try cache.put("lost", "never committed")
         try cache.put("kept", "overwritten, never committed")
         XCTAssertEqual(try cache.text("lost"), "never committed", "served from the open transaction")
-        store.database.refuseCommits(true)
+        store.sqlite!.refuseCommits(true)
         XCTAssertThrowsError(try store.commit())
-        store.database.refuseCommits(false)
+        store.sqlite!.refuseCommits(false)
         let reloaded = try XCTUnwrap(store.cache(named: "c", create: false))
         XCTAssertNil(try reloaded.text("lost"))
         XCTAssertEqual(try reloaded.text("kept"), "committed before")
@@ -40,7 +40,7 @@ final class StoreFailedCommitTests: StoreTestCase {
         try store.commit()
         XCTAssertEqual(try cache.text("kept"), "committed before")
         try cache.put("lost", "never committed")
-        store.database.injectFault(Self.ioError, sqlPrefix: "UPDATE entries SET used")
+        store.sqlite!.injectFault(Self.ioError, sqlPrefix: "UPDATE entries SET used")
         XCTAssertThrowsError(try store.commit()) { XCTAssertEqual(($0 as? StoreError)?.sqliteCode, Self.ioError) }
         XCTAssertFalse(store.hasPendingWrites, "rolled back")
         XCTAssertNil(try cache.text("lost"))
@@ -73,7 +73,7 @@ final class StoreFailedCommitTests: StoreTestCase {
         try cache.put("kept", "committed before")
         try store.commit()
         try cache.put("before", "in the doomed transaction")
-        store.database.injectFault(Self.diskFull, nth: 2, sqlPrefix: "INSERT INTO entries", rollsBack: rollsBack)
+        store.sqlite!.injectFault(Self.diskFull, nth: 2, sqlPrefix: "INSERT INTO entries", rollsBack: rollsBack)
         try cache.put("first", "the fault falls on the second insert")
         XCTAssertThrowsError(try cache.put("failed", "never written")) {
             XCTAssertEqual(($0 as? StoreError)?.sqliteCode, Self.diskFull)
@@ -97,7 +97,7 @@ final class StoreFailedCommitTests: StoreTestCase {
     func testAnInjectedFaultFallsOnceOnTheStatementItNames() throws {
         let store = try makeStore()
         let cache = try openCache(store)
-        store.database.injectFault(Self.ioError, sqlPrefix: "DELETE FROM entries")
+        store.sqlite!.injectFault(Self.ioError, sqlPrefix: "DELETE FROM entries")
         try cache.put("a", "1")
         try store.commit()
         XCTAssertThrowsError(try cache.clear(group: nil, tier: .all))
@@ -105,8 +105,8 @@ final class StoreFailedCommitTests: StoreTestCase {
         XCTAssertEqual(try cache.clear(group: nil, tier: .all), 1, "once")
         try store.commit()
 
-        store.database.injectFault(Self.ioError)
-        store.database.removeFault()
+        store.sqlite!.injectFault(Self.ioError)
+        store.sqlite!.removeFault()
         try cache.put("b", "2")
         try store.commit()
         XCTAssertEqual(try cache.text("b"), "2")
@@ -123,9 +123,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         try store.commit()
         XCTAssertEqual(try cache.clear(group: nil, tier: .all), 1)
         try store.drop("other")
-        store.database.refuseCommits(true)
+        store.sqlite!.refuseCommits(true)
         XCTAssertThrowsError(try store.commit())
-        store.database.refuseCommits(false)
+        store.sqlite!.refuseCommits(false)
         XCTAssertEqual(try cache.text("a"), "1")
         XCTAssertEqual(try store.cache(named: "other", create: false)?.text("b"), "2")
         store.close()
@@ -140,9 +140,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         let store = try makeStore()
         let cache = try openCache(store, "scratch") { $0.persistent = false }
         try cache.put("k", "v")
-        store.database.refuseCommits(true)
+        store.sqlite!.refuseCommits(true)
         XCTAssertThrowsError(try store.commit())
-        store.database.refuseCommits(false)
+        store.sqlite!.refuseCommits(false)
         XCTAssertNil(try store.cache(named: "scratch", create: false))
         XCTAssertThrowsError(try cache.text("k")) { XCTAssertEqual($0 as? StoreError, .cacheNotFound("scratch")) }
     }

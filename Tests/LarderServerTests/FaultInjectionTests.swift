@@ -24,7 +24,7 @@ final class FaultInjectionTests: XCTestCase {
 
         static func commit(_ code: Int32, nth: Int = 1) -> Fault { Fault(code: code, nth: nth, sql: "COMMIT") }
 
-        func arm(_ store: Store) { store.database.injectFault(code, nth: nth, sqlPrefix: sql) }
+        func arm(_ store: Store) { store.sqlite!.injectFault(code, nth: nth, sqlPrefix: sql) }
     }
 
     private let directory = StoreDirectory()

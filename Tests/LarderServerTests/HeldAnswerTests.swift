@@ -15,7 +15,7 @@ final class HeldAnswerTests: XCTestCase {
             request(5, "cache.set", #"{"key":"c","data":"AAE="}"#),
             request(6, "cache.get", #"{"key":"b"}"#),
         ]
-        let answers = try assertBothPathsAgree(lines) { $0.database.refuseCommits(true) }
+        let answers = try assertBothPathsAgree(lines) { $0.sqlite!.refuseCommits(true) }
         XCTAssertEqual(answers.count, lines.count)
         for (k, answer) in answers.enumerated() {
             XCTAssertTrue(answer.hasPrefix(#"{"jsonrpc":"2.0","id":\#(k + 1),"error":"#), "answer \(k + 1): \(answer)")

@@ -90,7 +90,7 @@ public final class Rekey {
             for row in rows { try to.reseal(id: row.id, row.key, kind: row.kind, value: row.value) }
             count = rows.count
             last = rows.last?.id ?? cursor
-            let s: Statement
+            let s: any SQLStatement
             if count == limit {
                 s = try db.statement("UPDATE caches SET rekey_cursor = ? WHERE id = ?")
                 s.bind(1, last).bind(2, cache.id)

@@ -49,9 +49,9 @@ enum ColumnKind: String, Sendable {
     case blob = "BLOB"
 }
 
-extension Statement {
+extension SQLStatement {
     @discardableResult
-    func bind(_ index: Int32, _ value: ColumnValue) -> Statement {
+    func bind(_ index: Int32, _ value: ColumnValue) -> Self {
         switch value {
         case .null: return bindNull(index)
         case .integer(let i): return bind(index, i)

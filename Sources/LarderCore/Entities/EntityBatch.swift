@@ -135,7 +135,7 @@ extension Store {
         let table = EntityTable(entity: entity)
         let toOne = entity.toOneIndexes
         let required = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
-        var inserts: [[Bool]: Statement] = [:], updates: [[Bool]: Statement] = [:]
+        var inserts: [[Bool]: any SQLStatement] = [:], updates: [[Bool]: any SQLStatement] = [:]
         for record in group.records {
             // Which columns this record mentions: attributes, then to-one relationships.
             let shape = record.attributes.map { $0 != nil } + toOne.map { record.links[$0] != nil }
@@ -226,8 +226,8 @@ extension Store {
 
     /// The statement for a shape of mentioned columns, prepared once per apply:
     /// building its SQL text for every record would cost more than running it.
-    private func statement(for shape: [Bool], in prepared: inout [[Bool]: Statement],
-                           sql: ([Bool]) -> String) throws(StoreError) -> Statement {
+    private func statement(for shape: [Bool], in prepared: inout [[Bool]: any SQLStatement],
+                           sql: ([Bool]) -> String) throws(StoreError) -> any SQLStatement {
         if let s = prepared[shape] { return s }
         let s = try database.statement(sql(shape))
         prepared[shape] = s

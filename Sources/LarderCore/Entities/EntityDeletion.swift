@@ -15,7 +15,7 @@ public struct DeleteResult: Equatable, Sendable {
 /// governed by the rule of the relationship on this side that mirrors it
 /// (nullify when there is none, so no reference is ever left dangling).
 struct EntityDeletion {
-    let database: Database
+    let database: any SQLConnection
     let model: EntityModel
     /// Records deleted or being deleted in this operation, so cycles end.
     private var doomed = Set<Doomed>()
@@ -35,7 +35,7 @@ struct EntityDeletion {
         let id: ColumnValue
     }
 
-    init(database: Database, model: EntityModel) {
+    init(database: any SQLConnection, model: EntityModel) {
         self.database = database
         self.model = model
     }

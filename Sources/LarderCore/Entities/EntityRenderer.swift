@@ -42,7 +42,7 @@ struct Inclusion: Sendable {
 /// included), to-many ones as the identifiers of the records whose inverse
 /// points here, in identifier order (or the records, when included).
 struct EntityRenderer {
-    let database: Database
+    let database: any SQLConnection
     let model: EntityModel
     /// Records one request may render. Includes can follow cycles (band →
     /// albums → band …) and fan out at every level, so without a bound one
@@ -54,7 +54,7 @@ struct EntityRenderer {
         init(records: Int) { remaining = records }
     }
 
-    init(database: Database, model: EntityModel) {
+    init(database: any SQLConnection, model: EntityModel) {
         self.database = database
         self.model = model
     }

@@ -87,7 +87,7 @@ extension Store {
         }
         try atomically { () throws(StoreError) in
             for sql in statements { try database.execute(sql) }
-            let s = try database.statement("INSERT OR REPLACE INTO entity_models (name, definition) VALUES (?, ?)")
+            let s = try database.statement("INSERT INTO entity_models (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition")
             s.bind(1, model.name).bind(2, model.json.description)
             try s.run()
         }

@@ -176,7 +176,7 @@ extension DiskTier {
     func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
         // Two statements, not one with "?2 IS NULL OR …": the optional form keeps
         // SQLite from seeking to the cursor, and every page would scan from the start.
-        let s: Statement
+        let s: any SQLStatement
         if let cursor {
             s = try db.statement("""
                 SELECT grp, key FROM entries WHERE cache = ?1 AND (grp, key) > (?2, ?3) AND kind = 2

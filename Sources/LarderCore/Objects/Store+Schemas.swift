@@ -89,7 +89,7 @@ extension Store {
 
     private func save(_ schema: TypeSchema) throws(StoreError) {
         try beginWrite()
-        let s = try database.statement("INSERT OR REPLACE INTO schemas (type, version, definition) VALUES (?, ?, ?)")
+        let s = try database.statement("INSERT INTO schemas (type, version, definition) VALUES (?, ?, ?) ON CONFLICT (type, version) DO UPDATE SET definition = excluded.definition")
         s.bind(1, schema.type).bind(2, schema.version.text).bind(3, schema.json.description)
         try s.run()
         schemaCache[ExactString(schema.type)] = nil

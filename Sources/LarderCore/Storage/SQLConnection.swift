@@ -1,39 +1,107 @@
-/// The storage seam: what the core's SQL needs of a database connection —
-/// statements prepared once and run many times with parameters bound by
-/// position, columns read by position, and scripts. SQLite's `Database` is
-/// one; `LarderPostgreSQL` gives a PostgreSQL connection the same shape.
-/// Statements are written once, with `?` or `?N` placeholders, and
-/// `SQLDialect` spells what the engines write differently.
+/// The storage seam: all the core asks of a database. Caches, objects,
+/// migrations and entities are written once against it; SQLite
+/// (`SQLiteDatabase`, the embedded default) and PostgreSQL (in
+/// `LarderPostgreSQL`) are behind it.
 ///
-/// (The core still calls `Database` and `Statement` directly; moving it onto
-/// this protocol, with PostgreSQL behind it, is the next step.)
+/// Statements are written once, with `?` or `?N` placeholders, prepared on
+/// first use and kept; `SQLDialect` spells the little that the engines write
+/// differently. Transactions are the connection's: one write transaction at
+/// a time (group commit), savepoints inside it by name.
+///
+/// The core holds a connection as `any SQLConnection`, and its statements as
+/// `any SQLStatement`: a call through the protocol's witness table instead
+/// of a direct one. Measured with callgrind on a memory hit and a disk hit,
+/// that is under 1% of their instructions (see `SQLiteDatabase`).
 public protocol SQLConnection: AnyObject {
-    associatedtype Prepared: SQLStatement
-    /// The statement for `sql`, prepared on first use and kept.
-    func statement(_ sql: String) throws(StoreError) -> Prepared
-    /// Runs one or more statements that take no parameters.
+    var dialect: SQLDialect { get }
+    /// Where the data is, for messages: a database file's path, or a server and schema.
+    var location: String { get }
+
+    /// The statement for `sql`, prepared on first use and kept; reset, with no values bound.
+    func statement(_ sql: String) throws(StoreError) -> any SQLStatement
+    /// One of the statements run on every cache read or write, found by
+    /// number rather than by its text.
+    func statement(_ hot: CacheSQL.Hot) throws(StoreError) -> any SQLStatement
+    /// Runs one or more statements that take no parameters and return no rows.
     func execute(_ sql: String) throws(StoreError)
     /// Rows changed by the last statement run.
     var changes: Int { get }
-    var dialect: SQLDialect { get }
+    /// The id of the row the last insert made (`SQLDialect.insertReturnsRowID` false only).
+    var lastInsertRowID: Int64 { get }
+
+    // MARK: The write transaction
+
+    /// Whether a write transaction is open.
+    var isInTransaction: Bool { get }
+    /// Opens the write transaction.
+    func begin() throws(StoreError)
+    /// Commits it; a transaction doomed by an error fails with that error, untried.
+    func commit() throws(StoreError)
+    /// Ends it, undoing whatever the database has not undone already.
+    func rollback()
+    /// The first error reported while the write transaction was open: after
+    /// it, the transaction can only be rolled back.
+    var transactionFailure: StoreError? { get }
+    /// Writes wait for other writers' locks again (once per burst of input).
+    func waitForLocksAgain()
+
+    var isClosed: Bool { get }
+    func close()
 }
 
 /// A prepared statement: parameters bound from 1, columns read from 0.
 public protocol SQLStatement: AnyObject {
     @discardableResult func bind(_ index: Int32, _ value: Int64) -> Self
-    @discardableResult func bind(_ index: Int32, _ value: String) -> Self
+    @discardableResult func bind(_ index: Int32, _ value: Double) -> Self
+    /// Text given as its UTF-8 bytes.
+    @discardableResult func bind(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>) -> Self
     @discardableResult func bind(_ index: Int32, blob: [UInt8]) -> Self
+    /// Bytes read where they are, if the engine can (SQLite): they must stay
+    /// valid until the statement has run, and it must be bound anew before
+    /// each run.
+    @discardableResult func bind(_ index: Int32, lentBlob: UnsafeBufferPointer<UInt8>) -> Self
     @discardableResult func bindNull(_ index: Int32) -> Self
     /// Runs the statement the first time, then moves to its next row; false when there is none.
     func step() throws(StoreError) -> Bool
-    /// Runs a statement that returns no rows.
+    /// Runs a statement to its end, ignoring rows; resets it for the next use.
     func run() throws(StoreError)
-    /// Ready to run again (bound values are kept until bound anew).
+    /// Ready to run again; the values bound are cleared.
     func reset()
     func isNull(_ column: Int32) -> Bool
     func int64(_ column: Int32) -> Int64
+    func double(_ column: Int32) -> Double
     func string(_ column: Int32) -> String
     func blob(_ column: Int32) -> [UInt8]
+}
+
+extension SQLStatement {
+    @discardableResult
+    public func bind(_ index: Int32, _ value: Int) -> Self { bind(index, Int64(value)) }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: String) -> Self {
+        var value = value
+        return value.withUTF8 { bind(index, utf8: $0) }
+    }
+
+    /// Binds a key's group at `first` and its key at the parameter after.
+    @discardableResult
+    func bind(_ k: EntryKey, from first: Int32) -> Self {
+        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
+        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
+    }
+
+    public func int(_ column: Int32) -> Int { Int(int64(column)) }
+}
+
+extension SQLConnection {
+    /// A single integer from a query (0 when it returns no row).
+    public func integer(_ sql: String) throws(StoreError) -> Int64 {
+        let s = try statement(sql)
+        defer { s.reset() }
+        guard try s.step() else { return 0 }
+        return s.int64(0)
+    }
 }
 
 /// What SQLite and PostgreSQL write differently, in the statements Larder runs.
@@ -42,13 +110,31 @@ public struct SQLDialect: Sendable, Equatable {
     public let bytes: String
     /// A table's own integer key, given by the database.
     public let rowKey: String
+    /// Column types by the storage class SQLite names them with.
+    public let integer: String
+    public let real: String
+    public let text: String
+    /// Whether an insert that must give its new row's id says so with
+    /// `RETURNING id` (PostgreSQL), or the connection remembers it
+    /// (`SQLConnection.lastInsertRowID`, SQLite: RETURNING costs it a
+    /// temporary table).
+    public let insertReturnsRowID: Bool
+    /// The options after a table's definition: SQLite's STRICT, which keeps
+    /// each column to its type, as PostgreSQL always does.
+    public let strictTable: String
+    /// ... and, for a table keyed by something else than an integer, stored
+    /// in the order of that key (SQLite's WITHOUT ROWID; PostgreSQL's tables
+    /// are heaps, its primary key an index).
+    public let clusteredTable: String
+    /// A pattern match that ignores the case of ASCII letters, as SQLite's
+    /// LIKE does.
+    public let likeIgnoringCase: String
 
-    public static let sqlite = SQLDialect(bytes: "BLOB", rowKey: "INTEGER PRIMARY KEY")
-    public static let postgreSQL = SQLDialect(bytes: "bytea", rowKey: "bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+    public static let sqlite = SQLDialect(
+        bytes: "BLOB", rowKey: "INTEGER PRIMARY KEY", integer: "INTEGER", real: "REAL", text: "TEXT",
+        insertReturnsRowID: false, strictTable: "STRICT", clusteredTable: "STRICT, WITHOUT ROWID", likeIgnoringCase: "LIKE")
+    public static let postgreSQL = SQLDialect(
+        bytes: "bytea", rowKey: "bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", integer: "bigint",
+        real: "double precision", text: "text", insertReturnsRowID: true, strictTable: "", clusteredTable: "",
+        likeIgnoringCase: "ILIKE")
 }
-
-extension Database: SQLConnection {
-    public var dialect: SQLDialect { .sqlite }
-}
-
-extension Statement: SQLStatement {}

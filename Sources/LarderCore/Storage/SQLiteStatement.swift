@@ -1,14 +1,14 @@
 import CSQLite
 
 /// A prepared statement. Bind with 1-based indexes, step, read 0-based columns.
-public final class Statement {
+public final class SQLiteStatement: SQLStatement {
     private let raw: OpaquePointer
-    private unowned let database: Database
+    private unowned let database: SQLiteDatabase
 
     // SQLITE_TRANSIENT is a macro Swift does not import: SQLite copies the bytes.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(_ raw: OpaquePointer, database: Database) {
+    init(_ raw: OpaquePointer, database: SQLiteDatabase) {
         self.raw = raw
         self.database = database
     }
@@ -21,29 +21,20 @@ public final class Statement {
     }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int64) -> Statement {
+    public func bind(_ index: Int32, _ value: Int64) -> SQLiteStatement {
         sqlite3_bind_int64(raw, index, value)
         return self
     }
 
     @discardableResult
-    public func bind(_ index: Int32, _ value: Int) -> Statement { bind(index, Int64(value)) }
-
-    @discardableResult
-    public func bind(_ index: Int32, _ value: Double) -> Statement {
+    public func bind(_ index: Int32, _ value: Double) -> SQLiteStatement {
         sqlite3_bind_double(raw, index, value)
         return self
     }
 
-    @discardableResult
-    public func bind(_ index: Int32, _ value: String) -> Statement {
-        var value = value
-        return value.withUTF8 { bind(index, utf8: $0) }
-    }
-
     /// Binds text given as its UTF-8 bytes.
     @discardableResult
-    public func bind(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>) -> Statement {
+    public func bind(_ index: Int32, utf8: UnsafeBufferPointer<UInt8>) -> SQLiteStatement {
         if let base = utf8.baseAddress, utf8.count > 0 {
             _ = base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
                 sqlite3_bind_text(raw, index, $0, Int32(utf8.count), Self.transient)
@@ -55,15 +46,8 @@ public final class Statement {
         return self
     }
 
-    /// Binds a key's group at `first` and its key at the parameter after.
     @discardableResult
-    func bind(_ k: EntryKey, from first: Int32) -> Statement {
-        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
-        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
-    }
-
-    @discardableResult
-    public func bind(_ index: Int32, blob: [UInt8]) -> Statement {
+    public func bind(_ index: Int32, blob: [UInt8]) -> SQLiteStatement {
         if blob.isEmpty {
             sqlite3_bind_zeroblob(raw, index, 0)
         } else {
@@ -78,7 +62,7 @@ public final class Statement {
     /// copy would live on in the binding until the next one: a 60 MB value
     /// stored once kept 60 MB resident.
     @discardableResult
-    func bind(_ index: Int32, lentBlob blob: UnsafeBufferPointer<UInt8>) -> Statement {
+    public func bind(_ index: Int32, lentBlob blob: UnsafeBufferPointer<UInt8>) -> SQLiteStatement {
         if let base = blob.baseAddress, blob.count > 0 {
             sqlite3_bind_blob(raw, index, base, Int32(blob.count), nil)
         } else {
@@ -88,7 +72,7 @@ public final class Statement {
     }
 
     @discardableResult
-    public func bindNull(_ index: Int32) -> Statement {
+    public func bindNull(_ index: Int32) -> SQLiteStatement {
         sqlite3_bind_null(raw, index)
         return self
     }
@@ -117,7 +101,6 @@ public final class Statement {
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
-    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
 
     public func string(_ column: Int32) -> String {
