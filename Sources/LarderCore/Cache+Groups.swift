@@ -49,9 +49,9 @@ extension DiskTier {
         if let sealer { return try sealedGroups(sealer, prefix: prefix, after: cursor, limit: limit, validAt: now, lifespan: lifespan) }
         // Two statements, not one with "?3 IS NULL OR …": SQLite then seeks to
         // the cursor rather than counting every group before it again.
-        let valid = "(?4 IS NULL OR COALESCE(ttl, ?5) <= 0 OR validated_at + COALESCE(ttl, ?5) > ?4)"
+        let valid = "(validated_at + COALESCE(ttl, ?5) > ?4 OR COALESCE(ttl, ?5) <= 0 OR ?4 IS NULL)"
         // The default group "" has no bytes to compare: with no prefix, every group is in.
-        let prefixed = "grp >= ?2 AND (?2 = '' OR substr(CAST(grp AS BLOB), 1, length(CAST(?2 AS BLOB))) = CAST(?2 AS BLOB))"
+        let prefixed = "grp >= ?2 AND (?2 = '' OR substr(CAST(grp AS \(db.dialect.bytes)), 1, length(CAST(?2 AS \(db.dialect.bytes)))) = CAST(?2 AS \(db.dialect.bytes)))"
         let s: any SQLStatement
         if let cursor {
             s = try db.statement("""
@@ -80,7 +80,7 @@ extension DiskTier {
                               validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [GroupCount] {
         let s = try db.statement("""
             SELECT sealed_key FROM entries
-            WHERE cache = ?1 AND (?2 IS NULL OR COALESCE(ttl, ?3) <= 0 OR validated_at + COALESCE(ttl, ?3) > ?2)
+            WHERE cache = ?1 AND (validated_at + COALESCE(ttl, ?3) > ?2 OR COALESCE(ttl, ?3) <= 0 OR ?2 IS NULL)
             """)
         s.bind(1, cacheID).bind(3, lifespan)
         if let now { s.bind(2, now) } else { s.bindNull(2) }

@@ -202,7 +202,7 @@ struct DiskTier {
     func expired(at now: Int64, lifespan: Int64, group: String?) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         let s = try db.statement("""
             SELECT id, grp, key, size, sealed_key FROM entries
-            WHERE cache = ?1 AND (?4 IS NULL OR grp = ?4)
+            WHERE cache = ?1 AND (grp = ?4 OR ?4 IS NULL)
               AND COALESCE(ttl, ?2) > 0 AND validated_at + COALESCE(ttl, ?2) <= ?3
             ORDER BY grp, key
             """)
@@ -216,14 +216,14 @@ struct DiskTier {
     /// Deletes a group's rows (or all); returns how many rows and bytes went.
     func clear(group: String?) throws(StoreError) -> (count: Int, bytes: Int) {
         let totals = try db.statement("""
-            SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)
+            SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?1 AND (grp = ?2 OR ?2 IS NULL)
             """)
         totals.bind(1, cacheID)
         if let group { try bind(group: group, to: totals, at: 2) } else { totals.bindNull(2) }
         _ = try totals.step()
         let result = (totals.int(0), totals.int(1))
         totals.reset()
-        let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (?2 IS NULL OR grp = ?2)")
+        let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (grp = ?2 OR ?2 IS NULL)")
         s.bind(1, cacheID)
         if let group { try bind(group: group, to: s, at: 2) } else { s.bindNull(2) }
         try s.run()
@@ -238,9 +238,9 @@ struct DiskTier {
         let s = try db.statement("""
             SELECT key FROM entries
             WHERE cache = ?1 AND grp = ?2 AND key >= ?3
-              AND substr(CAST(key AS BLOB), 1, length(CAST(?3 AS BLOB))) = CAST(?3 AS BLOB)
-              AND (?4 IS NULL OR key > ?4)
-              AND (?5 IS NULL OR COALESCE(ttl, ?6) <= 0 OR validated_at + COALESCE(ttl, ?6) > ?5)
+              AND substr(CAST(key AS \(db.dialect.bytes)), 1, length(CAST(?3 AS \(db.dialect.bytes)))) = CAST(?3 AS \(db.dialect.bytes))
+              AND (key > ?4 OR ?4 IS NULL)
+              AND (validated_at + COALESCE(ttl, ?6) > ?5 OR COALESCE(ttl, ?6) <= 0 OR ?5 IS NULL)
             ORDER BY key LIMIT ?7
             """)
         s.bind(1, cacheID).bind(2, group).bind(3, prefix).bind(6, lifespan).bind(7, limit)
@@ -259,7 +259,7 @@ struct DiskTier {
                             validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
         let s = try db.statement("""
             SELECT sealed_key FROM entries
-            WHERE cache = ?1 AND grp = ?2 AND (?3 IS NULL OR COALESCE(ttl, ?4) <= 0 OR validated_at + COALESCE(ttl, ?4) > ?3)
+            WHERE cache = ?1 AND grp = ?2 AND (validated_at + COALESCE(ttl, ?4) > ?3 OR COALESCE(ttl, ?4) <= 0 OR ?3 IS NULL)
             """)
         s.bind(1, cacheID).bind(4, lifespan)
         try bind(group: group, to: s, at: 2)

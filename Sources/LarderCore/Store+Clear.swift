@@ -66,7 +66,7 @@ extension DiskTier {
     /// Deletes the rows of the chosen entries; returns how many rows and bytes went.
     func clear(_ entries: ClearedEntries) throws(StoreError) -> (count: Int, bytes: Int) {
         // ?2: 1 for objects only, 0 for plain entries only, NULL for all.
-        let only = "(?2 IS NULL OR (kind = \(Entry.Kind.object.rawValue)) = ?2)"
+        let only = "(CASE WHEN kind = \(Entry.Kind.object.rawValue) THEN 1 ELSE 0 END = ?2 OR ?2 IS NULL)"
         let totals = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?1 AND \(only)")
         let delete = try db.statement("DELETE FROM entries WHERE cache = ?1 AND \(only)")
         for s in [totals, delete] {

@@ -116,12 +116,14 @@ final class Transactions {
             // A doomed transaction fails with its own error, not with one from adding to it.
             if !failed {
                 for o in observers { try o.transactionWillCommit() }
+                try otherWriters?.transactionWillCommit()
             }
             try database.commit()
         } catch {
             rollBack()
             throw error
         }
+        otherWriters?.transactionDidCommit()
         for o in observers { o.transactionDidCommit() }
     }
 
@@ -155,6 +157,15 @@ public protocol OtherWriters: AnyObject {
     /// own commits are not news). Asked once per burst of input and at the
     /// start of each write transaction: cheap when nothing happened.
     func committedSinceLastLook() throws(StoreError) -> Bool
+    /// This writer's transaction is about to commit: its last writes go in it here.
+    func transactionWillCommit() throws(StoreError)
+    /// ... and committed.
+    func transactionDidCommit()
+}
+
+extension OtherWriters {
+    public func transactionWillCommit() throws(StoreError) {}
+    public func transactionDidCommit() {}
 }
 
 /// Other processes' commits to a SQLite store on disk: SQLite's

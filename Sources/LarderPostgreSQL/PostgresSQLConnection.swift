@@ -41,7 +41,8 @@ public final class PostgresSQLConnection: SQLConnection {
             s.reset()
             return s
         }
-        let s = PostgresSQLStatement(sql: Self.numberedPlaceholders(sql), name: "larder_\(statements.count + 1)", owner: self)
+        let (numbered, used) = Self.numberedPlaceholders(sql)
+        let s = PostgresSQLStatement(sql: numbered, used: used, name: "larder_\(statements.count + 1)", owner: self)
         statements[sql] = s
         return s
     }
@@ -94,9 +95,12 @@ public final class PostgresSQLConnection: SQLConnection {
 
     /// `sql` with each `?N` as `$N` and each bare `?` as the next number
     /// (one more than the largest so far, as SQLite numbers them); text in
-    /// single quotes and identifiers in double quotes are left alone.
-    static func numberedPlaceholders(_ sql: String) -> String {
+    /// single quotes and identifiers in double quotes are left alone. And
+    /// the numbers used: a statement may skip one (bound, but not in this
+    /// form of the statement).
+    static func numberedPlaceholders(_ sql: String) -> (sql: String, used: Set<Int>) {
         var out = ""
+        var used: Set<Int> = []
         var largest = 0
         var quote: Character?
         var chars = Array(sql)[...]
@@ -115,9 +119,10 @@ public final class PostgresSQLConnection: SQLConnection {
             }
             let n = Int(digits) ?? largest + 1
             largest = max(largest, n)
+            used.insert(n)
             out += "$\(n)"
         }
-        return out
+        return (out, used)
     }
 }
 
@@ -129,6 +134,8 @@ public final class PostgresSQLConnection: SQLConnection {
 /// Rows come in binary and are read a row at a time from the whole result.
 public final class PostgresSQLStatement: SQLStatement {
     let sql: String
+    /// The parameter numbers the SQL uses.
+    private let used: Set<Int>
     private let name: String
     private unowned let owner: PostgresSQLConnection
     private var values: [Value] = []
@@ -140,8 +147,9 @@ public final class PostgresSQLStatement: SQLStatement {
         case null, integer(Int64), real(Double), text([UInt8]), bytes([UInt8])
     }
 
-    init(sql: String, name: String, owner: PostgresSQLConnection) {
+    init(sql: String, used: Set<Int>, name: String, owner: PostgresSQLConnection) {
         self.sql = sql
+        self.used = used
         self.name = name
         self.owner = owner
     }
@@ -163,12 +171,15 @@ public final class PostgresSQLStatement: SQLStatement {
     /// Prepares the statement on first use, declaring the types of the values bound now.
     private func preparedStatement() throws(StoreError) -> (statement: PostgresStatement, types: [PostgresType]) {
         if let prepared { return prepared }
-        let declared: [PostgresType] = values.map {
-            switch $0 {
-            case .integer: .int8
-            case .real: .float8
-            case .bytes: .bytea
-            case .text, .null: .unspecified
+        // A number the SQL skips is declared too (any type: it is never read),
+        // or the server could not settle it.
+        let declared: [PostgresType] = (0..<max(values.count, used.max() ?? 0)).map { i in
+            guard used.contains(i + 1) else { return .int8 }
+            switch i < values.count ? values[i] : .null {
+            case .integer: return .int8
+            case .real: return .float8
+            case .bytes: return .bytea
+            case .text, .null: return .unspecified
             }
         }
         let statement = PostgresStatement(name, sql, parameterTypes: declared)
@@ -198,6 +209,7 @@ public final class PostgresSQLStatement: SQLStatement {
                 if type == .bytea {
                     out.append(.bytea(bytes))
                 } else if case .text = value {
+                    guard !bytes.contains(0) else { throw Self.nulInText }
                     out.append(.text(String(decoding: bytes, as: UTF8.self)))
                 } else {
                     throw .internalFailure("bytes bound to parameter \(i + 1) of type \(type.rawValue) in: \(sql)")
@@ -207,10 +219,17 @@ public final class PostgresSQLStatement: SQLStatement {
         return out
     }
 
+    /// PostgreSQL's text holds any character but U+0000; SQLite's holds that too.
+    static let nulInText = StoreError.invalidArgument(
+        field: "text", reason: "a store on PostgreSQL cannot hold the character U+0000 in a name or a text value (groups, keys and values can)")
+
     private func send() throws(StoreError) -> PostgresResult {
+        let p: (statement: PostgresStatement, types: [PostgresType])
+        do { p = try preparedStatement() } catch { throw owner.failure(error) }
+        // A value refused here was never sent: the transaction goes on.
+        let parameters = try parameters(for: p.types)
         do {
-            let p = try preparedStatement()
-            let r = try owner.connection.run(p.statement, try parameters(for: p.types))
+            let r = try owner.connection.run(p.statement, parameters)
             owner.noteChanges(r.rowsAffected)
             return r
         } catch {

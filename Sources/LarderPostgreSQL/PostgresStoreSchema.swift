@@ -14,7 +14,7 @@ import LarderCore
 /// collation — and which hold an encrypted cache's MACs as well as text.
 public enum PostgresStoreSchema {
     /// The layout this Larder writes; a database with a newer one is refused.
-    public static let version: Int64 = 1
+    public static let version: Int64 = 2
 
     /// Creates or upgrades Larder's tables in `schema`; returns whether this
     /// call changed anything (false when another sidecar had done it).
@@ -32,6 +32,7 @@ public enum PostgresStoreSchema {
             }
             guard current < version else { return false }
             if current < 1 { try createTables(c, schema: s) }
+            if current < 2 { try orderTextByBytes(c, schema: s) }
             _ = try c.query("""
                 INSERT INTO \(s).meta (name, value) VALUES ('schemaVersion', $1)
                 ON CONFLICT (name) DO UPDATE SET value = excluded.value
@@ -89,6 +90,22 @@ public enum PostgresStoreSchema {
                 name text PRIMARY KEY,
                 definition text NOT NULL
             );
+            """)
+    }
+
+    /// What the core's SQL needs beyond layout 1: the store's settings
+    /// (`store_meta`, as in SQLite's store), the count of write transactions
+    /// committed (`commits`, see `PostgresOtherWriters`), and text ordered as SQLite
+    /// orders it, by its bytes (collation "C"), whatever the database's
+    /// locale: cache names, types and versions are listed in that order.
+    private static func orderTextByBytes(_ c: PostgresConnection, schema s: String) throws(StoreError) {
+        _ = try c.execute("""
+            CREATE TABLE \(s).store_meta (name text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+            CREATE TABLE \(s).commits (id smallint PRIMARY KEY CHECK (id = 1), sequence bigint NOT NULL);
+            INSERT INTO \(s).commits VALUES (1, 0);
+            ALTER TABLE \(s).caches ALTER COLUMN name TYPE text COLLATE "C";
+            ALTER TABLE \(s).schemas ALTER COLUMN type TYPE text COLLATE "C", ALTER COLUMN version TYPE text COLLATE "C";
+            ALTER TABLE \(s).entity_models ALTER COLUMN name TYPE text COLLATE "C";
             """)
     }
 

@@ -5,7 +5,7 @@ import XCTest
 /// per key, and totals that match what the disk holds.
 final class CacheOverwriteTests: StoreTestCase {
     private func diskRows(_ store: Store) throws -> (count: Int, bytes: Int) {
-        let s = try store.database.statement("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM entries")
+        let s = try store.database.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries")
         defer { s.reset() }
         _ = try s.step()
         return (s.int(0), s.int(1))

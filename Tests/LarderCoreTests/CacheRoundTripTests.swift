@@ -159,13 +159,21 @@ final class CacheRoundTripTests: StoreTestCase {
 
     func testAwkwardCacheNames() throws {
         let store = try makeStore()
-        for name in Self.awkward {
+        // PostgreSQL's text cannot hold U+0000: such a name is refused, saying so.
+        let names = TestEngine.isPostgreSQL ? Self.awkward.filter { !$0.contains("\u{0}") } : Self.awkward
+        for name in names {
             try openCache(store, name).put("k", name)
+        }
+        if TestEngine.isPostgreSQL {
+            XCTAssertThrowsError(try openCache(store, "a\u{0}b")) { error in
+                guard case StoreError.invalidArgument(_, let reason) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(reason.contains("U+0000"), reason)
+            }
         }
         store.close()
         let reopened = try makeStore()
-        XCTAssertEqual(Set(try reopened.allCaches().map { Array($0.name.utf8) }), Set(Self.awkward.map { Array($0.utf8) }))
-        for name in Self.awkward {
+        XCTAssertEqual(Set(try reopened.allCaches().map { Array($0.name.utf8) }), Set(names.map { Array($0.utf8) }))
+        for name in names {
             XCTAssertEqual(try reopened.cache(named: name, create: false)?.lookup("k")?.entry.bytes, bytes(name), name.debugDescription)
         }
     }

@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import XCTest
 @testable import LarderCore
+import LarderPostgreSQL
 
 /// A fresh directory under /tmp, made with mkdtemp and removed by `remove()`.
 final class TemporaryDirectory {
@@ -43,11 +44,22 @@ final class EventLog {
     }
 }
 
+/// The engine the core suites store on: SQLite, unless
+/// `LARDER_TEST_ENGINE=postgresql` (then on `LARDER_TEST_PG_URL`, each test
+/// in a schema of its own). `.ci/test` runs the suites that touch storage
+/// on both.
+enum TestEngine {
+    static var isPostgreSQL: Bool { ProcessInfo.processInfo.environment["LARDER_TEST_ENGINE"] == "postgresql" }
+}
+
 /// Base class: a temporary directory per test, and stores that are closed
-/// (then the directory removed) when the test ends.
+/// (then the directory removed) when the test ends. On PostgreSQL
+/// (`TestEngine`), a persistent store is a schema of the test's own,
+/// dropped when it ends: opened twice, it is the same store, as a directory is.
 class StoreTestCase: XCTestCase {
     private(set) var directory: TemporaryDirectory!
     private var openedStores: [Store] = []
+    private var schema: String?
 
     override func setUp() {
         super.setUp()
@@ -59,12 +71,23 @@ class StoreTestCase: XCTestCase {
         openedStores = []
         directory?.remove()
         directory = nil
+        if let schema, let admin = try? PostgresConnection(try PostgresTestServer.url) {
+            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+        schema = nil
         super.tearDown()
     }
 
     /// A store in this test's directory (or in memory with `inMemory`).
     func makeStore(clock: Clock = Clock(fixedAt: 1_000_000), inMemory: Bool = false) throws -> Store {
-        let store = try Store(directory: inMemory ? nil : directory.path, clock: clock)
+        let store: Store
+        if TestEngine.isPostgreSQL && !inMemory {
+            let name = schema ?? "larder_core_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+            schema = name
+            store = try PostgresStore.open(url: try PostgresTestServer.url, schema: name, clock: clock)
+        } else {
+            store = try Store(directory: inMemory ? nil : directory.path, clock: clock)
+        }
         openedStores.append(store)
         return store
     }
@@ -127,4 +150,44 @@ func assertUnknownMember(_ path: String, suggestion: String?, file: StaticString
     } catch {
         XCTFail("expected unknownMember(\(path)), got \(error)", file: file, line: line)
     }
+}
+
+/// Makes every commit of `store` fail (or no longer), as a full disk or an
+/// I/O error would: on SQLite through its commit hook; on PostgreSQL each
+/// transaction's last write is a row whose deferred trigger raises at COMMIT.
+func refuseCommits(_ store: Store, _ refuse: Bool) throws {
+    if let sqlite = store.sqlite {
+        sqlite.refuseCommits(refuse)
+        return
+    }
+    if refuse {
+        try store.database.execute("""
+            CREATE TABLE IF NOT EXISTS commit_guard (n bigint);
+            CREATE OR REPLACE FUNCTION refuse_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN RAISE EXCEPTION 'commits are refused by the test'; END $$;
+            DROP TRIGGER IF EXISTS refuse_commit ON commit_guard;
+            CREATE CONSTRAINT TRIGGER refuse_commit AFTER INSERT ON commit_guard
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_commit();
+            """)
+        let guardian = CommitGuard(store.database)
+        CommitGuard.installed[ObjectIdentifier(store)] = guardian
+        store.transactions.observe(guardian)
+    } else if let guardian = CommitGuard.installed.removeValue(forKey: ObjectIdentifier(store)) {
+        store.transactions.stopObserving(guardian)
+    }
+}
+
+/// Writes a row to `commit_guard` last in each transaction (see `refuseCommits`).
+private final class CommitGuard: TransactionObserver {
+    nonisolated(unsafe) static var installed: [ObjectIdentifier: CommitGuard] = [:]
+    let database: any SQLConnection
+    init(_ database: any SQLConnection) { self.database = database }
+    func transactionWillCommit() throws(StoreError) { try database.execute("INSERT INTO commit_guard VALUES (1)") }
+}
+
+/// For a test of what only SQLite has (its files, pragmas and hooks): in
+/// the pass on PostgreSQL (`TestEngine`) it is skipped, saying why; the
+/// SQLite pass runs it.
+func requireSQLite(_ why: String) throws {
+    if TestEngine.isPostgreSQL { throw XCTSkip("SQLite's own: \(why)") }
 }

@@ -70,6 +70,7 @@ final class EntityQueryTests: StoreTestCase {
     }
 
     func testQueriesUseTheIndexes() throws {
+        try requireSQLite("reads SQLite's query plans")
         let store = try albumsStore()
         let plan = try store.queryPlan("SELECT \"name\" FROM \"entity.Album\" WHERE \"band\" = 'Japan'")
         XCTAssertTrue(plan.contains("INDEX entity.Album.band"), plan)

@@ -98,6 +98,7 @@ final class ExpiredDataTests: StoreTestCase {
     /// A store from before schema 4 gets each entry's expiry when it is opened:
     /// its own ttl, else its cache's lifespan; none for 0.
     func testAnOlderStoreLearnsWhenItsEntriesExpire() throws {
+        try requireSQLite("upgrades a store SQLite wrote in an older layout")
         let clock = Clock(fixedAt: start)
         let store = try makeStore(clock: clock)
         let cache = try openCache(store) { $0.lifespan = 1000 }

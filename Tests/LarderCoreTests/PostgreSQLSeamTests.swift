@@ -79,7 +79,8 @@ final class PostgreSQLSeamTests: PostgresTestCase {
     }
 
     func testPlaceholdersAreNumberedAsSQLiteNumbersThem() {
-        XCTAssertEqual(PostgresSQLConnection.numberedPlaceholders("a = ? AND b = ?3 AND c = ? AND d = '?' AND e = ?1"),
-                       "a = $1 AND b = $3 AND c = $4 AND d = '?' AND e = $1")
+        let numbered = PostgresSQLConnection.numberedPlaceholders(#"a = ? AND b = ?3 AND c = ? AND d = '?' AND "e?" = ?1"#)
+        XCTAssertEqual(numbered.sql, #"a = $1 AND b = $3 AND c = $4 AND d = '?' AND "e?" = $1"#)
+        XCTAssertEqual(numbered.used, [1, 3, 4], "2 is skipped")
     }
 }

@@ -18,9 +18,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         try cache.put("lost", "never committed")
         try cache.put("kept", "overwritten, never committed")
         XCTAssertEqual(try cache.text("lost"), "never committed", "served from the open transaction")
-        store.sqlite!.refuseCommits(true)
+        try refuseCommits(store, true)
         XCTAssertThrowsError(try store.commit())
-        store.sqlite!.refuseCommits(false)
+        try refuseCommits(store, false)
         let reloaded = try XCTUnwrap(store.cache(named: "c", create: false))
         XCTAssertNil(try reloaded.text("lost"))
         XCTAssertEqual(try reloaded.text("kept"), "committed before")
@@ -33,6 +33,7 @@ final class StoreFailedCommitTests: StoreTestCase {
     /// commit fails like any other, and the next one does not carry the
     /// failed transaction's writes to disk.
     func testAFailedRecencyWriteFailsTheCommitAndTheNextCommitStartsAfresh() throws {
+        try requireSQLite("injects a SQLite error code")
         let store = try makeStore()
         // A disk limit makes reads record recency.
         let cache = try openCache(store) { $0.diskMaxCount = 100 }
@@ -68,6 +69,7 @@ final class StoreFailedCommitTests: StoreTestCase {
     }
 
     private func failedStatement(rollsBack: Bool) throws {
+        try requireSQLite("injects a SQLite error code")
         let store = try makeStore()
         let cache = try openCache(store)
         try cache.put("kept", "committed before")
@@ -95,6 +97,7 @@ final class StoreFailedCommitTests: StoreTestCase {
 
     /// The fault falls on the nth matching statement only, once, and not at all once removed.
     func testAnInjectedFaultFallsOnceOnTheStatementItNames() throws {
+        try requireSQLite("injects a SQLite error code")
         let store = try makeStore()
         let cache = try openCache(store)
         store.sqlite!.injectFault(Self.ioError, sqlPrefix: "DELETE FROM entries")
@@ -123,9 +126,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         try store.commit()
         XCTAssertEqual(try cache.clear(group: nil, tier: .all), 1)
         try store.drop("other")
-        store.sqlite!.refuseCommits(true)
+        try refuseCommits(store, true)
         XCTAssertThrowsError(try store.commit())
-        store.sqlite!.refuseCommits(false)
+        try refuseCommits(store, false)
         XCTAssertEqual(try cache.text("a"), "1")
         XCTAssertEqual(try store.cache(named: "other", create: false)?.text("b"), "2")
         store.close()
@@ -140,9 +143,9 @@ final class StoreFailedCommitTests: StoreTestCase {
         let store = try makeStore()
         let cache = try openCache(store, "scratch") { $0.persistent = false }
         try cache.put("k", "v")
-        store.sqlite!.refuseCommits(true)
+        try refuseCommits(store, true)
         XCTAssertThrowsError(try store.commit())
-        store.sqlite!.refuseCommits(false)
+        try refuseCommits(store, false)
         XCTAssertNil(try store.cache(named: "scratch", create: false))
         XCTAssertThrowsError(try cache.text("k")) { XCTAssertEqual($0 as? StoreError, .cacheNotFound("scratch")) }
     }

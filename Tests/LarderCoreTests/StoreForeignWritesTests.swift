@@ -162,6 +162,7 @@ extension StoreForeignWritesTests {
     /// data_version is asked only when the WAL-index header moved: by a
     /// commit of this process or another's, never missing the other's.
     func testDataVersionIsAskedOnlyWhenTheWALIndexMoved() throws {
+        try requireSQLite("counts the asks of SQLite's data_version")
         let a = try makeStore()
         let b = try makeStore()
         try openCache(a).put("k", "v1")

@@ -47,6 +47,16 @@ enum ColumnKind: String, Sendable {
     case real = "REAL"
     case text = "TEXT"
     case blob = "BLOB"
+
+    /// The column type that holds it in `dialect`.
+    func type(in dialect: SQLDialect) -> String {
+        switch self {
+        case .integer: dialect.integer
+        case .real: dialect.real
+        case .text: dialect.text
+        case .blob: dialect.bytes
+        }
+    }
 }
 
 extension SQLStatement {

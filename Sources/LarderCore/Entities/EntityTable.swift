@@ -29,32 +29,32 @@ struct EntityTable {
     /// The SELECT list for `columns`.
     var selectList: String { columns.joined(separator: ", ") }
 
-    func createStatements() -> [String] {
+    func createStatements(_ dialect: SQLDialect) -> [String] {
         var definitions = entity.attributes.map { a in
-            "\(Self.quote(a.name)) \(a.kind.rawValue)\(a.isOptional ? "" : " NOT NULL")"
+            "\(Self.quote(a.name)) \(a.kind.type(in: dialect))\(a.isOptional ? "" : " NOT NULL")"
         }
-        definitions += entity.toOneIndexes.map { linkColumnDefinition(entity.relationships[$0]) }
+        definitions += entity.toOneIndexes.map { linkColumnDefinition(entity.relationships[$0], dialect) }
         definitions.append("PRIMARY KEY (\(identifierColumn))")
         // An integer identifier is the rowid itself; any other is a clustered key.
-        let options = entity.identifierAttribute.kind == .integer ? "STRICT" : "STRICT, WITHOUT ROWID"
+        let options = entity.identifierAttribute.kind == .integer ? dialect.strictTable : dialect.clusteredTable
         var sql = ["CREATE TABLE \(name) (\(definitions.joined(separator: ", "))) \(options)"]
         sql += entity.toOneIndexes.map { createIndex(entity.relationships[$0]) }
         return sql
     }
 
-    func addColumn(_ attribute: EntityAttribute) -> String {
+    func addColumn(_ attribute: EntityAttribute, _ dialect: SQLDialect) -> String {
         precondition(attribute.isOptional, "only optional attributes are added in place")
-        return "ALTER TABLE \(name) ADD COLUMN \(Self.quote(attribute.name)) \(attribute.kind.rawValue)"
+        return "ALTER TABLE \(name) ADD COLUMN \(Self.quote(attribute.name)) \(attribute.kind.type(in: dialect))"
     }
 
     /// A to-one relationship added in place: a nullable column and its index. A to-many one needs nothing.
-    func addRelationship(_ relationship: Relationship) -> [String] {
+    func addRelationship(_ relationship: Relationship, _ dialect: SQLDialect) -> [String] {
         guard !relationship.toMany else { return [] }
-        return ["ALTER TABLE \(name) ADD COLUMN \(linkColumnDefinition(relationship))", createIndex(relationship)]
+        return ["ALTER TABLE \(name) ADD COLUMN \(linkColumnDefinition(relationship, dialect))", createIndex(relationship)]
     }
 
-    private func linkColumnDefinition(_ r: Relationship) -> String {
-        "\(Self.quote(r.name)) \(entity.linkKinds[entity.relationshipIndex(r.name)!]!.rawValue)"
+    private func linkColumnDefinition(_ r: Relationship, _ dialect: SQLDialect) -> String {
+        "\(Self.quote(r.name)) \(entity.linkKinds[entity.relationshipIndex(r.name)!]!.type(in: dialect))"
     }
 
     private func createIndex(_ r: Relationship) -> String {

@@ -58,7 +58,10 @@ struct EntityFilter {
         var scalar: FieldType { attribute?.type.required ?? (linkKind == .integer ? .integer : .string) }
     }
 
-    init(_ conditions: JSON?, entity: EntityDefinition, dates: DateFormat) throws(StoreError) {
+    private let dialect: SQLDialect
+
+    init(_ conditions: JSON?, entity: EntityDefinition, dates: DateFormat, dialect: SQLDialect) throws(StoreError) {
+        self.dialect = dialect
         guard let conditions, !conditions.isNull else { return }
         guard case .object(let o) = conditions else {
             throw .invalidArgument(field: "where", reason: "expected an object mapping keys to values or operators, got \(conditions.typeName)")
@@ -103,7 +106,7 @@ struct EntityFilter {
             }
             guard !structured else { throw notComparable(operand, path) }
             // IS NOT: a record whose value is null is not equal to the operand.
-            clauses.append("\(column) \(op == "eq" ? "=" : "IS NOT") ?")
+            clauses.append("\(column) \(op == "eq" ? "=" : "IS DISTINCT FROM") ?")
             bindings.append(try operand.value(value, at: path))
         case "gt", "gte", "lt", "lte":
             guard !structured, operand.scalar != .data else { throw notComparable(operand, path) }
@@ -127,7 +130,14 @@ struct EntityFilter {
                 }
             }
             // One statement whatever the list's length: the values travel as one JSON array.
-            clauses.append("\(column) IN (SELECT value FROM json_each(?))")
+            if dialect == .sqlite {
+                clauses.append("\(column) IN (SELECT value FROM json_each(?))")
+            } else {
+                // A cast names a bare type: text's collation comes from the column it meets.
+                let kind = operand.attribute?.kind ?? operand.linkKind ?? .text
+                let type = kind == .text ? "text" : kind.type(in: dialect)
+                clauses.append("\(column) IN (SELECT CAST(value AS \(type)) FROM jsonb_array_elements_text(CAST(CAST(? AS text) AS jsonb)) AS list(value))")
+            }
             bindings.append(.text(JSON.array(items).description))
         case "like":
             guard operand.scalar == .string else {
@@ -136,7 +146,7 @@ struct EntityFilter {
             guard case .string(let pattern) = value else {
                 throw .invalidArgument(field: path, reason: "like needs a pattern string (% for any run, _ for one character), got \(value.typeName)")
             }
-            clauses.append("\(column) LIKE ?")
+            clauses.append("\(column) \(dialect.likePattern)")
             bindings.append(.text(pattern))
         case "isNull":
             guard case .bool(let b) = value else { throw .invalidArgument(field: path, reason: "isNull needs true or false, got \(value.typeName)") }
@@ -169,7 +179,8 @@ struct EntityFilter {
             case nil:
                 throw .invalidArgument(field: "orderBy[\(k)]", reason: entity.noSuchField(key))
             }
-            terms.append(column + (descending ? " DESC" : ""))
+            // Nulls first, as SQLite orders them (PostgreSQL puts them last unless told).
+            terms.append(column + (descending ? " DESC NULLS LAST" : " NULLS FIRST"))
         }
         if !hasIdentifier { terms.append(EntityTable(entity: entity).identifierColumn) }
         return "ORDER BY " + terms.joined(separator: ", ")

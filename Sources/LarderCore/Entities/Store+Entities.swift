@@ -70,19 +70,19 @@ extension Store {
             let revision = ModelRevision(from: old, to: model)
             guard revision.refused.isEmpty else { throw .modelConflict(model: model.name, changes: revision.refused) }
             if old.json == model.json { return result }
-            for e in revision.newEntities { statements += EntityTable(entity: e).createStatements() }
+            for e in revision.newEntities { statements += EntityTable(entity: e).createStatements(database.dialect) }
             for (name, a) in revision.addedAttributes {
-                statements.append(EntityTable(entity: model.entity(named: name)!).addColumn(a))
+                statements.append(EntityTable(entity: model.entity(named: name)!).addColumn(a, database.dialect))
             }
             for (name, r) in revision.addedRelationships {
-                statements += EntityTable(entity: model.entity(named: name)!).addRelationship(r)
+                statements += EntityTable(entity: model.entity(named: name)!).addRelationship(r, database.dialect)
             }
             result.newEntities = revision.newEntities.map(\.name)
             result.addedMembers = revision.addedAttributes.map { "\($0.entity).\($0.attribute.name)" }
                 + revision.addedRelationships.map { "\($0.entity).\($0.relationship.name)" }
         } else {
             result.created = true
-            for e in model.entities { statements += EntityTable(entity: e).createStatements() }
+            for e in model.entities { statements += EntityTable(entity: e).createStatements(database.dialect) }
             result.newEntities = model.entities.map(\.name)
         }
         try atomically { () throws(StoreError) in
@@ -133,12 +133,12 @@ extension Store {
     public func query(_ entity: String, _ query: RecordQuery, include: [String] = []) throws(StoreError) -> [JSON] {
         let (model, definition) = try self.entity(entity)
         let inclusion = try Inclusion(paths: include, from: definition, in: model)
-        let filter = try EntityFilter(query.conditions, entity: definition, dates: model.dateFormat)
+        let filter = try EntityFilter(query.conditions, entity: definition, dates: model.dateFormat, dialect: database.dialect)
         var clauses = filter.sql + " " + (try EntityFilter.ordering(query.orderBy, entity: definition))
         var bindings = filter.bindings
         if query.limit != nil || query.offset > 0 {
             clauses += " LIMIT ? OFFSET ?"
-            bindings += [.integer(Int64(query.limit ?? -1)), .integer(Int64(query.offset))]
+            bindings += [.integer(Int64(query.limit ?? Int.max)), .integer(Int64(query.offset))]
         }
         let renderer = EntityRenderer(database: database, model: model)
         var result: [JSON] = []
@@ -151,7 +151,7 @@ extension Store {
     /// How many records match `conditions` (all records when nil).
     public func count(_ entity: String, where conditions: JSON? = nil) throws(StoreError) -> Int {
         let (model, definition) = try self.entity(entity)
-        let filter = try EntityFilter(conditions, entity: definition, dates: model.dateFormat)
+        let filter = try EntityFilter(conditions, entity: definition, dates: model.dateFormat, dialect: database.dialect)
         let s = try database.statement("SELECT count(*) FROM \(EntityTable(entity: definition).name) \(filter.sql)")
         defer { s.reset() }
         for (k, v) in filter.bindings.enumerated() { s.bind(Int32(k + 1), v) }
