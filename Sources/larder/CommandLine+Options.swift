@@ -1,4 +1,5 @@
 import LarderCore
+import LarderPostgreSQL
 import LarderRPC
 import LarderServer
 
@@ -14,6 +15,8 @@ struct ServeOptions {
     var server = ServerOptions(storePath: nil)
     var inMemory = false
     var explicitStore: String?
+    /// `--pg-schema NAME`: the schema of a store on PostgreSQL.
+    var pgSchema: String?
     var logLevel = Log.Level.warn
     /// Milliseconds since 1970 for a fixed clock (`--clock`).
     var clock: Int64?
@@ -30,7 +33,7 @@ struct UsageError: Error {
 
 extension Invocation {
     static let usage = """
-        USAGE: larder [--store DIR | --memory] [options]
+        USAGE: larder [--store DIR | --store postgresql://... | --memory] [options]
                larder replay FILE|DIR...
 
         Serves JSON-RPC 2.0 on stdin/stdout: one JSON message per line, or
@@ -39,6 +42,12 @@ extension Invocation {
         OPTIONS:
           --store DIR               Store directory (default: $LARDER_STORE, else
                                     $XDG_CACHE_HOME/larder, else ~/.cache/larder).
+          --store postgresql://USER@HOST:PORT/DB?OPTIONS
+                                    A store on PostgreSQL (also postgres://), shared by
+                                    every sidecar that names the same database and
+                                    schema; what the URL leaves out comes from libpq's
+                                    PG* variables (postgresql:// alone, or ?service=NAME).
+          --pg-schema NAME          The schema of a store on PostgreSQL (default: larder).
           --memory                  Keep everything in memory; nothing is written.
           --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
           --max-message-bytes N     Largest accepted message (default: 67108864).
@@ -78,6 +87,10 @@ extension Invocation {
             case "--record": options.recordPath = try value(arg)
             case "--version": return .version
             case "--store": options.explicitStore = try value(arg)
+            case "--pg-schema":
+                let text = try value(arg)
+                guard !text.isEmpty else { throw UsageError(message: "--pg-schema needs a schema name") }
+                options.pgSchema = text
             case "--memory": options.inMemory = true
             case "--enable-test-methods": options.server.enableTestMethods = true
             case "--require-initialize": options.server.requireInitialize = true
@@ -112,13 +125,16 @@ extension Invocation {
             default:
                 throw UsageError(message: "unknown argument \(arg)")
             }
-            if !["--store", "--record", "--key-file"].contains(arg) {
+            if !["--store", "--pg-schema", "--record", "--key-file"].contains(arg) {
                 options.replayArguments += arguments[argumentStart...k]
             }
             k += 1
         }
         if options.inMemory && options.explicitStore != nil {
             throw UsageError(message: "--store and --memory cannot be used together")
+        }
+        if options.pgSchema != nil && !(options.explicitStore.map(PostgresStore.isURL) ?? false) {
+            throw UsageError(message: "--pg-schema needs a store on PostgreSQL: --store postgresql://...")
         }
         return .serve(options)
     }

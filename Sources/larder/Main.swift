@@ -35,25 +35,26 @@ enum Main {
     static func serve(_ options: ServeOptions) -> Int32 {
         Log.level = options.logLevel
         var serverOptions = options.server
+        var location = StoreLocation.memory
         if !options.inMemory {
-            guard let path = options.explicitStore ?? DefaultStore.path(environment: environment()) else {
+            guard let text = options.explicitStore ?? DefaultStore.path(environment: environment()) else {
                 fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
             }
-            serverOptions.storePath = path
+            do { location = try StoreLocation(text, schema: options.pgSchema) } catch { fail(error.responseError.message, code: 2) }
+            if case .directory(let path) = location { serverOptions.storePath = path }
         }
         if let path = options.keyFile ?? environment()["LARDER_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { serverOptions.encryptionKey = try EncryptionKey(file: path) } catch { fail("refusing to start: \(error.reason)", code: 2) }
         }
         let store: Store
         do {
-            store = try Store(directory: serverOptions.storePath, clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())
+            store = try location.open(clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())
         } catch {
             fail("cannot open the store: \(error.responseError.message)", code: 2)
         }
         for warning in store.warnings { Log.warn(warning) }
         if isatty(0) == 1 {
-            let location = serverOptions.storePath ?? "memory"
-            Log.banner("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location); one JSON request per line, Ctrl-D to quit")
+            Log.banner("larder \(Version.larder) serving JSON-RPC on stdin/stdout, store: \(location.description); one JSON request per line, Ctrl-D to quit")
         }
         var recorder: Recorder?
         if let path = options.recordPath {

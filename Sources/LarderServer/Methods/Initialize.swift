@@ -1,5 +1,6 @@
 import LarderCore
 import LarderJSON
+import LarderPostgreSQL
 import LarderRPC
 
 /// `initialize`: optional; when sent, the first request. Names the client,
@@ -54,14 +55,30 @@ enum Initialize: MethodDefinition {
         }
     }
 
-    /// `store`: the store directory to use instead of the one from the command line.
+    /// `store`: the store to use instead of the one from the command line: a
+    /// directory (`path`), or a PostgreSQL database (`url`, and `schema`).
     struct StoreChoice: ParamsObject {
-        static let members = ["path"]
-        let path: String?
+        static let members = ["path", "url", "schema"]
+        let location: StoreLocation
 
         init(_ p: ParamsReader) throws(ResponseError) {
-            path = try p.optional("path", as: String.self)
+            let path = try p.optional("path", as: String.self)
+            let url = try p.optional("url", as: String.self)
+            let schema = try p.optional("schema", as: String.self)
             if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
+            if schema?.isEmpty == true { throw .invalidParams("\(p.path).schema must not be empty") }
+            switch (path, url) {
+            case (let path?, nil):
+                guard schema == nil else { throw .invalidParams("\(p.path).schema is for a store on PostgreSQL (url), not for a path") }
+                location = .directory(path)
+            case (nil, let url?):
+                guard PostgresStore.isURL(url) else {
+                    throw .invalidParams("\(p.path).url must be a postgresql:// or postgres:// URL, not \(url.echoed)")
+                }
+                location = .postgreSQL(url: url, schema: schema ?? PostgresStore.defaultSchema)
+            case (nil, nil): throw .invalidParams("\(p.path) needs path (a directory) or url (a PostgreSQL database)")
+            case (_?, _?): throw .invalidParams("\(p.path) takes path or url, not both")
+            }
         }
     }
 
@@ -114,9 +131,9 @@ enum Initialize: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
         server.clientInfo = p.clientInfo?.json
-        if let path = p.store?.path, path != server.store.directory {
+        if let location = p.store?.location, location.description != server.store.location {
             do {
-                server.replaceStore(with: try Store(directory: path, clock: server.store.clock))
+                server.replaceStore(with: try location.open(clock: server.store.clock))
             } catch {
                 throw error.responseError
             }
@@ -136,7 +153,7 @@ enum Initialize: MethodDefinition {
         return .result(Result(
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
             maxMessageBytes: server.options.maxMessageBytes,
-            storePath: server.store.directory, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
+            storePath: server.store.isPersistent ? server.store.location : nil, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
             appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 }))
     }
 

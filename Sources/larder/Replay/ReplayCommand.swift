@@ -3,17 +3,32 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderCore
 import LarderJSON
+import LarderPostgreSQL
 import LarderRPC
 
-/// `larder replay FILE|DIR...`: plays transcripts against fresh servers and
-/// reports the first mismatch of each with its line number.
+/// `larder replay [--store postgresql://...] FILE|DIR...`: plays transcripts
+/// against fresh servers and reports the first mismatch of each with its
+/// line number. Each server gets a store of its own: a temporary directory,
+/// or with `--store` a schema of its own in that PostgreSQL database, dropped
+/// afterwards.
 enum ReplayCommand {
     static let timeout: Int32 = 10_000
 
-    static func run(_ paths: [String]) -> Int32 {
+    static func run(_ arguments: [String]) -> Int32 {
+        var paths = arguments
+        var server: String?
+        if paths.first == "--store", paths.count > 1 {
+            server = paths[1]
+            paths.removeFirst(2)
+            guard PostgresStore.isURL(server!) else {
+                Main.say("larder replay --store takes a postgresql:// URL; without it each transcript gets a directory of its own\n")
+                return 2
+            }
+        }
         guard !paths.isEmpty else {
-            Main.say("usage: larder replay FILE|DIR...\n")
+            Main.say("usage: larder replay [--store postgresql://...] FILE|DIR...\n")
             return 2
         }
         var files: [String] = []
@@ -22,17 +37,20 @@ enum ReplayCommand {
             Main.say("no .transcript files in \(paths.joined(separator: " "))\n")
             return 1
         }
-        var failed = 0
+        var failed = 0, left = 0
         for file in files {
-            switch replay(file) {
-            case nil:
+            switch replay(file, on: server) {
+            case .passed:
                 Main.say("ok      \(file)\n")
-            case let failure?:
+            case .sqliteOnly(let why):
+                left += 1
+                Main.say("sqlite  \(file) (not on PostgreSQL: \(why))\n")
+            case .failed(let failure):
                 failed += 1
                 Main.say("FAILED  \(file)\n\(failure)\n")
             }
         }
-        Main.say("\(files.count - failed) passed, \(failed) failed\n")
+        Main.say("\(files.count - failed - left) passed, \(failed) failed" + (left > 0 ? ", \(left) for SQLite only" : "") + "\n")
         return failed == 0 ? 0 : 1
     }
 
@@ -48,19 +66,46 @@ enum ReplayCommand {
         return names.sorted()
     }
 
-    /// Nil when the transcript passes, else a readable account of the first failure.
-    static func replay(_ file: String) -> String? {
-        guard let text = readFile(file) else { return "  cannot read \(file)" }
+    enum Outcome {
+        case passed
+        /// Left out of a replay on PostgreSQL, for this reason (its header's).
+        case sqliteOnly(String)
+        /// A readable account of the first failure.
+        case failed(String)
+    }
+
+    static func replay(_ file: String, on server: String?) -> Outcome {
+        guard let text = readFile(file) else { return .failed("  cannot read \(file)") }
         let transcript: Transcript
-        do { transcript = try Transcript(text: text) } catch { return "  \(file):\(error)" }
+        do { transcript = try Transcript(text: text) } catch { return .failed("  \(file):\(error)") }
+        if server != nil, let why = transcript.sqliteOnly { return .sqliteOnly(why) }
         var scratch = Array("/tmp/larder-replay-XXXXXX".utf8CString)
-        guard let dirPointer = mkdtemp(&scratch) else { return "  cannot create a temporary directory" }
+        guard let dirPointer = mkdtemp(&scratch) else { return .failed("  cannot create a temporary directory") }
         let tempDir = String(cString: dirPointer)
         defer { TemporaryDirectory.remove(tempDir) }
         var arguments = transcript.arguments
+        var schema: String?
         if !arguments.contains("--memory") && !arguments.contains("--store") {
-            arguments += ["--store", tempDir + "/store"]
+            if let server {
+                schema = "larder_replay_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+                arguments += ["--store", server, "--pg-schema", schema!]
+            } else {
+                arguments += ["--store", tempDir + "/store"]
+            }
         }
+        defer { if let server, let schema { dropSchema(schema, on: server) } }
+        return play(transcript, arguments: arguments, file: file, tempDir: tempDir).map { .failed($0) } ?? .passed
+    }
+
+    /// Removes a replay's schema and everything in it.
+    private static func dropSchema(_ schema: String, on server: String) {
+        guard let connection = try? PostgresConnection(server) else { return }
+        _ = try? connection.execute("DROP SCHEMA IF EXISTS \(PostgresStoreSchema.quoted(schema)) CASCADE")
+        connection.close()
+    }
+
+    /// Nil when the transcript passes, else a readable account of the first failure.
+    private static func play(_ transcript: Transcript, arguments: [String], file: String, tempDir: String) -> String? {
         do {
             let server = try Subprocess(path: selfPath(), arguments: arguments, stderrPath: tempDir + "/stderr")
             let result = play(transcript, on: server, file: file)

@@ -12,6 +12,10 @@ struct Transcript {
     }
 
     var arguments: [String] = []
+    /// `// sqlite-only: why`: the transcript is about what only a store in a
+    /// directory has (its path, its files); a replay on PostgreSQL leaves it
+    /// out, saying why.
+    var sqliteOnly: String?
     var framing = Framing.lines
     var exitCode: Int32 = 0
     var steps: [Step] = []
@@ -52,6 +56,8 @@ struct Transcript {
     private mutating func header(_ text: Substring, line: Int) throws(FormatError) {
         if text.hasPrefix("args:") {
             arguments += text.dropFirst(5).split(separator: " ").map(String.init)
+        } else if text.hasPrefix("sqlite-only:") {
+            sqliteOnly = text.dropFirst(12).trimmingCharacters(in: " ")
         } else if text.hasPrefix("framing:") {
             let name = text.dropFirst(8).trimmingCharacters(in: " ")
             guard let f = Framing(rawValue: name) else { throw FormatError(line: line, message: "unknown framing \(name)") }
