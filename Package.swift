@@ -18,10 +18,12 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // libpq, PostgreSQL's client library: the store shared by sidecars on many hosts.
+        // libpq's header, PostgreSQL's client library: the store shared by
+        // sidecars on many hosts. Not linked: LarderPostgreSQL loads libpq
+        // when such a store is opened (LibPQ.swift), so no pkgConfig here,
+        // whose link flags would load it at every start.
         .systemLibrary(
             name: "CLibPQ",
-            pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
         // JSON values and the byte-level parser and writer.

@@ -193,7 +193,7 @@ public final class PostgresConnection {
     func session() throws(StoreError) -> OpaquePointer {
         if let handle {
             if PQstatus(handle) == CONNECTION_OK { return handle }
-            lose(PostgresSQLState.trimmed(String(cString: PQerrorMessage(handle))))
+            lose(PostgresSQLState.trimmed(cText(PQerrorMessage(handle))))
         }
         if transactionLost {
             throw .storageUnavailable(reason: "the connection was lost during the transaction, which the server rolled back", sqlState: nil)
@@ -290,7 +290,7 @@ public final class PostgresConnection {
         }
         guard let connection else { throw .storageUnavailable(reason: "libpq is out of memory", sqlState: nil) }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let reason = PostgresSQLState.trimmed(String(cString: PQerrorMessage(connection)))
+            let reason = PostgresSQLState.trimmed(cText(PQerrorMessage(connection)))
             PQfinish(connection)
             throw .storageUnavailable(reason: reason, sqlState: nil)
         }

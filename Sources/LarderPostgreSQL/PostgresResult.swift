@@ -37,10 +37,10 @@ public final class PostgresResult {
     }
 
     /// The command tag: "INSERT 0 1", "SELECT 3", "COMMIT", "ROLLBACK"…
-    public var commandTag: String { String(cString: PQcmdStatus(raw)) }
+    public var commandTag: String { cText(PQcmdStatus(raw)) }
 
     /// Rows an INSERT, UPDATE, DELETE (and others, see PQcmdTuples) touched or returned.
-    public var rowsAffected: Int { Int(String(cString: PQcmdTuples(raw))) ?? 0 }
+    public var rowsAffected: Int { Int(cText(PQcmdTuples(raw))) ?? 0 }
 
     public func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(raw, Int32(row), Int32(column)) == 1 }
 

@@ -6,9 +6,10 @@ extension StoreError {
     /// there is one (with the server's SQLSTATE), else libpq's message on the
     /// connection says what failed.
     static func postgres(_ result: OpaquePointer?, connection: OpaquePointer) -> StoreError {
-        let sqlState = result.flatMap { larder_pq_sqlstate($0) }.map { String(cString: $0) }
-        var message = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
-        if message.isEmpty { message = String(cString: PQerrorMessage(connection)) }
+        // PG_DIAG_SQLSTATE is 'C' (a character constant, which Swift does not import).
+        let sqlState = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) }
+        var message = result.map { cText(PQresultErrorMessage($0)) } ?? ""
+        if message.isEmpty { message = cText(PQerrorMessage(connection)) }
         message = PostgresSQLState.trimmed(message)
         if PQstatus(connection) != CONNECTION_OK || sqlState.map(PostgresSQLState.meansUnavailable) == true {
             return .storageUnavailable(reason: message, sqlState: sqlState)

@@ -27,6 +27,21 @@ public final class SQLiteStatement: SQLStatement {
     }
 
     @discardableResult
+    public func bind(_ index: Int32, _ value: Int) -> SQLiteStatement { bind(index, Int64(value)) }
+
+    @discardableResult
+    public func bind(_ index: Int32, _ value: String) -> SQLiteStatement {
+        var value = value
+        return value.withUTF8 { bind(index, utf8: $0) }
+    }
+
+    @discardableResult
+    public func bind(_ k: EntryKey, from first: Int32) -> SQLiteStatement {
+        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
+        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
+    }
+
+    @discardableResult
     public func bind(_ index: Int32, _ value: Double) -> SQLiteStatement {
         sqlite3_bind_double(raw, index, value)
         return self
@@ -101,6 +116,7 @@ public final class SQLiteStatement: SQLStatement {
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
+    public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(raw, column) }
 
     public func string(_ column: Int32) -> String {
