@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "LarderTestSupport", path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderPostgreSQL", "LarderJSON"]),
+        .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.

@@ -1,6 +1,7 @@
 import Foundation
 import LarderJSON
 import XCTest
+import LarderTestSupport
 
 /// `larder replay` plays every transcript in protocol/transcripts, and reports a changed expectation readably.
 final class TranscriptReplayTests: XCTestCase {
@@ -21,6 +22,15 @@ final class TranscriptReplayTests: XCTestCase {
 
     func testEveryTranscriptReplays() throws {
         let (status, output) = try replay([Self.transcripts.path])
+        XCTAssertEqual(status, 0, output)
+        XCTAssertFalse(output.contains("FAILED"), output)
+        XCTAssertTrue(output.contains(" passed, 0 failed"), output)
+    }
+
+    /// Every transcript plays the same on a store on PostgreSQL (each in a
+    /// schema of its own), but those whose header says they are SQLite's own.
+    func testEveryTranscriptReplaysOnPostgreSQL() throws {
+        let (status, output) = try replay(["--store", try PostgresTestURL.value, Self.transcripts.path])
         XCTAssertEqual(status, 0, output)
         XCTAssertFalse(output.contains("FAILED"), output)
         XCTAssertTrue(output.contains(" passed, 0 failed"), output)

@@ -5,26 +5,17 @@ import Darwin
 #endif
 import Foundation
 import XCTest
+import LarderTestSupport
 @testable import LarderCore
 @testable import LarderPostgreSQL
 
-/// The PostgreSQL server the tests run against: `LARDER_TEST_PG_URL`, which
-/// `.ci/with-postgres` sets for a throwaway cluster (with `LARDER_TEST_PG_CTL`
-/// to stop and start it), or you set for a database of your own. Without
-/// it the tests cannot run: with CI=true that fails them, saying why;
-/// elsewhere they are skipped, saying why.
+/// The PostgreSQL server the tests run against (`PostgresTestURL`), and
+/// the harness's control of it.
 enum PostgresTestServer {
-    struct Refused: Error, CustomStringConvertible {
-        let description: String
-    }
+    typealias Refused = PostgresTestURL.Refused
 
     static var url: String {
-        get throws {
-            guard let url = ProcessInfo.processInfo.environment["LARDER_TEST_PG_URL"], !url.isEmpty else {
-                try refuse("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
-            }
-            return url
-        }
+        get throws { try PostgresTestURL.value }
     }
 
     /// Runs the harness's pg_ctl with `arguments` ("stop", "-m", "immediate"; "start").
@@ -53,8 +44,7 @@ enum PostgresTestServer {
     }
 
     private static func refuse(_ why: String) throws -> Never {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { throw Refused(description: "\(why) (CI=true: these tests must run)") }
-        throw XCTSkip(why)
+        try PostgresTestURL.refuse(why)
     }
 }
 
