@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "CSQLite", "larder", "LarderTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

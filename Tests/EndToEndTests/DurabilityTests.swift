@@ -1,9 +1,11 @@
 import Foundation
 import LarderJSON
+import LarderPostgreSQL
+import LarderTestSupport
 import XCTest
 
 /// What is acknowledged stays: across restarts, `kill -9`, and a second process on the same store.
-final class DurabilityTests: XCTestCase {
+class DurabilityTests: XCTestCase {
     private var directory = ""
 
     override func setUpWithError() throws {
@@ -14,8 +16,11 @@ final class DurabilityTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func start() throws -> LarderProcess {
-        try LarderProcess(["--store", directory])
+    /// Where the processes of a test keep their one store.
+    func storeArguments() throws -> [String] { ["--store", directory] }
+
+    fileprivate func start() throws -> LarderProcess {
+        try LarderProcess(try storeArguments())
     }
 
     private func set(_ key: String, _ value: JSON, id: Int) -> String {
@@ -107,4 +112,33 @@ final class DurabilityTests: XCTestCase {
         let list = second.request("cache.list", id: 2)?["result"]?["caches"]?.arrayValue ?? []
         XCTAssertEqual(list.first { $0["name"] == "scratch" }?["config"]?["persistent"], false)
     }
+}
+
+/// The same, with the store on PostgreSQL: each process is a sidecar of its
+/// own on one database and schema.
+final class PostgreSQLDurabilityTests: DurabilityTests {
+    private var url = ""
+    private var schema = ""
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        url = try PostgresTestURL.value
+        schema = "larder_durability_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    override func tearDown() {
+        if !url.isEmpty, let admin = try? PostgresConnection(url) {
+            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+        super.tearDown()
+    }
+
+    override func storeArguments() throws -> [String] { ["--store", url, "--pg-schema", schema] }
+
+    // Listed again: XCTest on Linux finds only the test methods a class declares itself.
+    override func testEntriesAndSettingsSurviveARestart() throws { try super.testEntriesAndSettingsSurviveARestart() }
+    override func testAcknowledgedWritesSurviveKillNine() throws { try super.testAcknowledgedWritesSurviveKillNine() }
+    override func testTwoProcessesOnOneStoreNeverServeStaleData() throws { try super.testTwoProcessesOnOneStoreNeverServeStaleData() }
+    override func testSeveralProcessesCanOpenANewStoreAtTheSameMoment() throws { try super.testSeveralProcessesCanOpenANewStoreAtTheSameMoment() }
+    override func testAMemoryOnlyCacheIsEmptyAfterARestartButKeepsItsSettings() throws { try super.testAMemoryOnlyCacheIsEmptyAfterARestartButKeepsItsSettings() }
 }

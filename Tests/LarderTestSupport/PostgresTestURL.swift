@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import XCTest
 
@@ -17,6 +22,31 @@ public enum PostgresTestURL {
                 try refuse("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
             }
             return url
+        }
+    }
+
+    /// Runs the harness's pg_ctl with `arguments` ("stop", "-m", "immediate"; "start").
+    public static func control(_ arguments: [String]) throws {
+        guard let ctl = ProcessInfo.processInfo.environment["LARDER_TEST_PG_CTL"], !ctl.isEmpty else {
+            try refuse("LARDER_TEST_PG_CTL is not set: stopping and starting the server needs the cluster .ci/with-postgres makes")
+        }
+        // Not Foundation's Process: it learns that its child exited when a
+        // descriptor the child inherited is closed, and the server pg_ctl
+        // starts keeps it open, so it would wait for the server to stop.
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        let argv = ([ctl] + arguments).map { strdup($0) } + [nil]
+        defer { for arg in argv { free(arg) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, ctl, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Refused(description: "cannot run \(ctl): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else {
+            throw Refused(description: "\(ctl) \(arguments.joined(separator: " ")) failed (wait status \(status))")
         }
     }
 

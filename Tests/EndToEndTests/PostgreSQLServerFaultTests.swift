@@ -1,0 +1,116 @@
+import Foundation
+import LarderJSON
+import LarderPostgreSQL
+import LarderTestSupport
+import XCTest
+
+/// A sidecar whose PostgreSQL server crashes (`pg_ctl stop -m immediate`)
+/// and comes back: callers are told the storage is unavailable and may
+/// retry, the sidecar stays up, reconnects by itself, and serves again; what
+/// it acknowledged is there, what it refused is not.
+final class PostgreSQLServerFaultTests: XCTestCase {
+    private var url = ""
+    private var schema = ""
+
+    override func setUpWithError() throws {
+        url = try PostgresTestURL.value
+        schema = "larder_fault_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    override func tearDown() {
+        if (try? PostgresTestURL.control(["status"])) == nil { try? PostgresTestURL.control(["start"]) }
+        if !url.isEmpty, let admin = try? PostgresConnection(url) {
+            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+        super.tearDown()
+    }
+
+    private func set(_ larder: LarderProcess, _ key: String, id: Int) -> JSON? {
+        larder.request("cache.set", params: ["key": .string(key), "value": .string("value of \(key)")], id: .int(id))
+    }
+
+    func testACrashedServerIsUnavailableThenTheSidecarServesAgain() throws {
+        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        XCTAssertEqual(set(larder, "before", id: 1)?["result"]?["stored"], true)
+
+        try PostgresTestURL.control(["stop", "-m", "immediate"])
+        let refused = set(larder, "during", id: 2)
+        XCTAssertEqual(refused?["error"]?["code"], -31003, "\(refused.map(\.description) ?? "no answer")")
+        XCTAssertEqual(refused?["error"]?["data"]?["retryable"], true)
+        XCTAssertTrue(refused?["error"]?["message"]?.stringValue?.hasPrefix("storage unavailable") == true)
+        // Still up, and still answering what needs no store.
+        XCTAssertEqual(larder.request("cache.get", params: ["key": 1], id: 3)?["error"]?["code"], -32602)
+
+        try PostgresTestURL.control(["start"])
+        // The sidecar reconnects on its own, after a backoff: a caller retries.
+        var stored: JSON?
+        let deadline = Date().addingTimeInterval(15)
+        var id = 10
+        repeat {
+            id += 1
+            let answer = set(larder, "after", id: id)
+            if answer?["result"] != nil { stored = answer; break }
+            XCTAssertEqual(answer?["error"]?["code"], -31003, "\(answer.map(\.description) ?? "no answer")")
+            usleep(200_000)
+        } while Date() < deadline
+        XCTAssertEqual(stored?["result"]?["stored"], true, "served again once the server was back")
+
+        let keys = larder.request("cache.keys", id: 100)?["result"]?["keys"]?.arrayValue?.compactMap(\.stringValue)
+        XCTAssertEqual(keys, ["after", "before"], "acknowledged writes are there, the refused one is not")
+        larder.closeStdin()
+        XCTAssertEqual(larder.waitForExit(), 0)
+
+        // A sidecar started afresh sees the same.
+        let next = try LarderProcess(["--store", url, "--pg-schema", schema])
+        XCTAssertEqual(next.request("cache.get", params: ["key": "before"])?["result"]?["value"], "value of before")
+        XCTAssertEqual(next.request("cache.get", params: ["key": "during"], id: 2)?["result"]?["found"], false)
+    }
+
+    /// A crash while bursts of writes keep coming: every write acknowledged
+    /// is there after the restart, and every write refused is not (each
+    /// burst is one transaction: all of it, or none of it).
+    func testACrashUnderLoadLosesNothingAcknowledgedAndShowsNothingRefused() throws {
+        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let bursts = 12, size = 250
+        var acknowledged: Set<Int> = [], refused: Set<Int> = []
+        for b in 0..<bursts {
+            let ids = (b * size + 1)...(b * size + size)
+            let burst = ids.map {
+                JSON.object(["jsonrpc": "2.0", "id": .int($0), "method": "cache.set",
+                             "params": ["key": .string("k\($0)"), "value": .int($0)]]).description
+            }.joined(separator: "\n") + "\n"
+            XCTAssertTrue(larder.send(bytes: Array(burst.utf8)))
+            // The crash falls while the fourth burst is on its way in.
+            if b == 3 { try PostgresTestURL.control(["stop", "-m", "immediate"]) }
+            for _ in ids {
+                guard let m = larder.readMessage(timeout: 30), let id = m["id"]?.numberValue?.int else { continue }
+                if m["result"]?["stored"] == true { acknowledged.insert(id) }
+                if m["error"]?["code"] == -31003 { refused.insert(id) }
+            }
+        }
+        XCTAssertEqual(acknowledged.count + refused.count, bursts * size, "every write is answered, stored or refused as unavailable")
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 3 * size)
+        XCTAssertGreaterThanOrEqual(refused.count, 8 * size)
+        larder.kill(SIGKILL)
+        _ = larder.waitForExit()
+
+        try PostgresTestURL.control(["start"])
+        let next = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let keys = (1...(bursts * size)).map { JSON.string("k\($0)") }
+        let entries = next.request("cache.getMany", params: ["keys": .array(keys)], timeout: 30)?["result"]?["entries"]
+        for k in 1...(bursts * size) {
+            let found = entries?["k\(k)"]?["found"] == true
+            if acknowledged.contains(k) { XCTAssertTrue(found, "k\(k) was acknowledged but lost") }
+            if refused.contains(k) { XCTAssertFalse(found, "k\(k) was refused but stored") }
+        }
+    }
+
+    func testASidecarStartedWhileTheServerIsDownSaysWhyAndExits() throws {
+        try PostgresTestURL.control(["stop", "-m", "immediate"])
+        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        XCTAssertEqual(larder.waitForExit(), 2)
+        let stderr = larder.stderrAtEnd()
+        XCTAssertTrue(stderr.contains("cannot open the store"), stderr)
+        XCTAssertTrue(stderr.contains("storage unavailable"), stderr)
+    }
+}
