@@ -1,14 +1,15 @@
 extension StoreError {
     /// Whether the same request may succeed if sent again unchanged: the
     /// store could not be reached, or another writer was in the way (SQLite's
-    /// lock held past the busy timeout; PostgreSQL's serialization failure or
-    /// deadlock, after which the server has rolled the transaction back).
+    /// lock held past the busy timeout; PostgreSQL's serialization failure,
+    /// deadlock or lock timeout, after which the server has rolled the
+    /// transaction back).
     public var isRetryable: Bool {
         switch self {
         case .storageUnavailable:
             return true
         case .postgreSQL(let sqlState, _):
-            return sqlState == PostgresSQLState.serializationFailure || sqlState == PostgresSQLState.deadlockDetected
+            return [PostgresSQLState.serializationFailure, PostgresSQLState.deadlockDetected, PostgresSQLState.lockNotAvailable].contains(sqlState)
         case .storage(let code, _):
             return code & 0xFF == 5 || code & 0xFF == 6
         case .encryption(_, .rekeyRunning):
@@ -24,6 +25,8 @@ extension StoreError {
 public enum PostgresSQLState {
     public static let serializationFailure = "40001"
     public static let deadlockDetected = "40P01"
+    /// A lock waited for past `lock_timeout`: another sidecar's write transaction held it.
+    public static let lockNotAvailable = "55P03"
     public static let inFailedTransaction = "25P02"
 
     /// Codes that say the server is going away or not there yet, rather than

@@ -21,9 +21,15 @@ extension PostgresConnection {
 
     /// Opens a transaction that `commit` or `rollBack` ends: for a caller
     /// whose transaction spans many calls (the store's group commit).
-    public func begin() throws(StoreError) {
+    /// `then` runs first in it, in the same round trip (taking a lock, say).
+    public func begin(then first: String? = nil) throws(StoreError) {
         guard !inTransaction else { throw .internalFailure("a transaction is already open on this connection") }
-        try execute("BEGIN")
+        do {
+            try execute(first.map { "BEGIN; " + $0 } ?? "BEGIN")
+        } catch {
+            rollback()
+            throw error
+        }
         inTransaction = true
     }
 

@@ -13,10 +13,16 @@ public final class PostgresSQLConnection: SQLConnection {
     public private(set) var transactionFailure: StoreError?
     public private(set) var isClosed = false
 
-    /// `location` names the server and schema in messages.
-    public init(_ connection: PostgresConnection, location: String) {
+    /// The advisory lock every write transaction takes first, if any.
+    private let writerLock: Int64?
+
+    /// `location` names the server and schema in messages; with
+    /// `writerLock`, write transactions take that advisory lock as they
+    /// begin, and so run one at a time (see `PostgresStore`).
+    public init(_ connection: PostgresConnection, location: String, writerLock: Int64? = nil) {
         self.connection = connection
         self.location = location
+        self.writerLock = writerLock
     }
 
     public var dialect: SQLDialect { .postgreSQL }
@@ -60,7 +66,7 @@ public final class PostgresSQLConnection: SQLConnection {
     public var isInTransaction: Bool { connection.inTransaction }
 
     public func begin() throws(StoreError) {
-        try connection.begin()
+        try connection.begin(then: writerLock.map { "SELECT pg_advisory_xact_lock(\($0))" })
     }
 
     public func commit() throws(StoreError) {

@@ -16,13 +16,27 @@ public enum PostgresStore {
 
     /// Connects to the server `url` names, makes or upgrades Larder's tables
     /// in `schema` (see `PostgresStoreSchema`), and opens the store there.
+    ///
+    /// Write transactions on one store run one at a time, whichever sidecar
+    /// runs them, as SQLite's do on one file: each takes an advisory lock
+    /// named after the schema as it begins (in BEGIN's round trip), then
+    /// learns whether another sidecar committed meanwhile. So what a
+    /// transaction decides from what the sidecar holds — a cache's totals
+    /// against its limits, whether an object still needs migrating, a batch's
+    /// references — is as of that moment: limits hold, `migrate.run` from two
+    /// sidecars migrates each object once, and entity batches apply one after
+    /// the other. A sidecar waits for the lock up to the same 5 s as SQLite's
+    /// busy timeout, then answers -31002 (retryable). A burst of writes is one
+    /// transaction: sidecars take turns per burst, not per write.
     public static func open(url: String, schema: String = defaultSchema, clock: Clock = Clock()) throws(StoreError) -> Store {
+        try LibPQ.require()
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
-            sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema))")
+            sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")
         try PostgresStoreSchema.migrate(connection, schema: schema)
+        let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
         let location = "\(redacted(url)) schema \(schema)"
-        let database = PostgresSQLConnection(connection, location: location)
+        let database = PostgresSQLConnection(connection, location: location, writerLock: lock)
         return try Store(connection: database, otherWriters: PostgresOtherWriters(database: database), clock: clock)
     }
 

@@ -49,6 +49,19 @@ final class MigrationJob {
     private func nextBatch() {
         batchRemaining = options.batchSize
         failedCommitsBefore = server.failedCommits
+        // The batch reads its objects in the transaction that writes them
+        // back: another process or sidecar migrating the same store at the
+        // same time has either committed an object before this reads it (and
+        // it reads as current) or waits for this batch — never both migrate it.
+        if !options.dryRun {
+            do {
+                try server.store.beginWrite()
+            } catch {
+                progress(["kind": "end", "message": "failed: a batch could not begin"])
+                reply.fail(error.responseError)
+                return
+            }
+        }
         step()
     }
 

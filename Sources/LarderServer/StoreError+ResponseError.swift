@@ -52,7 +52,7 @@ extension StoreError {
             if let sqlState { data["sqlState"] = .string(sqlState) }
             return ResponseError(code: .storageUnavailable, message: "storage unavailable: \(reason.echoed)", data: .object(data))
         case .postgreSQL(let sqlState, let message) where isRetryable:
-            // A serialization failure or a deadlock: another writer was in the way, as with -31002.
+            // A serialization failure, a deadlock or a lock timeout: another writer was in the way, as with -31002.
             return ResponseError(code: .storeLocked, message: "the write conflicted with another: \(message.echoed)",
                                  data: ["sqlState": .string(sqlState), "retryable": true])
         case .postgreSQL(let sqlState, let message):
