@@ -30,6 +30,9 @@ public enum PostgresStore {
     /// transaction: sidecars take turns per burst, not per write.
     public static func open(url: String, schema: String = defaultSchema, clock: Clock = Clock()) throws(StoreError) -> Store {
         try LibPQ.require()
+        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
+            throw .invalidArgument(field: "schema", reason: "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000")
+        }
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
             sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")

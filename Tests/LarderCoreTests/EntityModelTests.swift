@@ -26,6 +26,26 @@ final class EntityModelTests: StoreTestCase {
         XCTAssertNoThrow(try store.allCaches(), "the store's own tables are intact")
     }
 
+    /// PostgreSQL cuts names past 63 bytes short: a store there refuses a
+    /// model that would need one, naming it; SQLite takes it.
+    func testNamesTooLongForTheEngineAreRefused() throws {
+        let store = try makeStore()
+        let long = String(repeating: "Long", count: 14)  // 56 bytes: "entity." makes 63, fine
+        let longer = long + "X"
+        XCTAssertNoThrow(try store.define(#"{"model": "A", "entities": [{"name": "\#(long)", "attributes": {"id": "string"}}]}"#))
+        let define = { () throws in
+            _ = try store.define(#"{"model": "B", "entities": [{"name": "\#(longer)", "attributes": {"id": "string"}}]}"#)
+        }
+        if TestEngine.isPostgreSQL {
+            assertInvalid("entities[0]", "a store on PostgreSQL names a table, column or index in at most 63 bytes, and entity.\(longer) has 64") {
+                try define()
+            }
+            XCTAssertNil(try store.entityModels().first { $0.name == "B" }, "nothing was defined")
+        } else {
+            XCTAssertNoThrow(try define())
+        }
+    }
+
     func testTheIdentifierIsIdUnlessNamed() throws {
         let store = try makeStore()
         assertInvalid("entities[0].identifier", "Thing has no attribute \"id\" to identify its records") {

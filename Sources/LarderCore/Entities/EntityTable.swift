@@ -58,6 +58,19 @@ struct EntityTable {
     }
 
     private func createIndex(_ r: Relationship) -> String {
-        "CREATE INDEX \(Self.quote("entity.\(entity.name).\(r.name)")) ON \(name) (\(Self.quote(r.name)))"
+        "CREATE INDEX \(Self.quote(indexName(r))) ON \(name) (\(Self.quote(r.name)))"
+    }
+
+    private func indexName(_ r: Relationship) -> String { "entity.\(entity.name).\(r.name)" }
+
+    /// Refuses an entity whose table, a column or an index would be named
+    /// longer than `dialect` allows.
+    func checkNames(_ dialect: SQLDialect, field: String) throws(StoreError) {
+        guard let limit = dialect.maxIdentifierBytes else { return }
+        let toOne = entity.toOneIndexes.map { entity.relationships[$0] }
+        let names = ["entity." + entity.name] + entity.attributes.map(\.name) + toOne.map(\.name) + toOne.map(indexName)
+        for n in names where n.utf8.count > limit {
+            throw .invalidArgument(field: field, reason: "a store on PostgreSQL names a table, column or index in at most \(limit) bytes, and \(n) has \(n.utf8.count) (an entity's table is entity.<Entity>, the index of a to-one relationship entity.<Entity>.<relationship>)")
+        }
     }
 }

@@ -58,6 +58,7 @@ extension Store {
         // `beginWrite` has caught up with other processes: one may have
         // defined the model since the look above, and creating its tables a
         // second time would fail, dooming the whole burst's transaction.
+        for (k, e) in model.entities.enumerated() { try EntityTable(entity: e).checkNames(database.dialect, field: "entities[\(k)]") }
         try beginWrite()
         var catalog = try currentEntityCatalog()
         for (k, e) in model.entities.enumerated() {

@@ -151,4 +151,8 @@ public struct SQLDialect: Sendable, Equatable {
     /// ignored, as SQLite's LIKE does. PostgreSQL's ILIKE folds only ASCII
     /// under collation "C", and escapes with a backslash unless told otherwise.
     public var likePattern: String { engine == .sqlite ? "LIKE ?" : "ILIKE ? ESCAPE ''" }
+    /// The longest name of a table, column or index, in bytes: PostgreSQL
+    /// cuts longer ones short (and two names alike in their first 63 bytes
+    /// would be one); SQLite takes any.
+    public var maxIdentifierBytes: Int? { engine == .sqlite ? nil : 63 }
 }
