@@ -312,8 +312,18 @@ export interface CallOptions {
 export interface InitializeOptions {
   clientInfo?: { name: string; version?: string };
   appVersion?: string;
-  /** Switch to this store directory. */
+  /**
+   * The store: a directory, or a PostgreSQL database as a
+   * `postgresql://USER@HOST:PORT/DB?OPTIONS` (or `postgres://`) URL, shared by
+   * every sidecar naming the same database and schema (`initialize` switches
+   * to it; `spawn` passes it as `--store`).
+   */
   store?: string;
+  /**
+   * The schema of a store on PostgreSQL (`--pg-schema`, `initialize`'s
+   * `store.schema`; default `larder`); refused without a `postgresql://` store.
+   */
+  pgSchema?: string;
   /** Ask for every cache event. */
   events?: boolean;
   /** Declare that this client answers `migrate.object`. */
