@@ -19,6 +19,7 @@ const SERVER = process.env.LARDER_TEST_PG_URL ?? '';
 const psql = spawnSync('psql', ['--version'], { encoding: 'utf8' });
 const noServer = prerequisite(
   (SERVER === '' && 'LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database') ||
+  (!/^postgres(ql)?:\/\//.test(SERVER) && 'LARDER_TEST_PG_URL is not a postgresql:// URL, the form the clients\' tests pass to --store') ||
   (psql.status !== 0 && 'no psql to drop the tests\' schemas with (Debian: apt-get install postgresql-client)'),
 );
 

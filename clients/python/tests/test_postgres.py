@@ -28,6 +28,8 @@ def postgres_url() -> str:
     url = os.environ.get("LARDER_TEST_PG_URL")
     if not url:
         missing("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
+    elif not larder.client.is_postgresql_url(url):
+        missing("LARDER_TEST_PG_URL is not a postgresql:// URL, the form the clients' tests pass to --store")
     return url
 
 
