@@ -26,13 +26,14 @@ export const CLIENT_VERSION = (() => {
 })();
 
 const SPAWN_OPTIONS = [
-  'store', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks', 'clientInfo',
-  'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback', 'encryptionKey', 'encryptionKeys',
-  'keyFile',
+  'store', 'pgSchema', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks',
+  'clientInfo', 'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback', 'encryptionKey',
+  'encryptionKeys', 'keyFile',
 ];
 const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
 const INITIALIZE_OPTIONS = [
-  'clientInfo', 'appVersion', 'store', 'events', 'migrationCallbacks', 'fetch', 'fallback', 'encryptionKey', 'encryptionKeys',
+  'clientInfo', 'appVersion', 'store', 'pgSchema', 'events', 'migrationCallbacks', 'fetch', 'fallback', 'encryptionKey',
+  'encryptionKeys',
 ];
 const CALL_OPTIONS = ['signal', 'onProgress'];
 
@@ -42,6 +43,23 @@ const RESULT_MEMBER = ',"result":';
 
 /** Each method's part of a request after the id (`,"method":"cache.get"`), encoded once. */
 const methodJSON = new Map();
+
+/**
+ * `initialize`'s `store`: `{url}` for a `postgresql://` or `postgres://` URL
+ * (the prefixes the sidecar tells a database by), `{path}` for a directory,
+ * with `schema` when `pgSchema` is given. What does not fit (a schema with a
+ * directory, or alone) is sent as it is, for the server to refuse with
+ * InvalidParams.
+ */
+function storeChoice(store, pgSchema) {
+  const choice = {};
+  if (store !== undefined) {
+    const text = String(store);
+    choice[/^postgres(ql)?:\/\//.test(text) ? 'url' : 'path'] = text;
+  }
+  if (pgSchema !== undefined) choice.schema = String(pgSchema);
+  return choice;
+}
 
 /**
  * One request as JSON text: a prebuilt envelope around the id and a single
@@ -145,7 +163,14 @@ export class Larder {
   /**
    * Starts `larder` and, unless `initialize: false`, initializes it.
    *
-   * Options: `store` (a directory) or `memory: true`; `binary` (else
+   * Options: `store` (a directory, or a PostgreSQL database as a
+   * `postgresql://USER@HOST:PORT/DB?OPTIONS` or `postgres://` URL, shared by
+   * every sidecar naming the same database and schema; what the URL leaves
+   * out comes from libpq's `PG*` environment variables and service file) or
+   * `memory: true`; `pgSchema`, the schema of a store on PostgreSQL
+   * (`--pg-schema`; the sidecar's default is `larder`), which the sidecar
+   * refuses without a `postgresql://` store (this then rejects with
+   * SidecarExited, whose message ends with the server's reason); `binary` (else
    * `$LARDER_BIN`, the one packaged in this package, `PATH`: see
    * `findBinary`); `args` (extra command-line arguments); `appVersion`;
    * `events` (ask for every cache event); `onMigrate(params)`: the
@@ -181,6 +206,7 @@ export class Larder {
     const args = [];
     if (options.memory) args.push('--memory');
     else if (options.store !== undefined) args.push('--store', String(options.store));
+    if (options.pgSchema !== undefined) args.push('--pg-schema', String(options.pgSchema));
     if (options.keyFile !== undefined) args.push('--key-file', String(options.keyFile));
     args.push(...(options.args ?? []).map(String));
     const transport = Transport.spawn(binary, args, {
@@ -262,7 +288,9 @@ export class Larder {
    * Sends `initialize` (then the `initialized` notification) and resolves
    * with its result, also kept as `db.server`. `spawn` does this unless told
    * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
-   * to this store directory), `events`, `migrationCallbacks` (declare that
+   * to this store: a directory, sent as `store.path`, or a `postgresql://`
+   * URL, sent as `store.url`), `pgSchema` (sent as `store.schema`: the schema
+   * of a store on PostgreSQL; the server refuses it with a directory), `events`, `migrationCallbacks` (declare that
    * this client answers `migrate.object`; default: whether `onMigrate` has a
    * handler now), `encryptionKey` and `encryptionKeys` (as for `spawn`).
    * Must be the first request, and is accepted once. Any other option, or a
@@ -271,11 +299,11 @@ export class Larder {
    * @param {import('./index.js').InitializeOptions} [options]
    */
   async initialize(options) {
-    let { clientInfo, appVersion, store, events, migrationCallbacks, fetch = true, fallback, encryptionKey, encryptionKeys } =
+    let { clientInfo, appVersion, store, pgSchema, events, migrationCallbacks, fetch = true, fallback, encryptionKey, encryptionKeys } =
       checkOptions('initialize', options, INITIALIZE_OPTIONS);
     const params = { clientInfo: clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION } };
     if (appVersion !== undefined) params.appVersion = appVersion;
-    if (store !== undefined) params.store = { path: String(store) };
+    if (store !== undefined || pgSchema !== undefined) params.store = storeChoice(store, pgSchema);
     const encryption = encryptionParams(encryptionKey, encryptionKeys);
     if (encryption !== undefined) params.encryption = encryption;
     migrationCallbacks ??= this.#requestHandlers.has('migrate.object');

@@ -13,6 +13,7 @@ export const ErrorCode = Object.freeze({
   storeUnavailable: -31000,
   storageFailure: -31001,
   storeLocked: -31002,
+  storageUnavailable: -31003,
   storeLost: -31004,
   cacheNotFound: -31010,
   schemaConflict: -31020,
@@ -51,6 +52,15 @@ export class LarderError extends Error {
     const message = typeof error?.message === 'string' ? error.message : JSON.stringify(error);
     const Class = byCode.get(code);
     return Class ? new Class(message, error?.data) : new LarderError(code, message, error?.data);
+  }
+
+  /**
+   * Whether the server says the same request may succeed if sent again
+   * unchanged (`data.retryable`): StorageUnavailable always, StoreLocked on
+   * a store on PostgreSQL, EncryptionKeyError while a rekey runs.
+   */
+  get retryable() {
+    return this.data?.retryable === true;
   }
 
   /** Makes `fromResponse` use `Class` (a subclass with a static `code`) for `code`. */
@@ -100,8 +110,21 @@ export const ServerNotInitialized = codeClass('ServerNotInitialized', ErrorCode.
 export const RequestCancelled = codeClass('RequestCancelled', ErrorCode.requestCancelled);
 export const RequestFailed = codeClass('RequestFailed', ErrorCode.requestFailed);
 export const StoreUnavailable = codeClass('StoreUnavailable', ErrorCode.storeUnavailable);
+/** SQLite failed, or the PostgreSQL server reported an error; `data: {sqliteCode}`, or `{sqlState}` on PostgreSQL. */
 export const StorageFailure = codeClass('StorageFailure', ErrorCode.storageFailure);
+/**
+ * Another process held the store's lock for more than 5 seconds, or, on
+ * PostgreSQL, another sidecar's transaction was in the way (a serialization
+ * failure or deadlock); the write was not made and may be retried.
+ * `data: {sqliteCode}`, or `{sqlState, retryable: true}` on PostgreSQL.
+ */
 export const StoreLocked = codeClass('StoreLocked', ErrorCode.storeLocked);
+/**
+ * The PostgreSQL server of a store on PostgreSQL cannot be reached. The
+ * request was not carried out; the sidecar connects again by itself, and the
+ * request may be sent again (`retryable`). `data: {retryable: true, sqlState?}`.
+ */
+export const StorageUnavailable = codeClass('StorageUnavailable', ErrorCode.storageUnavailable);
 /**
  * The store's database file was deleted, moved away or replaced while the
  * sidecar used it: the writes waiting for that commit were not kept, every
@@ -185,11 +208,6 @@ export class EncryptionKeyError extends LarderError {
   /** The encrypted cache (`data.cache`), or undefined. */
   get cache() {
     return typeof this.data?.cache === 'string' ? this.data.cache : undefined;
-  }
-
-  /** Whether the same request may succeed later unchanged (`data.retryable`: a rekey is running). */
-  get retryable() {
-    return this.data?.retryable === true;
   }
 }
 LarderError.register(EncryptionKeyError);

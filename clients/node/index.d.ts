@@ -312,8 +312,18 @@ export interface CallOptions {
 export interface InitializeOptions {
   clientInfo?: { name: string; version?: string };
   appVersion?: string;
-  /** Switch to this store directory. */
+  /**
+   * The store: a directory, or a PostgreSQL database as a
+   * `postgresql://USER@HOST:PORT/DB?OPTIONS` (or `postgres://`) URL, shared by
+   * every sidecar naming the same database and schema (`initialize` switches
+   * to it; `spawn` passes it as `--store`).
+   */
   store?: string;
+  /**
+   * The schema of a store on PostgreSQL (`--pg-schema`, `initialize`'s
+   * `store.schema`; default `larder`); refused without a `postgresql://` store.
+   */
+  pgSchema?: string;
   /** Ask for every cache event. */
   events?: boolean;
   /** Declare that this client answers `migrate.object`. */
@@ -592,6 +602,7 @@ export const ErrorCode: {
   readonly storeUnavailable: -31000;
   readonly storageFailure: -31001;
   readonly storeLocked: -31002;
+  readonly storageUnavailable: -31003;
   readonly storeLost: -31004;
   readonly cacheNotFound: -31010;
   readonly schemaConflict: -31020;
@@ -615,6 +626,8 @@ export class LarderError extends Error {
   constructor(code: number | null, message: string, data?: unknown);
   code: number | null;
   data?: any;
+  /** `data.retryable`: the same request may succeed if sent again unchanged (-31003; -31002 on PostgreSQL; -31060 while a rekey runs). */
+  readonly retryable: boolean;
   static fromResponse(error: { code?: number; message?: string; data?: unknown }): LarderError;
   static register<T extends { code: number }>(Class: T, code?: number): T;
   toJSON(): { code: number | null; message: string; data?: unknown };
@@ -637,6 +650,8 @@ export class RequestFailed extends CodeError {}
 export class StoreUnavailable extends CodeError {}
 export class StorageFailure extends CodeError {}
 export class StoreLocked extends CodeError {}
+/** The PostgreSQL server of a store on PostgreSQL cannot be reached; `retryable`: the sidecar connects again by itself. */
+export class StorageUnavailable extends CodeError {}
 export class StoreLost extends CodeError {}
 export class CacheNotFound extends CodeError {}
 export class SchemaConflict extends CodeError {}
@@ -658,8 +673,6 @@ export class EncryptionKeyError extends CodeError {
   /** 'keyRequired', 'keyMismatch', 'rekeyRunning' or 'rekeyInterrupted'. */
   readonly reason: 'keyRequired' | 'keyMismatch' | 'rekeyRunning' | 'rekeyInterrupted' | undefined;
   readonly cache: string | undefined;
-  /** True while a rekey runs: the same request may succeed once it has answered. */
-  readonly retryable: boolean;
 }
 /** A sealed entry does not open (changed outside Larder, or moved); only that entry is affected. */
 export class IntegrityError extends CodeError {

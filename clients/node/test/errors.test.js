@@ -7,7 +7,7 @@ const {
   Larder, LarderError, ErrorCode, SidecarExited,
   ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
   ServerNotInitialized, RequestCancelled, RequestFailed,
-  StoreUnavailable, StorageFailure, StoreLocked, StoreLost, CacheNotFound,
+  StoreUnavailable, StorageFailure, StoreLocked, StorageUnavailable, StoreLost, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
   EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord, FetchFailed,
   EncryptionKeyError, IntegrityError,
@@ -26,7 +26,8 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     parseError: ParseError, invalidRequest: InvalidRequest, methodNotFound: MethodNotFound,
     invalidParams: InvalidParams, internalError: InternalError, serverNotInitialized: ServerNotInitialized,
     requestCancelled: RequestCancelled, requestFailed: RequestFailed, storeUnavailable: StoreUnavailable,
-    storageFailure: StorageFailure, storeLocked: StoreLocked, storeLost: StoreLost, cacheNotFound: CacheNotFound,
+    storageFailure: StorageFailure, storeLocked: StoreLocked, storageUnavailable: StorageUnavailable,
+    storeLost: StoreLost, cacheNotFound: CacheNotFound,
     schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
     entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
@@ -69,6 +70,15 @@ test('the encryption errors read their data', () => {
   const sealedKey = LarderError.fromResponse({ code: -31061, message: 'm', data: { cache: 's' } });
   assert.ok(sealedKey instanceof IntegrityError);
   assert.deepEqual([sealedKey.cache, sealedKey.key], ['s', undefined]);
+});
+
+test('retryable is what data says', () => {
+  const unavailable = LarderError.fromResponse({ code: -31003, message: 'storage unavailable: gone', data: { retryable: true, sqlState: '57P01' } });
+  assert.ok(unavailable instanceof StorageUnavailable);
+  assert.equal(unavailable.retryable, true);
+  assert.equal(LarderError.fromResponse({ code: -31002, message: 'm', data: { sqlState: '40001', retryable: true } }).retryable, true);
+  assert.equal(LarderError.fromResponse({ code: -31002, message: 'm', data: { sqliteCode: 5 } }).retryable, false);
+  assert.equal(LarderError.fromResponse({ code: -31001, message: 'm' }).retryable, false);
 });
 
 test('applications register classes for their own codes', () => {

@@ -36,15 +36,20 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
 
 
 def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike[str] | None, memory: bool,
-                 args: Sequence[str], key_file: str | os.PathLike[str] | None = None) -> list[str]:
+                 args: Sequence[str], key_file: str | os.PathLike[str] | None = None,
+                 pg_schema: str | None = None) -> list[str]:
     """The command that starts a sidecar: the executable (see
-    :func:`find_binary`), ``--store`` or ``--memory``, ``--key-file``, then
-    ``args``."""
+    :func:`find_binary`), ``--store`` (a directory or a ``postgresql://``
+    URL) or ``--memory``, ``--pg-schema``, ``--key-file``, then ``args``.
+    ``pg_schema`` is passed on as given: the sidecar refuses it without a
+    store on PostgreSQL."""
     if store is not None and memory:
         raise ValueError("give store or memory=True, not both")
     command = [find_binary(binary)]
     if store is not None:
         command += ["--store", os.fspath(store)]
+    if pg_schema is not None:
+        command += ["--pg-schema", pg_schema]
     if memory:
         command.append("--memory")
     if key_file is not None:

@@ -48,15 +48,16 @@ def initialize_params(client_info: dict[str, Any] | None, app_version: str | Non
                       store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
                       extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None,
                       encryption_key: Key | None = None,
-                      encryption_keys: Mapping[str, Key] | None = None) -> dict[str, Any]:
+                      encryption_keys: Mapping[str, Key] | None = None,
+                      pg_schema: str | None = None) -> dict[str, Any]:
     """``initialize``'s params (see :meth:`Larder.initialize`); ``fallback``
     defaults to ``fetch``. Raises :class:`TypeError` or :class:`ValueError`
     for a key that is not 32 bytes (see :mod:`larder.encryption`)."""
     params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
     if app_version is not None:
         params["appVersion"] = app_version
-    if store is not None:
-        params["store"] = {"path": os.fspath(store)}
+    if store is not None or pg_schema is not None:
+        params["store"] = store_choice(store, pg_schema)
     encryption = encryption_params(encryption_key, encryption_keys)
     if encryption is not None:
         params["encryption"] = encryption
@@ -73,6 +74,26 @@ def initialize_params(client_info: dict[str, Any] | None, app_version: str | Non
         params["capabilities"] = capabilities
     params.update(camel_keys(extra))
     return params
+
+
+def is_postgresql_url(store: str | os.PathLike[str]) -> bool:
+    """Whether ``store`` names a PostgreSQL database rather than a directory,
+    as the sidecar tells them apart: by its ``postgresql://`` or
+    ``postgres://`` prefix."""
+    return os.fspath(store).startswith(("postgresql://", "postgres://"))
+
+
+def store_choice(store: str | os.PathLike[str] | None, pg_schema: str | None) -> dict[str, Any]:
+    """``initialize``'s ``store``: ``{"url"}`` for a PostgreSQL URL,
+    ``{"path"}`` for a directory, with ``schema`` when ``pg_schema`` is
+    given. What does not fit (a schema with a directory, or alone) is sent
+    as it is, for the sidecar to refuse with :class:`~larder.InvalidParams`."""
+    choice: dict[str, Any] = {}
+    if store is not None:
+        choice["url" if is_postgresql_url(store) else "path"] = os.fspath(store)
+    if pg_schema is not None:
+        choice["schema"] = pg_schema
+    return choice
 
 
 def check_encryption(encryption_key: Key | None, encryption_keys: Mapping[str, Key] | None,
@@ -197,14 +218,26 @@ class Larder:
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
         key_file: str | os.PathLike[str] | None = None,
+        pg_schema: str | None = None,
     ) -> "Larder":
         """Starts ``larder`` and (unless ``initialize=False``) sends
         ``initialize`` and ``initialized``.
 
         Args:
-            store: the store directory (``--store``); ``memory=True`` keeps
+            store: the store (``--store``): a directory, or a PostgreSQL
+                database as a ``postgresql://USER@HOST:PORT/DB?OPTIONS`` (or
+                ``postgres://``) URL, given as a ``str``, which every sidecar
+                naming the same database and schema shares (what the URL
+                leaves out comes from libpq's ``PG*`` environment variables
+                and service file, as for ``psql``). ``memory=True`` keeps
                 everything in memory (``--memory``). With neither, the server
                 uses its default store (``$LARDER_STORE``, ``~/.cache/larder``).
+            pg_schema: the schema of a store on PostgreSQL (``--pg-schema``;
+                the sidecar's default is ``larder``). Sidecars share a store
+                when they name the same database and schema. Without a
+                ``postgresql://`` ``store`` the sidecar refuses to start:
+                :class:`~larder.SidecarExited` is raised, its message ending
+                with the server's reason.
             binary: the executable (see :func:`find_binary`).
             app_version: sent as ``initialize``'s ``appVersion``.
             args: more command-line arguments, e.g. ``["--enable-test-methods"]``.
@@ -239,7 +272,7 @@ class Larder:
         """
         check_encryption(encryption_key, encryption_keys, initialize)
         process = subprocess.Popen(
-            command_line(binary, store, memory, args, key_file), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            command_line(binary, store, memory, args, key_file, pg_schema), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env=env
         )
         db = cls(process, timeout=timeout)
@@ -267,13 +300,18 @@ class Larder:
         fallback: bool | None = None,
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
+        pg_schema: str | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
         returns its result: ``{"serverInfo": {"name", "version"},
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
-        "store": {"path", "persistent"}}``. ``store`` switches to that store
-        directory. ``events`` asks for every cache event;
+        "store": {"path", "persistent"}}``. ``store`` switches to that store:
+        a directory (sent as ``store.path``), or a ``postgresql://`` URL (sent
+        as ``store.url``, with ``pg_schema`` as ``store.schema``; ``path`` in
+        the result is then the URL, any password in it shown as ``***``,
+        followed by a space and ``schema NAME``).
+        ``events`` asks for every cache event;
         ``migration_callbacks`` declares that this client answers
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
         now). ``fetch`` declares that this client answers ``cache.fetch``
@@ -290,7 +328,7 @@ class Larder:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys)
+                                   encryption_keys=encryption_keys, pg_schema=pg_schema)
         result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)

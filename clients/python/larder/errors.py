@@ -23,6 +23,7 @@ __all__ = [
     "StoreUnavailable",
     "StorageFailure",
     "StoreLocked",
+    "StorageUnavailable",
     "StoreLost",
     "CacheNotFound",
     "SchemaConflict",
@@ -73,6 +74,14 @@ class LarderError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code!r}, message={self.message!r}, data={self.data!r})"
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the server says the same request may succeed if sent
+        again unchanged (``data.retryable``): :class:`StorageUnavailable`
+        always, :class:`StoreLocked` on a store on PostgreSQL,
+        :class:`EncryptionKeyError` while a rekey runs."""
+        return self._datum("retryable") is True
 
     def _datum(self, name: str) -> Any:
         """``data[name]`` when ``data`` is an object, else ``None``."""
@@ -195,15 +204,29 @@ class StoreUnavailable(LarderError):
 
 @register_error
 class StorageFailure(LarderError):
-    """-31001: SQLite failed. ``data = {"sqliteCode"}``."""
+    """-31001: SQLite failed, or the PostgreSQL server of a store on
+    PostgreSQL reported an error. ``data = {"sqliteCode"}``, or
+    ``{"sqlState"}`` on PostgreSQL."""
     CODE = -31001
 
 
 @register_error
 class StoreLocked(LarderError):
-    """-31002: another process held the store's lock for more than 5 seconds;
-    the write was not made and may be retried. ``data = {"sqliteCode"}``."""
+    """-31002: another process held the store's lock for more than 5 seconds,
+    or, on PostgreSQL, another sidecar's transaction was in the way (a
+    serialization failure or deadlock); the write was not made and may be
+    retried. ``data = {"sqliteCode"}``, or ``{"sqlState", "retryable"}`` on
+    PostgreSQL."""
     CODE = -31002
+
+
+@register_error
+class StorageUnavailable(LarderError):
+    """-31003: the PostgreSQL server of a store on PostgreSQL cannot be
+    reached. The request was not carried out; the sidecar connects again by
+    itself, and the request may be sent again (:attr:`retryable`).
+    ``data = {"retryable": True, "sqlState"?}``."""
+    CODE = -31003
 
 
 @register_error
@@ -350,12 +373,6 @@ class EncryptionKeyError(LarderError):
         """The encrypted cache (``data.cache``), or ``None``."""
         value = self._datum("cache")
         return value if isinstance(value, str) else None
-
-    @property
-    def retryable(self) -> bool:
-        """Whether the same request may succeed later unchanged
-        (``data.retryable``: a rekey is running)."""
-        return self._datum("retryable") is True
 
 
 @register_error

@@ -21,6 +21,7 @@ ALL_CODES = {
     -31000: larder.StoreUnavailable,
     -31001: larder.StorageFailure,
     -31002: larder.StoreLocked,
+    -31003: larder.StorageUnavailable,
     -31004: larder.StoreLost,
     -31010: larder.CacheNotFound,
     -31020: larder.SchemaConflict,
@@ -47,6 +48,16 @@ def test_every_code_has_its_class(code, cls):
     assert type(e) is cls and isinstance(e, larder.LarderError)
     assert (e.code, e.message, e.data) == (code, "m", {"x": 1})
     assert str(e) == f"[{code}] m"
+
+
+def test_retryable_is_what_data_says():
+    unavailable = error_from_json({"code": -31003, "message": "storage unavailable: gone",
+                                   "data": {"retryable": True, "sqlState": "57P01"}})
+    assert type(unavailable) is larder.StorageUnavailable and unavailable.retryable
+    conflict = error_from_json({"code": -31002, "message": "m", "data": {"sqlState": "40001", "retryable": True}})
+    assert conflict.retryable
+    assert not error_from_json({"code": -31002, "message": "m", "data": {"sqliteCode": 5}}).retryable
+    assert not error_from_json({"code": -31001, "message": "m"}).retryable
 
 
 def test_unknown_code_is_plain_larder_error():

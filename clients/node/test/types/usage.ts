@@ -80,6 +80,9 @@ export async function readme(): Promise<void> {
     if (e instanceof IntegrityError) use(e.key, e.cache, ErrorCode.integrity, ErrorCode.encryptionKey);
   }
   await Larder.spawn({ store: './data', keyFile: './larder.key', encryptionKeys: new Map([['vault', key]]) });
+  const shared = await Larder.spawn({ store: 'postgresql://app@db.internal:5432/app', pgSchema: 'shop' });
+  use(shared.server.store.path);
+  await Larder.spawn({ memory: true, initialize: false }).then((later) => later.initialize({ store: 'postgresql://', pgSchema: 'shop' }));
 
   // @ts-expect-error a key is bytes or base64 text
   await Larder.spawn({ encryptionKey: 42 });
@@ -93,6 +96,8 @@ export async function readme(): Promise<void> {
   await db.object.put('n3', { type: 'Bar', value: {}, values: [] });
   // @ts-expect-error store.clear's kinds are all, objects and caches
   await db.store.clear({ kind: 'everything' });
+  // @ts-expect-error a schema is a name
+  await Larder.spawn({ store: 'postgresql://', pgSchema: 5 });
   // @ts-expect-error framing is 'lines' or 'content-length'
   await Larder.spawn({ framing: 'xml' });
 }

@@ -132,6 +132,7 @@ class AsyncLarder:
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
         key_file: str | os.PathLike[str] | None = None,
+        pg_schema: str | None = None,
     ) -> Spawn:
         """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
         (unless ``initialize=False``) sends ``initialize`` and
@@ -141,10 +142,12 @@ class AsyncLarder:
         (and ``fallback``, unless ``fallback=False``) for
         ``db.cache.get_or_fetch``. ``encryption_key``, ``encryption_keys``
         and ``key_file`` give the keys of encrypted caches; a key that is not
-        32 bytes raises here, before anything starts. ``await`` the result,
-        or use it with ``async with``."""
+        32 bytes raises here, before anything starts. ``store`` is a
+        directory or a ``postgresql://`` URL, ``pg_schema`` the schema of a
+        store on PostgreSQL (``--pg-schema``). ``await`` the result, or use
+        it with ``async with``."""
         check_encryption(encryption_key, encryption_keys, initialize)
-        command = command_line(binary, store, memory, args, key_file)
+        command = command_line(binary, store, memory, args, key_file, pg_schema)
 
         async def start() -> AsyncLarder:
             process = await asyncio.create_subprocess_exec(
@@ -177,6 +180,7 @@ class AsyncLarder:
         fallback: bool | None = None,
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
+        pg_schema: str | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
@@ -185,7 +189,7 @@ class AsyncLarder:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys)
+                                   encryption_keys=encryption_keys, pg_schema=pg_schema)
         result: dict[str, Any] = await self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)

@@ -1,0 +1,94 @@
+"""Stores on PostgreSQL through the client and the real sidecar: a value
+outlives its sidecar, two sidecars on one schema see each other's
+acknowledged writes, and ``pg_schema`` without such a store is refused.
+
+The server is ``$LARDER_TEST_PG_URL`` (``.ci/with-postgres`` sets it for a
+throwaway cluster; or point it at a database of your own, whose role may
+create schemas). Without it these tests are skipped, and fail under
+``CI=true``. Each test works in a schema of its own, dropped afterwards with
+``psql``."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+import larder
+from conftest import missing
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("LARDER_TEST_PG_URL")
+    if not url:
+        missing("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
+    elif not larder.client.is_postgresql_url(url):
+        missing("LARDER_TEST_PG_URL is not a postgresql:// URL, the form the clients' tests pass to --store")
+    return url
+
+
+@pytest.fixture
+def pg_schema(postgres_url: str) -> Iterator[str]:
+    """A schema name no other test uses; the schema the sidecars make in it
+    is dropped, with everything in it, when the test ends."""
+    client = shutil.which("psql")
+    if client is None:
+        missing("no psql to drop the tests' schemas with (Debian: apt-get install postgresql-client)")
+    schema = f"larder_test_{os.getpid()}_{secrets.randbelow(2**32)}"
+    yield schema
+    subprocess.run([client, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", postgres_url,
+                    "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+                   check=True, capture_output=True, timeout=60)
+
+
+def spawn(binary: str, url: str, schema: str, **options: Any) -> larder.Larder:
+    return larder.Larder.spawn(store=url, pg_schema=schema, binary=binary, timeout=60, **options)
+
+
+def test_a_value_outlives_its_sidecar(binary: str, postgres_url: str, pg_schema: str) -> None:
+    with spawn(binary, postgres_url, pg_schema) as db:
+        assert db.init_result is not None
+        store = db.init_result["store"]
+        assert store["persistent"] is True
+        assert store["path"].endswith(f" schema {pg_schema}"), store
+        db.cache.open("profiles", disk={"max_count": 100})
+        db.cache.set("user:1", {"name": "Ada"}, cache="profiles")
+        db.cache.set("avatar", data=b"\x00\xff", cache="profiles")
+    # The second sidecar starts in memory and switches with initialize {store: {url, schema}}.
+    with larder.Larder.spawn(memory=True, binary=binary, timeout=60, initialize=False) as db:
+        store = db.initialize(store=postgres_url, pg_schema=pg_schema)["store"]
+        assert store["persistent"] is True and store["path"].endswith(f" schema {pg_schema}"), store
+        assert db.cache.get("user:1", cache="profiles") == {"name": "Ada"}
+        assert db.cache.get("avatar", cache="profiles") == b"\x00\xff"
+        assert db.cache.stats(cache="profiles")["disk"]["count"] == 2
+
+
+def test_a_write_acknowledged_through_one_sidecar_is_read_through_another(
+        binary: str, postgres_url: str, pg_schema: str) -> None:
+    with spawn(binary, postgres_url, pg_schema) as a, spawn(binary, postgres_url, pg_schema) as b:
+        a.cache.set("k", "old")
+        assert b.cache.get("k") == "old"
+        assert b.cache.entry("k")["tier"] == "memory", "b now holds the value in its memory tier"
+        a.cache.set("k", "new")  # answered: committed
+        assert b.cache.get("k") == "new", "b's next call is a new burst, which finds a's commit"
+        b.cache.set("k", "newer")
+        assert a.cache.get("k") == "newer"
+        a.cache.remove("k")
+        assert b.cache.get("k", "gone") == "gone"
+
+
+def test_pg_schema_without_a_postgresql_store_is_refused(binary: str, store_dir: Path) -> None:
+    with pytest.raises(larder.SidecarExited) as info:
+        larder.Larder.spawn(store=store_dir, pg_schema="app", binary=binary, timeout=60)
+    assert info.value.returncode == 2
+    assert "--pg-schema needs a store on PostgreSQL: --store postgresql://..." in str(info.value)
+    with larder.Larder.spawn(memory=True, binary=binary, timeout=60, initialize=False) as db:
+        with pytest.raises(larder.InvalidParams) as refused:
+            db.initialize(store=store_dir, pg_schema="app")
+        assert "params.store.schema is for a store on PostgreSQL (url), not for a path" in str(refused.value)
