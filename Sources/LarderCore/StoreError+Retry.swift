@@ -39,7 +39,8 @@ public enum PostgresSQLState {
     /// libpq's messages end with a newline and sometimes carry the severity
     /// ("ERROR:  "); a message here is one line without either.
     public static func trimmed(_ message: String) -> String {
-        var lines = message.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        var lines = message.split(separator: "\n", omittingEmptySubsequences: true)
+            .map { String($0.drop { $0 == " " || $0 == "\t" }) }
         for (n, line) in lines.enumerated() {
             for severity in ["FATAL:  ", "ERROR:  ", "PANIC:  "] where line.hasPrefix(severity) {
                 lines[n] = String(line.dropFirst(severity.count))

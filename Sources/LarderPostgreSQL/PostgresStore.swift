@@ -43,14 +43,21 @@ public enum PostgresStore {
         return try Store(connection: database, otherWriters: PostgresOtherWriters(database: database), clock: clock)
     }
 
-    /// `url` without its password, for messages and answers.
+    /// `url` without its password, for messages and answers: one before the
+    /// `@` becomes `***`, and so does a `password=` among the query's options.
     public static func redacted(_ url: String) -> String {
-        let chars = Array(url)
+        var chars = Array(url)
         guard let scheme = (0..<max(0, chars.count - 2)).first(where: { chars[$0] == ":" && chars[$0 + 1] == "/" && chars[$0 + 2] == "/" })
         else { return url }
         let start = scheme + 3
         let end = chars[start...].firstIndex { $0 == "/" || $0 == "?" } ?? chars.count
-        guard let at = chars[start..<end].lastIndex(of: "@"), let colon = chars[start..<at].firstIndex(of: ":") else { return url }
-        return String(chars[..<colon]) + ":***" + String(chars[at...])
+        if let at = chars[start..<end].lastIndex(of: "@"), let colon = chars[start..<at].firstIndex(of: ":") {
+            chars.replaceSubrange((colon + 1)..<at, with: "***")
+        }
+        guard let query = chars.firstIndex(of: "?") else { return String(chars) }
+        let options = String(chars[(query + 1)...]).split(separator: "&", omittingEmptySubsequences: false).map { option in
+            option.hasPrefix("password=") ? "password=***" : String(option)
+        }
+        return String(chars[...query]) + options.joined(separator: "&")
     }
 }

@@ -42,7 +42,7 @@ extension StoreError {
         case .storage(let code, let message) where code & 0xFF == 5 || code & 0xFF == 6:
             // SQLITE_BUSY or SQLITE_LOCKED after the busy timeout: another process holds the store.
             return ResponseError(code: .storeLocked, message: "the store is locked by another process: \(message)",
-                                 data: ["sqliteCode": .int(Int(code))])
+                                 data: ["sqliteCode": .int(Int(code)), "retryable": true])
         case .storage(let code, let message):
             return ResponseError(code: .storageFailure, message: "storage failure: \(message)",
                                  data: ["sqliteCode": .int(Int(code))])

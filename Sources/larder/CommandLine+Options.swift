@@ -133,7 +133,8 @@ extension Invocation {
         if options.inMemory && options.explicitStore != nil {
             throw UsageError(message: "--store and --memory cannot be used together")
         }
-        if options.pgSchema != nil && !(options.explicitStore.map(PostgresStore.isURL) ?? false) {
+        // A --pg-schema without --store is checked once $LARDER_STORE is read (StoreLocation).
+        if options.pgSchema != nil && (options.inMemory || options.explicitStore.map(PostgresStore.isURL) == false) {
             throw UsageError(message: "--pg-schema needs a store on PostgreSQL: --store postgresql://...")
         }
         return .serve(options)

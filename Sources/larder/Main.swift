@@ -40,7 +40,11 @@ enum Main {
             guard let text = options.explicitStore ?? DefaultStore.path(environment: environment()) else {
                 fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
             }
-            do { location = try StoreLocation(text, schema: options.pgSchema) } catch { fail(error.responseError.message, code: 2) }
+            do {
+                location = try StoreLocation(text, schema: options.pgSchema)
+            } catch {
+                fail("--pg-schema needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
+            }
             if case .directory(let path) = location { serverOptions.storePath = path }
         }
         if let path = options.keyFile ?? environment()["LARDER_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {

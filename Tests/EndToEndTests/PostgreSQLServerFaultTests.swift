@@ -113,4 +113,21 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         XCTAssertTrue(stderr.contains("cannot open the store"), stderr)
         XCTAssertTrue(stderr.contains("storage unavailable"), stderr)
     }
+
+    /// `$LARDER_STORE` may name the server as `--store` does, and
+    /// `--pg-schema` goes with either; beside a directory it is refused.
+    func testTheStoreMayComeFromTheEnvironmentWithASchema() throws {
+        let larder = try LarderProcess(["--pg-schema", schema], environment: ["LARDER_STORE": url])
+        let store = larder.request("initialize", params: [:])?["result"]?["store"]
+        XCTAssertEqual(store?["path"]?.stringValue?.hasSuffix(" schema \(schema)"), true, "\(store.map(\.description) ?? "no answer")")
+        XCTAssertEqual(store?["persistent"], true)
+        larder.closeStdin()
+        XCTAssertEqual(larder.waitForExit(), 0)
+
+        let directory = NSTemporaryDirectory() + "larder-not-pg-" + UUID().uuidString
+        let refused = try LarderProcess(["--pg-schema", schema], environment: ["LARDER_STORE": directory])
+        XCTAssertEqual(refused.waitForExit(), 2)
+        XCTAssertTrue(refused.stderrAtEnd().contains("--pg-schema needs a store on PostgreSQL"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory), "nothing was created")
+    }
 }

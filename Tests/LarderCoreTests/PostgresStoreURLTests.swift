@@ -1,0 +1,21 @@
+import XCTest
+@testable import LarderPostgreSQL
+
+/// How a store's URL is told apart and shown: never with its password.
+final class PostgresStoreURLTests: XCTestCase {
+    func testURLsAreTheTwoSchemesAndNothingElse() {
+        XCTAssertTrue(PostgresStore.isURL("postgresql://"))
+        XCTAssertTrue(PostgresStore.isURL("postgres://app@db/app"))
+        XCTAssertFalse(PostgresStore.isURL("/var/lib/larder"))
+        XCTAssertFalse(PostgresStore.isURL("postgresql:/x"))
+    }
+
+    func testPasswordsAreHiddenWhereverTheURLGivesThem() {
+        XCTAssertEqual(PostgresStore.redacted("postgresql://app:s3cret@db:5432/app"), "postgresql://app:***@db:5432/app")
+        XCTAssertEqual(PostgresStore.redacted("postgresql://app@db/app?sslmode=require&password=s3cret&connect_timeout=5"),
+                       "postgresql://app@db/app?sslmode=require&password=***&connect_timeout=5")
+        XCTAssertEqual(PostgresStore.redacted("postgres://a:b:c@h/d?password=x"), "postgres://a:***@h/d?password=***")
+        XCTAssertEqual(PostgresStore.redacted("postgresql://app@db/app"), "postgresql://app@db/app")
+        XCTAssertEqual(PostgresStore.redacted("postgresql://?service=main"), "postgresql://?service=main")
+    }
+}
