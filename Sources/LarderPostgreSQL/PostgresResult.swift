@@ -51,9 +51,8 @@ public final class PostgresResult {
             guard let n = Int64(String(decoding: bytes, as: UTF8.self)) else { throw unreadable(row, column, as: "an integer") }
             return n
         }
-        // Big-endian, two, four or eight bytes; oid is unsigned.
-        var n: UInt64 = 0
-        for byte in bytes { n = n << 8 | UInt64(byte) }
+        // Two, four or eight bytes; oid is unsigned.
+        let n = Self.bigEndian(bytes)
         switch bytes.count {
         case 8: return Int64(bitPattern: n)
         case 4 where type(of: column) == .oid: return Int64(n)
@@ -61,6 +60,11 @@ public final class PostgresResult {
         case 2: return Int64(Int16(truncatingIfNeeded: n))
         default: throw unreadable(row, column, as: "an integer")
         }
+    }
+
+    /// A binary value's bytes as a big-endian number (of up to eight bytes).
+    private static func bigEndian(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// A floating-point column (float8, float4), or an integer one as a double.
@@ -72,8 +76,7 @@ public final class PostgresResult {
             guard let d = Double(String(decoding: bytes, as: UTF8.self)) else { throw unreadable(row, column, as: "a number") }
             return d
         }
-        var n: UInt64 = 0
-        for byte in bytes { n = n << 8 | UInt64(byte) }
+        let n = Self.bigEndian(bytes)
         switch bytes.count {
         case 8: return Double(bitPattern: n)
         case 4: return Double(Float(bitPattern: UInt32(truncatingIfNeeded: n)))

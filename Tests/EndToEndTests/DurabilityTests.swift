@@ -117,23 +117,19 @@ class DurabilityTests: XCTestCase {
 /// The same, with the store on PostgreSQL: each process is a sidecar of its
 /// own on one database and schema.
 final class PostgreSQLDurabilityTests: DurabilityTests {
-    private var url = ""
-    private var schema = ""
+    private var store: PostgresTestStore?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        url = try PostgresTestURL.value
-        schema = "larder_durability_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        store = try PostgresTestStore("durability")
     }
 
     override func tearDown() {
-        if !url.isEmpty, let admin = try? PostgresConnection(url) {
-            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-        }
+        store?.drop()
         super.tearDown()
     }
 
-    override func storeArguments() throws -> [String] { ["--store", url, "--pg-schema", schema] }
+    override func storeArguments() throws -> [String] { try XCTUnwrap(store).arguments }
 
     // Listed again: XCTest on Linux finds only the test methods a class declares itself.
     override func testEntriesAndSettingsSurviveARestart() throws { try super.testEntriesAndSettingsSurviveARestart() }

@@ -9,19 +9,15 @@ import XCTest
 /// retry, the sidecar stays up, reconnects by itself, and serves again; what
 /// it acknowledged is there, what it refused is not.
 final class PostgreSQLServerFaultTests: XCTestCase {
-    private var url = ""
-    private var schema = ""
+    private var store: PostgresTestStore?
 
     override func setUpWithError() throws {
-        url = try PostgresTestURL.value
-        schema = "larder_fault_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        store = try PostgresTestStore("fault")
     }
 
     override func tearDown() {
         if (try? PostgresTestURL.control(["status"])) == nil { try? PostgresTestURL.control(["start"]) }
-        if !url.isEmpty, let admin = try? PostgresConnection(url) {
-            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-        }
+        store?.drop()
         super.tearDown()
     }
 
@@ -30,7 +26,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
     }
 
     func testACrashedServerIsUnavailableThenTheSidecarServesAgain() throws {
-        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let larder = try LarderProcess(try XCTUnwrap(store).arguments)
         XCTAssertEqual(set(larder, "before", id: 1)?["result"]?["stored"], true)
 
         try PostgresTestURL.control(["stop", "-m", "immediate"])
@@ -61,7 +57,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         XCTAssertEqual(larder.waitForExit(), 0)
 
         // A sidecar started afresh sees the same.
-        let next = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let next = try LarderProcess(try XCTUnwrap(store).arguments)
         XCTAssertEqual(next.request("cache.get", params: ["key": "before"])?["result"]?["value"], "value of before")
         XCTAssertEqual(next.request("cache.get", params: ["key": "during"], id: 2)?["result"]?["found"], false)
     }
@@ -70,7 +66,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
     /// is there after the restart, and every write refused is not (each
     /// burst is one transaction: all of it, or none of it).
     func testACrashUnderLoadLosesNothingAcknowledgedAndShowsNothingRefused() throws {
-        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let larder = try LarderProcess(try XCTUnwrap(store).arguments)
         let bursts = 12, size = 250
         var acknowledged: Set<Int> = [], refused: Set<Int> = []
         for b in 0..<bursts {
@@ -95,7 +91,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         _ = larder.waitForExit()
 
         try PostgresTestURL.control(["start"])
-        let next = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let next = try LarderProcess(try XCTUnwrap(store).arguments)
         let keys = (1...(bursts * size)).map { JSON.string("k\($0)") }
         let entries = next.request("cache.getMany", params: ["keys": .array(keys)], timeout: 30)?["result"]?["entries"]
         for k in 1...(bursts * size) {
@@ -107,7 +103,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
 
     func testASidecarStartedWhileTheServerIsDownSaysWhyAndExits() throws {
         try PostgresTestURL.control(["stop", "-m", "immediate"])
-        let larder = try LarderProcess(["--store", url, "--pg-schema", schema])
+        let larder = try LarderProcess(try XCTUnwrap(store).arguments)
         XCTAssertEqual(larder.waitForExit(), 2)
         let stderr = larder.stderrAtEnd()
         XCTAssertTrue(stderr.contains("cannot open the store"), stderr)
@@ -117,6 +113,7 @@ final class PostgreSQLServerFaultTests: XCTestCase {
     /// `$LARDER_STORE` may name the server as `--store` does, and
     /// `--pg-schema` goes with either; beside a directory it is refused.
     func testTheStoreMayComeFromTheEnvironmentWithASchema() throws {
+        let (url, schema) = (try XCTUnwrap(store).url, try XCTUnwrap(store).schema)
         let larder = try LarderProcess(["--pg-schema", schema], environment: ["LARDER_STORE": url])
         let store = larder.request("initialize", params: [:])?["result"]?["store"]
         XCTAssertEqual(store?["path"]?.stringValue?.hasSuffix(" schema \(schema)"), true, "\(store.map(\.description) ?? "no answer")")

@@ -92,23 +92,19 @@ class SharedStoreTests: XCTestCase {
 /// Sidecars sharing one store on PostgreSQL: the same, and a sidecar kept
 /// waiting too long by another's write says so with a retryable error.
 final class PostgreSQLSidecarsTests: SharedStoreTests {
-    private var url = ""
-    private var schema = ""
+    private var store: PostgresTestStore?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        url = try PostgresTestURL.value
-        schema = "larder_sidecars_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        store = try PostgresTestStore("sidecars")
     }
 
     override func tearDown() {
-        if !url.isEmpty, let admin = try? PostgresConnection(url) {
-            _ = try? admin.execute("DROP SCHEMA IF EXISTS \(schema) CASCADE")
-        }
+        store?.drop()
         super.tearDown()
     }
 
-    override func storeArguments() throws -> [String] { ["--store", url, "--pg-schema", schema] }
+    override func storeArguments() throws -> [String] { try XCTUnwrap(store).arguments }
 
     // Listed again: XCTest on Linux finds only the test methods a class declares itself.
     override func testADiskLimitHoldsWhileTwoSidecarsWrite() throws { try super.testADiskLimitHoldsWhileTwoSidecarsWrite() }
@@ -118,6 +114,7 @@ final class PostgreSQLSidecarsTests: SharedStoreTests {
         let a = try sidecar()
         XCTAssertEqual(a.request("cache.set", params: ["key": "k", "value": 1])?["result"]?["stored"], true)
         // Another writer holds the store's writer lock, as a sidecar in the middle of a long transaction would.
+        let (url, schema) = (try XCTUnwrap(store).url, try XCTUnwrap(store).schema)
         let other = try PostgresConnection(url, sessionSetup: "SET search_path TO \(schema)")
         let lock = try XCTUnwrap(other.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0))
         try other.begin(then: "SELECT pg_advisory_xact_lock(\(lock))")
