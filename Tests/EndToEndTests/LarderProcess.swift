@@ -52,7 +52,8 @@ final class LarderProcess {
 
     /// Starts `larder` with `arguments`; `environment` entries are added to (or replace) the test's own.
     /// With `terminalInput` its stdin is a pseudo-terminal, as for a person typing, instead of a pipe.
-    init(_ arguments: [String], environment: [String: String] = [:], terminalInput: Bool = false) throws {
+    /// A `launcher` (`ip netns exec NAME`, say) runs larder: it must exec it, so that the process is larder's.
+    init(_ arguments: [String], environment: [String: String] = [:], terminalInput: Bool = false, launcher: [String] = []) throws {
         // A write to a server that died must fail with EPIPE, not kill the test runner.
         signal(SIGPIPE, SIG_IGN)
         self.arguments = arguments
@@ -83,8 +84,8 @@ final class LarderProcess {
 
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
-        let path = Self.executablePath
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        let path = launcher.first ?? Self.executablePath
+        let argv: [UnsafeMutablePointer<CChar>?] = (launcher + [Self.executablePath] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }

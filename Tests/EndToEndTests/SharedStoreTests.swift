@@ -21,7 +21,8 @@ class SharedStoreTests: XCTestCase {
 
     func storeArguments() throws -> [String] { ["--store", directory] }
 
-    fileprivate func sidecar() throws -> LarderProcess {
+    /// Starts the next process on the store (a subclass may place each on another host).
+    func sidecar() throws -> LarderProcess {
         try LarderProcess(try storeArguments())
     }
 

@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import LarderJSON
+import LarderPostgreSQL
+import LarderTestSupport
+import XCTest
+
+/// Sidecars on two hosts over one PostgreSQL server on a third, linked by a
+/// network: the hosts `.ci/many-hosts` makes (network namespaces and veth
+/// pairs). Each sidecar reaches the server at its own address, over its own
+/// link. Without those hosts the tests cannot run: under CI=true they fail,
+/// saying why; elsewhere they are skipped, saying why.
+final class ManyHostsTests: SharedStoreTests {
+    /// Each application host's namespace and the server's address from it.
+    private var hosts: [(namespace: String, server: String)] = []
+    private var store: PostgresTestStore?
+    private var started = 0
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        guard let text = ProcessInfo.processInfo.environment["LARDER_TEST_HOSTS"], !text.isEmpty else {
+            try PostgresTestURL.refuse("LARDER_TEST_HOSTS is not set: run these tests under .ci/many-hosts, which makes the hosts (as root)")
+        }
+        hosts = text.split(separator: " ").compactMap {
+            let parts = $0.split(separator: "=", maxSplits: 1).map(String.init)
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
+        XCTAssertEqual(hosts.count, 2, text)
+        store = try PostgresTestStore("hosts")
+        started = 0
+    }
+
+    override func tearDown() {
+        if (try? PostgresTestURL.control(["status"])) == nil { try? PostgresTestURL.control(["start"]) }
+        store?.drop()
+        super.tearDown()
+    }
+
+    /// The test store's URL with the server's address as `host` sees it.
+    private func url(from host: Int) throws -> String {
+        let local = try XCTUnwrap(store).url
+        let address = hosts[host].server
+        // postgresql://user@127.0.0.1:PORT/db → the same with the host's address.
+        return local.replacingOccurrences(of: "@127.0.0.1:", with: "@\(address):")
+    }
+
+    /// A sidecar on application host `host` (0 or 1).
+    private func sidecar(on host: Int) throws -> LarderProcess {
+        try LarderProcess(["--store", try url(from: host), "--pg-schema", try XCTUnwrap(store).schema],
+                          launcher: ["/usr/sbin/ip", "netns", "exec", hosts[host].namespace])
+    }
+
+    /// The shared-store tests place their first process on host A, the next on host B.
+    override func sidecar() throws -> LarderProcess {
+        defer { started += 1 }
+        return try sidecar(on: started % 2)
+    }
+
+    override func testADiskLimitHoldsWhileTwoSidecarsWrite() throws { try super.testADiskLimitHoldsWhileTwoSidecarsWrite() }
+    override func testMigrateRunFromTwoSidecarsMigratesEachObjectOnce() throws { try super.testMigrateRunFromTwoSidecarsMigratesEachObjectOnce() }
+
+    func testEachSidecarReachesTheServerOnlyOverItsOwnLink() throws {
+        // The loopback address of an application host is its own: no server there.
+        let local = try LarderProcess(["--store", try XCTUnwrap(store).url, "--pg-schema", try XCTUnwrap(store).schema],
+                                      launcher: ["/usr/sbin/ip", "netns", "exec", hosts[0].namespace])
+        XCTAssertEqual(local.waitForExit(), 2, "no server on host A's own loopback")
+        XCTAssertTrue(local.stderrAtEnd().contains("storage unavailable"))
+        let a = try sidecar(on: 0)
+        let path = a.request("initialize", params: [:])?["result"]?["store"]?["path"]?.stringValue
+        XCTAssertTrue(path?.contains("@\(hosts[0].server):") == true, path ?? "no answer")
+    }
+
+    /// Strict coherence across hosts: a write A acknowledged is what B reads next.
+    func testAWriteAcknowledgedOnOneHostIsReadOnTheOther() throws {
+        let a = try sidecar(on: 0), b = try sidecar(on: 1)
+        for n in 1...20 {
+            XCTAssertEqual(a.request("cache.set", params: ["key": "k", "value": .int(n)], id: .int(n))?["result"]?["stored"], true)
+            XCTAssertEqual(b.request("cache.get", params: ["key": "k"], id: .int(n))?["result"]?["value"], .int(n),
+                           "B read what A acknowledged, not its own memory tier's copy")
+            let other = "from b \(n)"
+            XCTAssertEqual(b.request("cache.set", params: ["key": "b", "value": .string(other)], id: .int(100 + n))?["result"]?["stored"], true)
+            XCTAssertEqual(a.request("cache.get", params: ["key": "b"], id: .int(100 + n))?["result"]?["value"], .string(other))
+        }
+    }
+
+    /// The server stopped and started again while both hosts keep writing:
+    /// what either acknowledged is there, what either was refused is not.
+    func testTheServerRestartedUnderLoadFromBothHostsLosesNothingAcknowledged() throws {
+        let a = try sidecar(on: 0), b = try sidecar(on: 1)
+        var acknowledged: Set<String> = [], refused: Set<String> = []
+        for round in 0..<8 {
+            if round == 3 { try PostgresTestURL.control(["stop", "-m", "immediate"]) }
+            if round == 5 { try PostgresTestURL.control(["start"]) }
+            for (name, s) in [("a", a), ("b", b)] {
+                let keys = (0..<100).map { "\(name)-\(round)-\($0)" }
+                let burst = keys.enumerated().map { i, k in
+                    JSON.object(["jsonrpc": "2.0", "id": .int(i), "method": "cache.set", "params": ["key": .string(k), "value": .string(k)]]).description
+                }.joined(separator: "\n") + "\n"
+                XCTAssertTrue(s.send(bytes: Array(burst.utf8)))
+                for _ in keys {
+                    guard let m = s.readMessage(timeout: 30), let i = m["id"]?.numberValue?.int else { continue }
+                    if m["result"]?["stored"] == true { acknowledged.insert(keys[i]) }
+                    if m["error"]?["code"] == -31003 { refused.insert(keys[i]) }
+                }
+            }
+            if round >= 5 { usleep(300_000) }  // the sidecars reconnect after a backoff
+        }
+        XCTAssertEqual(acknowledged.count + refused.count, 1600, "every write answered: stored, or refused as unavailable")
+        XCTAssertGreaterThanOrEqual(acknowledged.count, 600, "the rounds before the crash")
+        XCTAssertGreaterThanOrEqual(refused.count, 400, "the rounds while the server was down")
+        let all = acknowledged.union(refused).sorted().map(JSON.string)
+        let c = try sidecar(on: 1)
+        let entries = c.request("cache.getMany", params: ["keys": .array(all)], timeout: 30)?["result"]?["entries"]
+        for k in acknowledged { XCTAssertEqual(entries?[k]?["found"], true, "\(k) was acknowledged but lost") }
+        for k in refused { XCTAssertEqual(entries?[k]?["found"], false, "\(k) was refused but stored") }
+    }
+}
