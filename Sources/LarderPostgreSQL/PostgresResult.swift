@@ -26,7 +26,7 @@ public final class PostgresResult {
 
     /// The column's index, or nil when no column has that name.
     public func column(named name: String) -> Int? {
-        let n = PQfnumber(raw, "\"\(name.replacingQuotes)\"")
+        let n = PQfnumber(raw, SQLDialect.quoted(name))
         return n < 0 ? nil : Int(n)
     }
 
@@ -118,14 +118,5 @@ public final class PostgresResult {
 
     private func unreadable(_ row: Int, _ column: Int, as what: String) -> StoreError {
         .internalFailure("column \(column) (\(columnName(column)), type \(type(of: column).rawValue)) of row \(row) cannot be read as \(what)")
-    }
-}
-
-private extension String {
-    /// Doubles double quotes, for a quoted identifier.
-    var replacingQuotes: String {
-        var out = ""
-        for c in self { out.append(c == "\"" ? "\"\"" : String(c)) }
-        return out
     }
 }

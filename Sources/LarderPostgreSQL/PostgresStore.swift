@@ -38,9 +38,15 @@ public enum PostgresStore {
             sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")
         try PostgresStoreSchema.migrate(connection, schema: schema)
         let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
-        let location = "\(redacted(url)) schema \(schema)"
+        let location = Self.location(url: url, schema: schema)
         let database = PostgresSQLConnection(connection, location: location, writerLock: lock)
         return try Store(connection: database, otherWriters: PostgresOtherWriters(database: database), clock: clock)
+    }
+
+    /// Where such a store is, for messages and answers (`Store.location`,
+    /// `initialize`'s `store.path`): the URL without its password, and the schema.
+    public static func location(url: String, schema: String) -> String {
+        "\(redacted(url)) schema \(schema)"
     }
 
     /// `url` without its password, for messages and answers: one before the

@@ -109,19 +109,6 @@ public enum PostgresStoreSchema {
             """)
     }
 
-    /// `name` as a PostgreSQL identifier: in double quotes, any inside doubled,
-    /// so that a schema named by the user is always one identifier.
-    public static func quoted(_ name: String) -> String {
-        "\"" + name.replacingDoubleQuotes + "\""
-    }
-}
-
-extension String {
-    fileprivate var replacingDoubleQuotes: String {
-        var out = ""
-        for ch in self {
-            if ch == "\"" { out += "\"\"" } else { out.append(ch) }
-        }
-        return out
-    }
+    /// `name` as a PostgreSQL identifier: a schema named by the user is always one identifier.
+    public static func quoted(_ name: String) -> String { SQLDialect.quoted(name) }
 }

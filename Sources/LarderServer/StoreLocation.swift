@@ -34,7 +34,7 @@ public enum StoreLocation: Equatable, Sendable {
         switch self {
         case .directory(let path): path
         case .memory: "memory"
-        case .postgreSQL(let url, let schema): "\(PostgresStore.redacted(url)) schema \(schema)"
+        case .postgreSQL(let url, let schema): PostgresStore.location(url: url, schema: schema)
         }
     }
 }

@@ -8,11 +8,7 @@ struct EntityTable {
     /// `"entity.Band"`: the prefix keeps entity tables apart from the store's own.
     var name: String { Self.quote("entity." + entity.name) }
 
-    static func quote(_ identifier: String) -> String {
-        var quoted = "\""
-        for c in identifier { quoted += c == "\"" ? "\"\"" : String(c) }
-        return quoted + "\""
-    }
+    static func quote(_ identifier: String) -> String { SQLDialect.quoted(identifier) }
 
     var identifierColumn: String { Self.quote(entity.identifier) }
 

@@ -7,8 +7,9 @@
 /// first use and kept; `SQLDialect` spells the little that the engines write
 /// differently. A parameter that may be NULL is compared before it is
 /// tested with IS NULL (`grp = ?2 OR ?2 IS NULL`): PostgreSQL settles a
-/// parameter's type where it is first used. Transactions are the connection's: one write transaction at
-/// a time (group commit), savepoints inside it by name.
+/// parameter's type where it is first used. Transactions are the
+/// connection's: one write transaction at a time (group commit), savepoints
+/// inside it by name.
 ///
 /// The core holds a connection as `any SQLConnection`, and its statements as
 /// `any SQLStatement`: a call through the protocol's witness table instead
@@ -155,4 +156,12 @@ public struct SQLDialect: Sendable, Equatable {
     /// cuts longer ones short (and two names alike in their first 63 bytes
     /// would be one); SQLite takes any.
     public var maxIdentifierBytes: Int? { engine == .sqlite ? nil : 63 }
+
+    /// `name` as an identifier, on either engine: in double quotes, any
+    /// inside doubled, so that a name given by a user is always one identifier.
+    public static func quoted(_ name: String) -> String {
+        var quoted = "\""
+        for c in name { quoted += c == "\"" ? "\"\"" : String(c) }
+        return quoted + "\""
+    }
 }
