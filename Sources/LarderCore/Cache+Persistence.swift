@@ -44,7 +44,8 @@ extension Cache {
         nextMemoryExpiry = nil
         // The memory tier now holds copies of rows, and only entries a persistent cache keeps in memory.
         for (k, e) in written {
-            if fitsInMemory(e.size) { memory.update(k) { $0.diskID = e.diskID } } else { memory.remove(k) }
+            // A row id not known yet (0) comes when its queued statement has run.
+            if !fitsInMemory(e.size) { memory.remove(k) } else if e.diskID != 0 { memory.update(k) { $0.diskID = e.diskID } }
         }
         for (k, e) in oversized {
             memory.remove(k)

@@ -41,12 +41,18 @@ public final class Cache {
         return (limits.maxCount > 0 && memory.count > limits.maxCount) || (limits.maxBytes > 0 && memory.bytes > limits.maxBytes)
     }
 
+    /// Whether the store's engine queues writes (`SQLDialect.pipelinesWrites`):
+    /// read once here, as asking the connection on every set cost a set to
+    /// disk about 170 instructions (callgrind).
+    private let pipelinesWrites: Bool
+
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
         nameUTF8 = Array(name.utf8)
         self.id = id
         self.config = config
         self.store = store
+        pipelinesWrites = store.database.dialect.pipelinesWrites
     }
 
     /// Reads disk totals; called when the cache is loaded and when another process changed the store.
@@ -100,7 +106,7 @@ public final class Cache {
     /// on a miss may answer an expired entry while it refreshes it).
     public func get(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {
         try ready()
-        if let e = memory.get(k) { return found(e, in: .memory, includingExpired: includingExpired) }
+        if let i = memory.use(k) { return found(memory.entry(at: i), in: .memory, at: i, includingExpired: includingExpired) }
         return try getFromDisk(k, includingExpired: includingExpired)
     }
 
@@ -130,7 +136,7 @@ public final class Cache {
         try ready()
         if let i = memory.use(group: group, key: key) {
             let entry = memory.entry(at: i)
-            guard let expired = countRead(of: entry, in: .memory) else { return false }
+            guard let expired = countRead(of: entry, in: .memory, at: i) else { return false }
             body(Lookup(entry: entry, expired: expired, tier: .memory, expiresAt: entry.expiresAt(lifespan: config.lifespan)))
             return true
         }
@@ -148,7 +154,7 @@ public final class Cache {
         let entry = memory.entry(at: i)
         let expiresAt = entry.expiresAt(lifespan: config.lifespan)
         if let expiresAt, store.clock.now >= expiresAt { return false }
-        _ = countRead(of: entry, in: .memory)
+        _ = countRead(of: entry, in: .memory, at: i)
         body(Lookup(entry: entry, expired: false, tier: .memory, expiresAt: expiresAt))
         return true
     }
@@ -166,16 +172,19 @@ public final class Cache {
     }
 
     /// A found entry as a lookup, or nil when it is expired and reads as a miss.
-    private func found(_ entry: Entry, in tier: CacheEvent.Tier, includingExpired: Bool = false) -> Lookup? {
-        countRead(of: entry, in: tier, includingExpired: includingExpired).map {
+    private func found(_ entry: Entry, in tier: CacheEvent.Tier, at position: Int = -1, includingExpired: Bool = false) -> Lookup? {
+        countRead(of: entry, in: tier, at: position, includingExpired: includingExpired).map {
             Lookup(entry: entry, expired: $0, tier: tier, expiresAt: entry.expiresAt(lifespan: config.lifespan))
         }
     }
 
-    /// Counts a read of a found entry: whether it has expired, or nil when it
+    /// Counts a read of a found entry (at `position` in the memory tier, or
+    /// -1 when read from disk): whether it has expired, or nil when it
     /// is expired and reads as a miss (and counts as one).
-    private func countRead(of entry: Entry, in tier: CacheEvent.Tier, includingExpired: Bool = false) -> Bool? {
-        if tracksDiskRecency { store.noteUse(of: entry.diskID) }
+    private func countRead(of entry: Entry, in tier: CacheEvent.Tier, at position: Int, includingExpired: Bool = false) -> Bool? {
+        if tracksDiskRecency {
+            store.noteUse(of: entry.diskID != 0 || position < 0 ? entry.diskID : rowOfQueuedWrite(at: position))
+        }
         // The clock is read only for an entry that can expire.
         let expired = entry.expiresAt(lifespan: config.lifespan).map { store.clock.now >= $0 } ?? false
         if expired && !config.returnsExpired && !includingExpired {
@@ -309,10 +318,43 @@ public final class Cache {
     /// for the key, if any), notes its row id in `e`, and counts it in the
     /// disk totals. SQLite reads `value` in place, without a copy of its own.
     func writeToDisk(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        if pipelinesWrites { return try writeToDiskPipelined(k, &e, value: value) }
         let (id, replaced) = try disk.write(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan, known: memory.row(of: k))
         e.diskID = id
         diskCount += replaced == nil ? 1 : 0
         diskBytes += value.count - (replaced ?? 0)
+    }
+
+    /// The row of the memory tier's entry at `position`, written by a queued
+    /// statement whose answer (the row's id) has not come yet: it comes
+    /// now. Were the read's use noted without it, the least recently used
+    /// row evicted next could be the one just read. If sending fails, the
+    /// transaction is doomed, and the use is moot.
+    private func rowOfQueuedWrite(at position: Int) -> Int64 {
+        try? store.database.settle()
+        return memory.entry(at: position).diskID
+    }
+
+    /// `writeToDisk` on an engine that pipelines writes: the row is written
+    /// with the next statement whose answer is needed, or the commit. Until
+    /// then the totals count what the memory tier knows (the size a known
+    /// row holds, else a new key): never less than the truth, so limits are
+    /// only checked against them after `SQLConnection.settle`. The row's id
+    /// and the size it really replaced correct both when the answer comes.
+    private func writeToDiskPipelined(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        let known = memory.row(of: k)
+        let assumed = known?.size
+        // The closure keeps the cache until the statement has run (or the transaction failed).
+        try disk.writePipelined(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan) { id, replaced in
+            if replaced != assumed {
+                self.diskCount += (assumed == nil ? -1 : 0) + (replaced == nil ? 1 : 0)
+                self.diskBytes += (assumed ?? 0) - (replaced ?? 0)
+            }
+            self.memory.update(k) { $0.diskID = id }
+        }
+        e.diskID = known?.id ?? 0
+        diskCount += assumed == nil ? 1 : 0
+        diskBytes += value.count - (assumed ?? 0)
     }
 
     /// A durable store's entries never expire: a write that gives one a lifetime is refused.
@@ -392,6 +434,9 @@ public final class Cache {
             (limits.maxCount > 0 && diskCount > limits.maxCount) || (limits.maxBytes > 0 && diskBytes > limits.maxBytes)
         }
         guard config.persistent, over() else { return }
+        // Totals are exact once queued writes have run (see `writeToDiskPipelined`).
+        try store.database.settle()
+        guard over() else { return }
         try store.writeRecency()
         try store.beginWrite()
         // Expired entries go before valid ones, however recently used.
@@ -461,7 +506,8 @@ public final class Cache {
         try ready()
         let now = store.clock.now
         var current = memory.peek(k)
-        if current == nil && config.persistent { current = try disk.lookup(k) }
+        // A row written by a queued statement is known by its id only once that has run.
+        if config.persistent && (current?.diskID ?? 0) == 0 { current = try disk.lookup(k) ?? current }
         guard let current else { return .absent }
         let expired = current.isExpired(at: now, lifespan: config.lifespan)
         memory.update(k) { $0.validatedAt = now }
@@ -578,11 +624,17 @@ public final class Cache {
     }
 
     /// Entries and bytes held: the disk tier's for a persistent cache, the memory tier's otherwise.
-    public var count: Int { config.persistent ? diskCount : memory.count }
-    public var bytes: Int { config.persistent ? diskBytes : memory.bytes }
+    public var count: Int { config.persistent ? diskTotals.count : memory.count }
+    public var bytes: Int { config.persistent ? diskTotals.bytes : memory.bytes }
     public var memoryCount: Int { memory.count }
     public var memoryBytes: Int { memory.bytes }
-    public var diskTotals: (count: Int, bytes: Int) { (diskCount, diskBytes) }
+    /// Exact once queued writes have run (see `writeToDiskPipelined`). If
+    /// running them fails, the transaction is doomed, its commit will say
+    /// so, and the totals are read again from the store after it.
+    public var diskTotals: (count: Int, bytes: Int) {
+        try? store.database.settle()
+        return (diskCount, diskBytes)
+    }
 }
 
 /// Counters since the process started.

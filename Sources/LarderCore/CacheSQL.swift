@@ -69,9 +69,11 @@ public enum CacheSQL {
     public static let insertIfNew = insert + " ON CONFLICT (cache, grp, key) DO NOTHING"
 
     /// `insertIfNew` for an encrypted cache: the key sealed too, in `sealed_key`.
-    public static let insertSealedIfNew = """
+    public static let insertSealedIfNew = insertSealed + " ON CONFLICT (cache, grp, key) DO NOTHING"
+
+    private static let insertSealed = """
         INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (cache, grp, key) DO NOTHING
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Replaces the entry in a known row; the key columns guard against a row
@@ -85,7 +87,7 @@ public enum CacheSQL {
     /// them by number (`SQLConnection.statement(_:)`): finding one by its
     /// text, hashing and comparing it, cost about as much as binding it.
     public enum Hot: Int, CaseIterable, Sendable {
-        case lookup, insertIfNew, update, insertSealedIfNew
+        case lookup, insertIfNew, update, insertSealedIfNew, write, writeSealed
 
         public func sql(for dialect: SQLDialect) -> String {
             switch self {
@@ -93,12 +95,35 @@ public enum CacheSQL {
             case .insertIfNew: CacheSQL.insertIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
             case .insertSealedIfNew: CacheSQL.insertSealedIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
             case .update: CacheSQL.update
+            case .write: CacheSQL.write
+            case .writeSealed: CacheSQL.writeSealed
             }
         }
     }
 
+    /// An entry stored or replaced, answering its row's id and the size it
+    /// replaced (NULL for a new key): one statement whose answer can wait,
+    /// so that a burst of sets is sent in one round trip on an engine that
+    /// pipelines (`SQLDialect.pipelinesWrites`, PostgreSQL). SQLite runs
+    /// `insertIfNew` and `update` instead: there a statement waited for
+    /// costs a function call, and RETURNING a temporary table.
+    ///
+    /// The size replaced is read by a subquery in RETURNING: a statement
+    /// does not see its own changes (its snapshot is taken before it), so
+    /// the subquery finds the row as it was, or none.
+    public static let write = upsert + replacedSize
+
+    /// `write` for an encrypted cache: the key sealed too, in `sealed_key`.
+    public static let writeSealed = insertSealed + upsertSet
+        + ", sealed_key = excluded.sealed_key" + replacedSize
+
+    private static let replacedSize = " RETURNING id, (SELECT size FROM entries AS before WHERE before.id = entries.id)"
+
     /// An entry stored or replaced in one statement (the storage floor's overwrite).
-    public static let upsert = insert + """
+    public static let upsert = insert + upsertSet
+
+    /// What an upsert replaces of an entry whose key is taken: every column but the key's.
+    private static let upsertSet = """
          ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
             size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
             ttl = excluded.ttl, used = excluded.used, expires_at = excluded.expires_at

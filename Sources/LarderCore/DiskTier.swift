@@ -93,6 +93,31 @@ struct DiskTier {
         return (old.id, old.size)
     }
 
+    /// Stores an entry whose value is `value` with one statement whose
+    /// answer can wait (`CacheSQL.write`), on an engine that pipelines
+    /// writes: a burst of sets then costs one round trip to PostgreSQL, not
+    /// one per set. `written` gets the row's id and the size it replaced
+    /// (nil for a new key) once the statement has run, with the next one
+    /// whose answer is needed or with the commit.
+    func writePipelined(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
+                        written: @escaping (_ id: Int64, _ replaced: Int?) -> Void) throws(StoreError) {
+        let s = try db.statement(sealer == nil ? .write : .writeSealed)
+        s.bind(1, cacheID)
+        try bind(k, to: s, from: 2)
+        let expiresAt = e.expiresAt(lifespan: lifespan)
+        if let sealer {
+            let sealed = try sealer.seal(value, kind: e.kind, for: k)
+            sealed.withUnsafeBufferPointer { bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4) }
+            s.bind(12, blob: try sealer.seal(key: k))
+        } else {
+            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4)
+        }
+        try s.runPipelined { row in
+            guard let row else { return }
+            written(row.int64(0), row.isNull(1) ? nil : row.int(1))
+        }
+    }
+
     /// Runs an insert-or-nothing; the new row's id, or nil when the key was taken.
     private func insertedRowID(_ s: any SQLStatement) throws(StoreError) -> Int64? {
         guard db.dialect.insertReturnsRowID else {
@@ -170,7 +195,7 @@ struct DiskTier {
     func setUsed(id: Int64, _ used: Int64) throws(StoreError) {
         let s = try db.statement("UPDATE entries SET used = ? WHERE id = ?")
         s.bind(1, used).bind(2, id)
-        try s.run()
+        try s.runPipelined(then: nil)
     }
 
     /// Entry count and bytes of the whole cache.

@@ -31,9 +31,14 @@ final class MemoryTier {
 
     /// The entry, marked as most recently used.
     func get(_ key: EntryKey) -> Entry? {
+        use(key).map { nodes[$0].entry }
+    }
+
+    /// Where the entry under `key` is, marked as most recently used.
+    func use(_ key: EntryKey) -> Int? {
         guard let i = position(of: key) else { return nil }
         moveToNewest(i)
-        return nodes[i].entry
+        return i
     }
 
     /// Where the entry under `key` in `group` (given as UTF-8) is, marked as

@@ -16,6 +16,7 @@ extension Store {
     /// first time and after another process's commit (as `cache.list` does).
     public func budgetStatus() throws(StoreError) -> BudgetStatus? {
         guard let maxStoreBytes else { return nil }
+        try database.settle()
         return BudgetStatus(maxBytes: maxStoreBytes, bytes: try storedBytes())
     }
 
@@ -42,6 +43,9 @@ extension Store {
     /// Evicts entries of purgeable caches until the values stored fit the budget, or only durable stores remain.
     func keepWithinBudget() throws(StoreError) {
         guard let limit = maxStoreBytes else { return }
+        guard try storedBytes() > limit else { return }
+        // Totals are exact once queued writes have run (see `Cache.writeToDiskPipelined`).
+        try database.settle()
         var total = try storedBytes()
         guard total > limit else { return }
         try writeRecency()

@@ -21,22 +21,31 @@ extension PostgresConnection {
     /// BEGIN, the prepares this session still needs, the statements and
     /// COMMIT are sent together, followed by a sync, before any result is
     /// read. Returns only once the server has answered the COMMIT: with no
-    /// `failure`, the burst is committed. Inside `transaction` there is no
-    /// BEGIN or COMMIT: the statements join the transaction. Loss of the connection throws
+    /// `failure`, the burst is committed. Inside a transaction (`begin`)
+    /// there is no BEGIN: the statements join it, and end it with a COMMIT
+    /// only if `committing` (the transaction is then over, whatever became
+    /// of it). Loss of the connection throws
     /// `storageUnavailable`; if it came after the COMMIT was sent, whether
     /// the burst was committed is unknown, and its writes must be taken as
     /// not acknowledged.
-    public func run(_ pipeline: PostgresPipeline) throws(StoreError) -> PostgresPipelineResult {
-        guard !pipeline.isEmpty else { return PostgresPipelineResult(outcomes: [], failure: nil) }
+    public func run(_ pipeline: PostgresPipeline, committing: Bool = false) throws(StoreError) -> PostgresPipelineResult {
+        let ending = committing && inTransaction
+        guard !pipeline.isEmpty else {
+            if ending { try commit() }
+            return PostgresPipelineResult(outcomes: [], failure: nil)
+        }
+        // Over whatever happens: anything the server still holds open is rolled back.
+        defer { if ending { rollBack() } }
         for case .prepared(let statement, _) in pipeline.steps { try register(statement) }
         let connection = try session()
-        // Inside `transaction` the statements join it: a BEGIN would be
-        // refused with a warning only, and the COMMIT would end it.
-        let wrapped = !inTransaction
+        // Inside a transaction the statements join it: a BEGIN would be
+        // refused with a warning only.
+        let begins = !inTransaction
+        let wrapped = begins || ending
 
         var items: [PipelineItem] = []
         var preparing: Set<String> = []
-        if wrapped { items.append(.sql("BEGIN", [], .text)) }
+        if begins { items.append(.sql("BEGIN", [], .text)) }
         for case .prepared(let statement, _) in pipeline.steps
         where !prepared.contains(statement.name) && preparing.insert(statement.name).inserted {
             items.append(.prepare(statement))
@@ -52,7 +61,7 @@ extension PostgresConnection {
 
         let replies = try exchange(items, on: connection)
         // A sync ends only an implicit transaction: after a failure, the
-        // BEGIN's is still open (aborted) until rolled back.
+        // explicit one is still open (aborted) until rolled back.
         if wrapped { rollback() }
 
         // A failed prepare is the failure of the first statement that needed it.
@@ -115,6 +124,7 @@ extension PostgresConnection {
         guard PQenterPipelineMode(connection) == 1 else { throw failure(nil, connection) }
         for item in items where !send(item, on: connection) { throw failure(nil, connection) }
         guard PQpipelineSync(connection) == 1 else { throw failure(nil, connection) }
+        roundTrips += 1
 
         var replies: [PipelineReply] = []
         replies.reserveCapacity(items.count)

@@ -21,16 +21,20 @@ extension PostgresConnection {
 
     /// Opens a transaction that `commit` or `rollBack` ends: for a caller
     /// whose transaction spans many calls (the store's group commit).
-    /// `then` runs first in it, in the same round trip (taking a lock, say).
-    public func begin(then first: String? = nil) throws(StoreError) {
+    /// `then` runs first in it, in the same round trip (taking a lock,
+    /// reading a row): the result of its last statement is returned, in text.
+    @discardableResult
+    public func begin(then first: String? = nil) throws(StoreError) -> PostgresResult {
         guard !inTransaction else { throw .internalFailure("a transaction is already open on this connection") }
+        let result: PostgresResult
         do {
-            try execute(first.map { "BEGIN; " + $0 } ?? "BEGIN")
+            result = try execute(first.map { "BEGIN; " + $0 } ?? "BEGIN")
         } catch {
             rollback()
             throw error
         }
         inTransaction = true
+        return result
     }
 
     /// Commits the transaction `begin` opened; it is over either way.
@@ -80,6 +84,7 @@ extension PostgresConnection {
     /// Rolls back whatever transaction the session has open, if it is still there.
     func rollback() {
         guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
+        roundTrips += 1
         PQclear(PQexec(handle, "ROLLBACK"))
     }
 

@@ -55,6 +55,9 @@ public final class PostgresConnection {
     var savepointDepth = 0
     /// Sessions opened so far: 1 after `init`, one more for each reconnection.
     public private(set) var sessions = 0
+    /// Waits for the server's answer so far (each call, or each pipeline,
+    /// waits once), for the tests of what is sent together.
+    public internal(set) var roundTrips = 0
 
     /// Connects to the server `conninfo` names. `settings` are connection
     /// parameters that win over the conninfo's and the environment's.
@@ -167,6 +170,7 @@ public final class PostgresConnection {
 
     /// The result of a synchronous call, or its error.
     func check(_ result: OpaquePointer?, _ connection: OpaquePointer) throws(StoreError) -> PostgresResult {
+        roundTrips += 1
         guard let result else { throw failure(nil, connection) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
@@ -296,7 +300,7 @@ public final class PostgresConnection {
         }
         // libpq prints the server's notices (such as "relation already
         // exists, skipping") on stderr unless told otherwise.
-        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        _ = PQsetNoticeProcessor(connection, { _, _ in }, nil)
         if let sessionSetup {
             let result = PQexec(connection, sessionSetup)
             defer { PQclear(result) }

@@ -6,10 +6,11 @@ import LarderCore
 /// another one committed — as SQLite's data_version tells one process of
 /// another's.
 ///
-/// The count is read once per burst of input and at the start of each write
-/// transaction (one round trip each). Taking the row's lock last, just
-/// before COMMIT, orders commits by the count without holding writers
-/// behind one another for longer than a commit.
+/// The count is read once per burst of input (a round trip), and at the
+/// start of each write transaction, in BEGIN's round trip. It is counted
+/// last, in the COMMIT's round trip: taking the row's lock just before
+/// COMMIT orders commits by the count without holding writers behind one
+/// another for longer than a commit.
 final class PostgresOtherWriters: OtherWriters {
     private unowned let database: PostgresSQLConnection
     /// The count when this sidecar last looked, or as its own last commit left it.
@@ -21,7 +22,10 @@ final class PostgresOtherWriters: OtherWriters {
 
     init(database: PostgresSQLConnection) {
         self.database = database
+        database.queryAtBegin = Self.countSQL
     }
+
+    private static let countSQL = "SELECT sequence FROM commits WHERE id = 1"
 
     func start() throws(StoreError) {
         seen = try count()
@@ -31,7 +35,8 @@ final class PostgresOtherWriters: OtherWriters {
     func stop() {}
 
     func committedSinceLastLook() throws(StoreError) -> Bool {
-        let now = try count()
+        let now: Int64
+        if let read = database.takeReadAtBegin() { now = try Self.sequence(read) } else { now = try count() }
         guard now != seen || missed else { return false }
         seen = now
         missed = false
@@ -40,9 +45,7 @@ final class PostgresOtherWriters: OtherWriters {
 
     func transactionWillCommit() throws(StoreError) {
         let s = try database.statement("UPDATE commits SET sequence = sequence + 1 WHERE id = 1 RETURNING sequence")
-        defer { s.reset() }
-        guard try s.step() else { throw .internalFailure("the store's commits row is missing") }
-        taken = s.int64(0)
+        try s.runPipelined { row in self.taken = row?.int64(0) }
     }
 
     func transactionDidCommit() {
@@ -54,9 +57,16 @@ final class PostgresOtherWriters: OtherWriters {
     }
 
     private func count() throws(StoreError) -> Int64 {
-        let s = try database.statement("SELECT sequence FROM commits WHERE id = 1")
+        let s = try database.statement(Self.countSQL)
         defer { s.reset() }
-        guard try s.step() else { throw .internalFailure("the store's commits row is missing") }
+        guard try s.step() else { throw Self.missingRow }
         return s.int64(0)
     }
+
+    private static func sequence(_ read: PostgresResult) throws(StoreError) -> Int64 {
+        guard read.rowCount == 1, let n = try read.int64(0, 0) else { throw missingRow }
+        return n
+    }
+
+    private static let missingRow = StoreError.internalFailure("the store's commits row is missing")
 }

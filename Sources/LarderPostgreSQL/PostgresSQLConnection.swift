@@ -16,6 +16,35 @@ public final class PostgresSQLConnection: SQLConnection {
     /// The advisory lock every write transaction takes first, if any.
     private let writerLock: Int64?
 
+    /// Statements of the write transaction whose answers can wait
+    /// (`SQLStatement.runPipelined`), in order, to be sent together.
+    private var queued: [Queued] = []
+
+    private struct Queued {
+        enum Step {
+            case prepared(PostgresStatement, [PostgresValue])
+            case sql(String)
+        }
+        let step: Step
+        let reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) -> Void)?
+
+        func add(to pipeline: inout PostgresPipeline) {
+            switch step {
+            case .prepared(let statement, let parameters): pipeline.append(statement, parameters)
+            case .sql(let sql): pipeline.append(sql: sql)
+            }
+        }
+    }
+
+    /// Whether statements wait in the queue.
+    var hasQueued: Bool { !queued.isEmpty }
+
+    /// A query run in BEGIN's round trip, after the writer lock is taken
+    /// (`PostgresOtherWriters` reads the commits count there); its answer
+    /// waits in `readAtBegin` until taken.
+    var queryAtBegin: String?
+    private var readAtBegin: PostgresResult?
+
     /// `location` names the server and schema in messages; with
     /// `writerLock`, write transactions take that advisory lock as they
     /// begin, and so run one at a time (see `PostgresStore`).
@@ -54,10 +83,60 @@ public final class PostgresSQLConnection: SQLConnection {
     }
 
     public func execute(_ sql: String) throws(StoreError) {
+        // A savepoint's begin, release or rollback takes its place in the
+        // queue: a batch of writes under one (`cache.setMany`) is sent whole.
+        if isInTransaction, Self.isSavepointCommand(sql) {
+            queued.append(Queued(step: .sql(sql), reader: nil))
+            return
+        }
+        try settle()
         do {
             changes = try connection.execute(sql).rowsAffected
         } catch {
             throw failure(error)
+        }
+    }
+
+    static func isSavepointCommand(_ sql: String) -> Bool {
+        !sql.contains(";") && (sql.hasPrefix("SAVEPOINT ") || sql.hasPrefix("RELEASE ") || sql.hasPrefix("ROLLBACK TO "))
+    }
+
+    // MARK: - Queued statements
+
+    /// Queues a run of `statement`, prepared, with `parameters`; `reader`
+    /// reads its answer once it has run.
+    func enqueue(_ statement: PostgresStatement, _ parameters: [PostgresValue],
+                 reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) -> Void)?) {
+        queued.append(Queued(step: .prepared(statement, parameters), reader: reader))
+    }
+
+    public func settle() throws(StoreError) {
+        guard !queued.isEmpty else { return }
+        _ = try send(then: nil)
+    }
+
+    /// Sends the queued statements, and `last` after them, in one round
+    /// trip inside the write transaction; hands each reader its answer, and
+    /// returns `last`'s. The first failure dooms the transaction and is thrown.
+    func send(then last: (statement: PostgresStatement, parameters: [PostgresValue])?) throws(StoreError) -> PostgresResult? {
+        var pipeline = PostgresPipeline()
+        for q in queued { q.add(to: &pipeline) }
+        if let last { pipeline.append(last.statement, last.parameters) }
+        let sent = queued
+        queued.removeAll(keepingCapacity: true)
+        let result: PostgresPipelineResult
+        do { result = try connection.run(pipeline) } catch { throw failure(error) }
+        if let error = result.failure { throw failure(error) }
+        deliver(result, to: sent)
+        guard last != nil, case .done(let r) = result[result.count - 1] else { return nil }
+        changes = r.rowsAffected
+        return r
+    }
+
+    private func deliver(_ result: PostgresPipelineResult, to sent: [Queued]) {
+        for (i, q) in sent.enumerated() {
+            guard let reader = q.reader, case .done(let r) = result[i] else { continue }
+            reader.statement.deliver(r, to: reader.then)
         }
     }
 
@@ -66,18 +145,38 @@ public final class PostgresSQLConnection: SQLConnection {
     public var isInTransaction: Bool { connection.inTransaction }
 
     public func begin() throws(StoreError) {
-        try connection.begin(then: writerLock.map { "SELECT pg_advisory_xact_lock(\($0))" })
+        let lock = writerLock.map { "SELECT pg_advisory_xact_lock(\($0))" }
+        let first = [lock, queryAtBegin].compactMap { $0 }
+        let result = try connection.begin(then: first.isEmpty ? nil : first.joined(separator: "; "))
+        readAtBegin = queryAtBegin == nil ? nil : result
     }
 
+    /// What `queryAtBegin` answered as the open transaction began; nil once taken.
+    func takeReadAtBegin() -> PostgresResult? {
+        defer { readAtBegin = nil }
+        return readAtBegin
+    }
+
+    /// The queued statements and the COMMIT go in one round trip.
     public func commit() throws(StoreError) {
         if let transactionFailure {
             rollback()
             throw transactionFailure
         }
-        try connection.commit()
+        readAtBegin = nil
+        guard !queued.isEmpty else { return try connection.commit() }
+        var pipeline = PostgresPipeline()
+        for q in queued { q.add(to: &pipeline) }
+        let sent = queued
+        queued.removeAll(keepingCapacity: true)
+        let result = try connection.run(pipeline, committing: true)
+        if let error = result.failure { throw error }
+        deliver(result, to: sent)
     }
 
     public func rollback() {
+        queued.removeAll()
+        readAtBegin = nil
         connection.rollBack()
         transactionFailure = nil
     }
@@ -234,6 +333,13 @@ public final class PostgresSQLStatement: SQLStatement {
         do { p = try preparedStatement() } catch { throw owner.failure(error) }
         // A value refused here was never sent: the transaction goes on.
         let parameters = try parameters(for: p.types)
+        // Queued statements go first, in the same round trip.
+        if owner.hasQueued {
+            guard let r = try owner.send(then: (p.statement, parameters)) else {
+                throw .internalFailure("no answer to the statement sent after the queued ones: \(sql)")
+            }
+            return r
+        }
         do {
             let r = try owner.connection.run(p.statement, parameters)
             owner.noteChanges(r.rowsAffected)
@@ -259,6 +365,26 @@ public final class PostgresSQLStatement: SQLStatement {
             row = -1
         }
         _ = try send()
+    }
+
+    public func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+        guard owner.isInTransaction else {
+            guard let then else { return try run() }
+            defer { reset() }
+            return then(try step() ? self : nil)
+        }
+        let p: (statement: PostgresStatement, types: [PostgresType])
+        do { p = try preparedStatement() } catch { throw owner.failure(error) }
+        owner.enqueue(p.statement, try parameters(for: p.types), reader: then.map { (self, $0) })
+    }
+
+    /// Hands `then` this statement on the first row of `answer` (a queued
+    /// run's), then puts back whatever result it was reading.
+    func deliver(_ answer: PostgresResult, to then: ((any SQLStatement)?) -> Void) {
+        let reading = (result, row)
+        (result, row) = (answer, 0)
+        then(answer.rowCount > 0 ? self : nil)
+        (result, row) = reading
     }
 
     public func reset() {

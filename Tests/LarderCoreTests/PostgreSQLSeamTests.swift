@@ -83,4 +83,70 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         XCTAssertEqual(numbered.sql, #"a = $1 AND b = $3 AND c = $4 AND d = '?' AND "e?" = $1"#)
         XCTAssertEqual(numbered.used, [1, 3, 4], "2 is skipped")
     }
+
+    /// Queued statements go with the next one that must answer, in order,
+    /// in one round trip; each reader gets its answer before that one returns.
+    func testQueuedStatementsRunInOrderWithTheNextThatAnswers() throws {
+        let db = PostgresSQLConnection(try connect(), location: "the test server")
+        try db.execute("CREATE TABLE t (n BIGINT PRIMARY KEY)")
+        // Each statement is prepared on its first run, in round trips of its own.
+        let insert = try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n * 10")
+        try insert.bind(1, 0).run()
+        let count = try db.statement("SELECT count(*), max(n) FROM t")
+        _ = try count.step()
+        count.reset()
+        try db.execute("DELETE FROM t")
+
+        try db.begin()
+        var answered: [Int64] = []
+        let before = db.connection.roundTrips
+        for n in 1...3 { try insert.bind(1, Int64(n)).runPipelined { answered.append($0?.int64(0) ?? -1) } }
+        try db.execute("SAVEPOINT batch")
+        try insert.bind(1, 4).runPipelined(then: nil)
+        try db.execute("ROLLBACK TO batch")
+        XCTAssertEqual(answered, [], "nothing is sent yet")
+        XCTAssertTrue(try count.step())
+        XCTAssertEqual(answered, [10, 20, 30])
+        XCTAssertEqual(count.int64(0), 3, "the row under the savepoint rolled back to is gone")
+        XCTAssertEqual(db.connection.roundTrips - before, 1)
+        count.reset()
+        try insert.bind(1, 5).runPipelined { answered.append($0?.int64(0) ?? -1) }
+        try db.commit()
+        XCTAssertEqual(answered, [10, 20, 30, 50])
+        XCTAssertEqual(db.connection.roundTrips - before, 2)
+        XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 4)
+    }
+
+    /// A queued statement that fails dooms the transaction: the statement
+    /// that sent it throws, no reader is answered, and nothing is committed.
+    func testAQueuedStatementThatFailsDoomsTheTransaction() throws {
+        let db = PostgresSQLConnection(try connect(), location: "the test server")
+        try db.execute("CREATE TABLE t (n BIGINT PRIMARY KEY)")
+        try db.begin()
+        let insert = try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n")
+        var answered: [Int64] = []
+        for n in [1, 2, 2, 3] { try insert.bind(1, Int64(n)).runPipelined { answered.append($0?.int64(0) ?? -1) } }
+        let count = try db.statement("SELECT count(*) FROM t")
+        let error = assertThrowsStoreError("the duplicate key") { () throws(StoreError) in try count.step() }
+        XCTAssertEqual(sqlState(error), "23505")
+        XCTAssertEqual(answered, [])
+        XCTAssertNotNil(db.transactionFailure)
+        XCTAssertEqual(sqlState(assertThrowsStoreError("the commit") { () throws(StoreError) in try db.commit() }), "23505")
+        XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 0)
+    }
+
+    /// Outside a transaction there is no queue: the statement runs at once, on either engine.
+    func testOutsideATransactionAPipelinedStatementRunsAtOnce() throws {
+        let sqlite = try SQLiteDatabase(path: ":memory:")
+        defer { sqlite.close() }
+        let postgres = PostgresSQLConnection(try connect(), location: "the test server")
+        for db in [sqlite, postgres] as [any SQLConnection] {
+            try db.execute("CREATE TABLE t (n BIGINT)")
+            var answer: Int64?
+            try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n + 1").bind(1, 41).runPipelined { answer = $0?.int64(0) }
+            XCTAssertEqual(answer, 42)
+            try db.statement("INSERT INTO t (n) VALUES (?)").bind(1, 7).runPipelined(then: nil)
+            XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 2)
+        }
+    }
 }

@@ -47,6 +47,10 @@ public protocol SQLConnection: AnyObject {
     var transactionFailure: StoreError? { get }
     /// Writes wait for other writers' locks again (once per burst of input).
     func waitForLocksAgain()
+    /// Runs now whatever `SQLStatement.runPipelined` queued (SQLite queues
+    /// nothing): before a decision taken from what those statements will
+    /// answer, such as a cache's totals against its limits.
+    func settle() throws(StoreError)
 
     var isClosed: Bool { get }
     func close()
@@ -78,6 +82,15 @@ public protocol SQLStatement: AnyObject {
     func run() throws(StoreError)
     /// Ready to run again; the values bound are cleared.
     func reset()
+    /// Runs a statement of the write transaction whose answer can wait:
+    /// SQLite runs it now; PostgreSQL queues it, to be sent with the next
+    /// statement whose answer is needed at once, or with the COMMIT, all
+    /// in one network round trip (libpq's pipeline mode). `then` gets the
+    /// statement on its first row (nil if it returned none) once it has
+    /// run; if the transaction fails first, never. A failure of a queued
+    /// statement dooms the transaction, and is thrown by whatever sends it.
+    /// Outside a write transaction the statement runs now on either engine.
+    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError)
     func isNull(_ column: Int32) -> Bool
     func int64(_ column: Int32) -> Int64
     func double(_ column: Int32) -> Double
@@ -152,6 +165,10 @@ public struct SQLDialect: Sendable, Equatable {
     /// ignored, as SQLite's LIKE does. PostgreSQL's ILIKE folds only ASCII
     /// under collation "C", and escapes with a backslash unless told otherwise.
     public var likePattern: String { engine == .sqlite ? "LIKE ?" : "ILIKE ? ESCAPE ''" }
+    /// Whether writes whose answers can wait are queued and sent together
+    /// (`SQLStatement.runPipelined`): on PostgreSQL each statement waited
+    /// for alone costs a network round trip, on SQLite a function call.
+    public var pipelinesWrites: Bool { engine == .postgreSQL }
     /// The longest name of a table, column or index, in bytes: PostgreSQL
     /// cuts longer ones short (and two names alike in their first 63 bytes
     /// would be one); SQLite takes any.

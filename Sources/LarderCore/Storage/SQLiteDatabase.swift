@@ -119,6 +119,9 @@ public final class SQLiteDatabase: SQLConnection {
         sqlite3_busy_timeout(handle, CacheSQL.busyTimeoutMilliseconds)
     }
 
+    /// SQLite runs every statement when asked: nothing is ever queued.
+    public func settle() {}
+
     /// Commits the write transaction; a doomed one fails with its first error, untried.
     public func commit() throws(StoreError) {
         if let transactionFailure { throw transactionFailure }

@@ -114,6 +114,12 @@ public final class SQLiteStatement: SQLStatement {
         while try step() {}
     }
 
+    public func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+        guard let then else { return try run() }
+        defer { sqlite3_reset(raw) }
+        then(try step() ? self : nil)
+    }
+
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(raw, column) }
     public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(raw, column)) }
