@@ -24,6 +24,9 @@ public final class Cache {
     /// Disk tier totals, kept current so limits never need a COUNT(*).
     var diskCount = 0
     var diskBytes = 0
+    /// Set when another writer changed entries: `diskCount` and `diskBytes`
+    /// are read again (`exactTotals`) before anything is decided from them.
+    var totalsAreStale = false
     public internal(set) var stats = CacheUsage()
     /// Another process committed, or a commit failed: totals and settings must
     /// be read again before use (the memory tier was already emptied).
@@ -45,6 +48,8 @@ public final class Cache {
     /// read once here, as asking the connection on every set cost a set to
     /// disk about 170 instructions (callgrind).
     private let pipelinesWrites: Bool
+    /// Whether other writers are told which entries changed (`ChangeRecord`).
+    private let recordsChanges: Bool
 
     init(name: String, id: Int64, config: CacheConfig, store: Store) {
         self.name = name
@@ -53,10 +58,12 @@ public final class Cache {
         self.config = config
         self.store = store
         pipelinesWrites = store.database.dialect.pipelinesWrites
+        recordsChanges = store.transactions.otherWriters?.recordsChanges ?? false
     }
 
     /// Reads disk totals; called when the cache is loaded and when another process changed the store.
     func loadTotals() throws(StoreError) {
+        totalsAreStale = false
         guard config.persistent else { return }
         (diskCount, diskBytes) = try disk.totals()
         store.noteUsed(atLeast: try disk.maxUsed())
@@ -257,13 +264,14 @@ public final class Cache {
     /// a copy of its own, and a large value would be held three times over.
     private func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
                      shared: [UInt8]?) throws(StoreError) {
+        try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
         try checkLifetime(ttl)
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
-            try store.beginWrite()
+            try store.beginWrite(changing: .entries)
             try writeToDisk(key, &entry, value: value)
         }
         if fitsInMemory(value.count) {
@@ -281,6 +289,7 @@ public final class Cache {
     /// Stores all entries or none.
     public func set(_ writes: [Write]) throws(StoreError) {
         if writes.count == 1 { return try set(writes[0]) }
+        try joinWriteTransaction()
         try ready()
         for w in writes {
             try checkFits(w.bytes.count)
@@ -292,7 +301,7 @@ public final class Cache {
         if config.persistent {
             let (count, bytes) = (diskCount, diskBytes)
             do {
-                try store.atomically { () throws(StoreError) in
+                try store.atomically(changing: .entries) { () throws(StoreError) in
                     for k in writes.indices {
                         try writes[k].bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
                             try self.writeToDisk(writes[k].key, &entries[k], value: value)
@@ -318,11 +327,31 @@ public final class Cache {
     /// for the key, if any), notes its row id in `e`, and counts it in the
     /// disk totals. SQLite reads `value` in place, without a copy of its own.
     func writeToDisk(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        // After another writer's entries: its latest use too, so that this
+        // row's counts as more recent than any of them (least recently used goes first).
+        if totalsAreStale { try loadTotals() }
+        noteChanged(k)
         if pipelinesWrites { return try writeToDiskPipelined(k, &e, value: value) }
         let (id, replaced) = try disk.write(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan, known: memory.row(of: k))
         e.diskID = id
         diskCount += replaced == nil ? 1 : 0
         diskBytes += value.count - (replaced ?? 0)
+    }
+
+    /// Opens (or joins) the write transaction before a write reads anything
+    /// it decides from: opening it catches up with other writers' commits
+    /// (`Transactions.begin`), which may leave this cache to be read again,
+    /// and `ready` must come after that.
+    private func joinWriteTransaction() throws(StoreError) {
+        if config.persistent { try store.beginWrite(changing: .entries) }
+    }
+
+    /// Notes for other writers that the entry `k` (nil: any entry) changed
+    /// in the open transaction. An encrypted cache's keys are not written
+    /// down in clear: any change to it is a change to the whole cache.
+    func noteChanged(_ k: EntryKey?) {
+        guard recordsChanges else { return }
+        if let k, !config.encrypted { store.transactions.noteChange(cache: id, key: k) } else { store.transactions.noteChange(wholeCache: id) }
     }
 
     /// The row of the memory tier's entry at `position`, written by a queued
@@ -433,12 +462,11 @@ public final class Cache {
         func over() -> Bool {
             (limits.maxCount > 0 && diskCount > limits.maxCount) || (limits.maxBytes > 0 && diskBytes > limits.maxBytes)
         }
-        guard config.persistent, over() else { return }
-        // Totals are exact once queued writes have run (see `writeToDiskPipelined`).
-        try store.database.settle()
+        guard config.persistent, isStale || totalsAreStale || over() else { return }
+        try exactTotals()
         guard over() else { return }
         try store.writeRecency()
-        try store.beginWrite()
+        try store.beginWrite(changing: .entries)
         // Expired entries go before valid ones, however recently used.
         let now = store.clock.now
         while over() {
@@ -457,6 +485,7 @@ public final class Cache {
 
     func removeFromDisk(_ row: (id: Int64, key: EntryKey, size: Int), reason: CacheEvent.Reason) throws(StoreError) {
         let removed = try entryForEvent(row.key)
+        noteChanged(row.key)
         try disk.delete(id: row.id)
         store.forgetUse(of: row.id)
         diskCount -= 1
@@ -482,7 +511,8 @@ public final class Cache {
         }
         var removed = fromMemory
         if removed == nil { removed = try entryForEvent(k) }
-        try store.beginWrite()
+        try store.beginWrite(changing: .entries)
+        noteChanged(k)
         try disk.delete(id: old.id)
         store.forgetUse(of: old.id)
         diskCount -= 1
@@ -512,7 +542,8 @@ public final class Cache {
         let expired = current.isExpired(at: now, lifespan: config.lifespan)
         memory.update(k) { $0.validatedAt = now }
         if config.persistent {
-            try store.beginWrite()
+            try store.beginWrite(changing: .entries)
+            noteChanged(k)
             var touched = current
             touched.validatedAt = now
             try disk.touch(id: current.diskID, at: now, expiresAt: touched.expiresAt(lifespan: config.lifespan))
@@ -545,7 +576,8 @@ public final class Cache {
         var removed = inMemory.count
         if config.persistent && tier != .memory {
             // In the write transaction, so that a failed commit takes the clear back too.
-            try store.beginWrite()
+            try store.beginWrite(changing: .entries)
+            noteChanged(nil)
             // Recency noted for rows about to go must not land on rows that reuse their ids.
             try store.writeRecency()
             let gone = try disk.clear(group: group)
@@ -563,7 +595,7 @@ public final class Cache {
         let now = store.clock.now
         if config.persistent {
             let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)
-            if !rows.isEmpty { try store.beginWrite() }
+            if !rows.isEmpty { try store.beginWrite(changing: .entries) }
             for row in rows { try removeFromDisk(row, reason: .expired) }
             return rows.count
         }
@@ -594,7 +626,7 @@ public final class Cache {
             let rows = try disk.expiredFirst(at: before, limit: limit)
             if rows.isEmpty { return 0 }
             try store.writeRecency()
-            try store.beginWrite()
+            try store.beginWrite(changing: .entries)
             for row in rows { try removeFromDisk(row, reason: .expired) }
             return rows.count
         }
@@ -632,8 +664,21 @@ public final class Cache {
     /// running them fails, the transaction is doomed, its commit will say
     /// so, and the totals are read again from the store after it.
     public var diskTotals: (count: Int, bytes: Int) {
-        try? store.database.settle()
+        try? exactTotals()
         return (diskCount, diskBytes)
+    }
+
+    /// Makes `diskCount` and `diskBytes` exact: queued writes run (see
+    /// `writeToDiskPipelined`), and the totals are read again if another
+    /// writer changed entries (the read sends the queue with it).
+    func exactTotals() throws(StoreError) {
+        if isStale {
+            try reload()
+        } else if totalsAreStale {
+            try loadTotals()
+        } else {
+            try store.database.settle()
+        }
     }
 }
 
@@ -657,5 +702,18 @@ extension Cache: TransactionObserver {
     func transactionDidRollBack() {
         if config.persistent { memory.removeAll() }
         isStale = true
+    }
+
+    /// Another writer changed entries only: those of this cache leave the
+    /// memory tier, and its totals are read again before they are next needed.
+    func storeChanged(elsewhere changes: ChangeRecord) {
+        if changes.everything { return transactionDidRollBack() }
+        guard changes.touches(cache: id), config.persistent else { return }
+        if changes.wholeCaches.contains(id) {
+            memory.removeAll()
+        } else {
+            for k in changes.keys[id] ?? [] { memory.remove(k) }
+        }
+        totalsAreStale = true
     }
 }

@@ -34,7 +34,7 @@ extension Store {
         try seeAllCachesForBudget()
         var total = 0
         for c in caches.values where !c.isDropped && c.config.persistent {
-            if c.isStale { try c.reload() }
+            if c.isStale { try c.reload() } else if c.totalsAreStale { try c.loadTotals() }
             total += c.diskBytes
         }
         return total
@@ -49,7 +49,7 @@ extension Store {
         var total = try storedBytes()
         guard total > limit else { return }
         try writeRecency()
-        try beginWrite()
+        try beginWrite(changing: .entries)
         // An encrypted cache this session holds no key for is left alone: the
         // keys its events would name cannot be read.
         let purgeable = caches.values.filter {

@@ -225,13 +225,13 @@ extension Store {
 
     /// Opens the write transaction that collects every write until `commit`
     /// (group commit: one fsync-free WAL append for a whole burst).
-    public func beginWrite() throws(StoreError) {
-        try transactions.begin()
+    public func beginWrite(changing scope: ChangeScope = .everything) throws(StoreError) {
+        try transactions.begin(changing: scope)
     }
 
     /// Runs `body` so that its writes happen entirely or not at all.
-    func atomically(_ body: () throws(StoreError) -> Void) throws(StoreError) {
-        try transactions.atomically(body)
+    func atomically(changing scope: ChangeScope = .everything, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try transactions.atomically(changing: scope, body)
     }
 
     /// True when writes wait for `commit`, or a failure waits to be reported by it.

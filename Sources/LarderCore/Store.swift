@@ -37,6 +37,8 @@ public final class Store {
     var lastCache: Cache?
     /// The write transactions, and who follows them.
     let transactions: Transactions
+    /// How other writers' commits are noticed; nil when nobody else can write.
+    public var otherWriters: (any OtherWriters)? { transactions.otherWriters }
     /// Recency noted by reads, written with the next commit.
     let recency: RecencyLog
     /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.

@@ -12,16 +12,27 @@ protocol TransactionObserver: AnyObject {
     func transactionDidCommit()
     /// Everything written since the last commit is undone.
     func transactionDidRollBack()
-    /// Another process committed: any table may have changed meanwhile.
-    func storeChangedElsewhere()
+    /// Another process committed: what `changes` names may have changed meanwhile.
+    func storeChanged(elsewhere changes: ChangeRecord)
 }
 
 extension TransactionObserver {
     func transactionWillCommit() throws(StoreError) {}
     func transactionDidCommit() {}
     func transactionDidRollBack() {}
-    /// Most state is stale after another process's commit as after a rollback.
-    func storeChangedElsewhere() { transactionDidRollBack() }
+    /// Most state is stale after another process's commit as after a
+    /// rollback, unless that changed cache entries only.
+    func storeChanged(elsewhere changes: ChangeRecord) {
+        if changes.everything { transactionDidRollBack() }
+    }
+}
+
+/// What a write changes, for `Transactions.begin(changing:)`.
+public enum ChangeScope: Sendable {
+    /// Cache entries, whose keys the writer notes itself (`Store.noteChange`).
+    case entries
+    /// Anything: other writers forget all they hold from the store.
+    case everything
 }
 
 /// The store's write transactions: one open from the first write of a burst
@@ -69,8 +80,13 @@ final class Transactions {
 
     // MARK: - Transactions
 
-    /// Opens the write transaction that collects every write until `commit`.
-    func begin() throws(StoreError) {
+    /// What the open write transaction changed, for other writers.
+    private(set) var changes = ChangeRecord()
+
+    /// Opens the write transaction that collects every write until
+    /// `commit`, or joins it, for a write that changes `scope`.
+    func begin(changing scope: ChangeScope = .everything) throws(StoreError) {
+        if scope == .everything && !changes.everything { changes.noteEverything() }
         guard !database.isInTransaction else { return }
         try database.begin()
         // Other processes' commits were last looked for at the start of the
@@ -83,8 +99,8 @@ final class Transactions {
     }
 
     /// Runs `body` so that its writes happen entirely or not at all.
-    func atomically(_ body: () throws(StoreError) -> Void) throws(StoreError) {
-        try begin()
+    func atomically(changing scope: ChangeScope = .everything, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+        try begin(changing: scope)
         try database.execute("SAVEPOINT batch")
         do {
             try body()
@@ -95,6 +111,10 @@ final class Transactions {
             throw error
         }
     }
+
+    /// Notes a cache entry changed by the open transaction (see `ChangeRecord`).
+    func noteChange(cache: Int64, key: EntryKey) { changes.note(cache: cache, key: key) }
+    func noteChange(wholeCache cache: Int64) { changes.note(wholeCache: cache) }
 
     /// True when writes wait for `commit`, or a failure waits to be reported by it.
     var hasPendingWrites: Bool { database.isInTransaction || failed }
@@ -112,11 +132,12 @@ final class Transactions {
             for o in observers { o.transactionDidCommit() }
             return
         }
+        defer { changes = ChangeRecord() }
         do {
             // A doomed transaction fails with its own error, not with one from adding to it.
             if !failed {
                 for o in observers { try o.transactionWillCommit() }
-                try otherWriters?.transactionWillCommit()
+                try otherWriters?.transactionWillCommit(changes)
             }
             try database.commit()
         } catch {
@@ -129,6 +150,7 @@ final class Transactions {
 
     /// Undoes everything written since the last commit, and tells the observers.
     func rollBack() {
+        changes = ChangeRecord()
         database.rollback()
         for o in observers { o.transactionDidRollBack() }
     }
@@ -142,8 +164,8 @@ final class Transactions {
     /// Tells the observers if another writer committed since this one last
     /// looked (outside a transaction, or at its start).
     private func catchUpWithOtherProcesses() throws(StoreError) {
-        guard let otherWriters, try otherWriters.committedSinceLastLook() else { return }
-        for o in observers { o.storeChangedElsewhere() }
+        guard let otherWriters, let changes = try otherWriters.changesSinceLastLook() else { return }
+        for o in observers { o.storeChanged(elsewhere: changes) }
     }
 }
 
@@ -153,19 +175,25 @@ public protocol OtherWriters: AnyObject {
     /// Notes where the store stands now: commits from here on are news.
     func start() throws(StoreError)
     func stop()
-    /// Whether another writer committed since the last look (this writer's
-    /// own commits are not news). Asked once per burst of input and at the
-    /// start of each write transaction: cheap when nothing happened.
-    func committedSinceLastLook() throws(StoreError) -> Bool
-    /// This writer's transaction is about to commit: its last writes go in it here.
-    func transactionWillCommit() throws(StoreError)
+    /// What other writers changed since the last look (this writer's own
+    /// commits are not news); nil for nothing. Asked once per burst of input
+    /// (outside a transaction) and at the start of each write transaction
+    /// (then the answer must be exact): cheap when nothing happened.
+    func changesSinceLastLook() throws(StoreError) -> ChangeRecord?
+    /// This writer's transaction, which changed `changes`, is about to
+    /// commit: its last writes go in it here.
+    func transactionWillCommit(_ changes: ChangeRecord) throws(StoreError)
     /// ... and committed.
     func transactionDidCommit()
+    /// Whether other writers learn which entries each commit changed (else
+    /// only that something changed), so that writes should note them.
+    var recordsChanges: Bool { get }
 }
 
 extension OtherWriters {
-    public func transactionWillCommit() throws(StoreError) {}
+    public func transactionWillCommit(_ changes: ChangeRecord) throws(StoreError) {}
     public func transactionDidCommit() {}
+    public var recordsChanges: Bool { false }
 }
 
 /// Other processes' commits to a SQLite store on disk: SQLite's
@@ -196,17 +224,18 @@ final class SQLiteOtherWriters: OtherWriters {
         walIndex = nil
     }
 
-    func committedSinceLastLook() throws(StoreError) -> Bool {
+    /// SQLite says only that another process committed: everything may have changed.
+    func changesSinceLastLook() throws(StoreError) -> ChangeRecord? {
         // Read before asking: a commit landing in between is then seen by the
         // pragma now, or makes the header differ next time.
         let header = walIndex?.read()
-        if let header, header == walIndexSeen { return false }
+        if let header, header == walIndexSeen { return nil }
         dataVersionQueries += 1
         let v = try database.dataVersion()
         walIndexSeen = header
-        guard v != dataVersion else { return false }
+        guard v != dataVersion else { return nil }
         dataVersion = v
-        return true
+        return .all
     }
 }
 
@@ -261,10 +290,11 @@ final class RecencyLog: TransactionObserver {
         pending[diskID] = nil
     }
 
-    /// Persists the recency noted, inside the current write transaction.
+    /// Persists the recency noted, inside the current write transaction
+    /// (a row's last use is no news to other writers).
     func write() throws(StoreError) {
         guard !pending.isEmpty else { return }
-        try transactions.begin()
+        try transactions.begin(changing: .entries)
         let tier = DiskTier(db: transactions.database, cacheID: 0)
         for (id, used) in pending { try tier.setUsed(id: id, used) }
         pending = [:]

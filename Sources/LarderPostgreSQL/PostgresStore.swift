@@ -28,7 +28,11 @@ public enum PostgresStore {
     /// the other. A sidecar waits for the lock up to the same 5 s as SQLite's
     /// busy timeout, then answers -31002 (retryable). A burst of writes is one
     /// transaction: sidecars take turns per burst, not per write.
-    public static func open(url: String, schema: String = defaultSchema, clock: Clock = Clock()) throws(StoreError) -> Store {
+    ///
+    /// `coherence` says how a sidecar learns of the others' commits before
+    /// answering from its memory tiers (see `PostgresCoherence`).
+    public static func open(url: String, schema: String = defaultSchema, coherence: PostgresCoherence = .strict,
+                            clock: Clock = Clock()) throws(StoreError) -> Store {
         try LibPQ.require()
         guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
             throw .invalidArgument(field: "schema", reason: "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000")
@@ -40,7 +44,16 @@ public enum PostgresStore {
         let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
         let location = Self.location(url: url, schema: schema)
         let database = PostgresSQLConnection(connection, location: location, writerLock: lock)
-        return try Store(connection: database, otherWriters: PostgresOtherWriters(database: database), clock: clock)
+        // Channels are the database's, not a schema's: the name says which store's.
+        let channel = "larder_" + String(UInt64(bitPattern: lock ?? 0), radix: 16)
+        let otherWriters = PostgresOtherWriters(database: database, coherence: coherence, channel: channel)
+        return try Store(connection: database, otherWriters: otherWriters, clock: clock)
+    }
+
+    /// The coherence a store on PostgreSQL keeps: as asked, or `poll` where
+    /// the server could not LISTEN; nil for another kind of store.
+    public static func coherence(of store: Store) -> PostgresCoherence? {
+        (store.otherWriters as? PostgresOtherWriters)?.coherence
     }
 
     /// Where such a store is, for messages and answers (`Store.location`,

@@ -14,7 +14,7 @@ import LarderCore
 /// collation — and which hold an encrypted cache's MACs as well as text.
 public enum PostgresStoreSchema {
     /// The layout this Larder writes; a database with a newer one is refused.
-    public static let version: Int64 = 2
+    public static let version: Int64 = 3
 
     /// Creates or upgrades Larder's tables in `schema`; returns whether this
     /// call changed anything (false when another sidecar had done it).
@@ -33,6 +33,7 @@ public enum PostgresStoreSchema {
             guard current < version else { return false }
             if current < 1 { try createTables(c, schema: s) }
             if current < 2 { try orderTextByBytes(c, schema: s) }
+            if current < 3 { try recordChanges(c, schema: s) }
             _ = try c.query("""
                 INSERT INTO \(s).meta (name, value) VALUES ('schemaVersion', $1)
                 ON CONFLICT (name) DO UPDATE SET value = excluded.value
@@ -107,6 +108,12 @@ public enum PostgresStoreSchema {
             ALTER TABLE \(s).schemas ALTER COLUMN type TYPE text COLLATE "C", ALTER COLUMN version TYPE text COLLATE "C";
             ALTER TABLE \(s).entity_models ALTER COLUMN name TYPE text COLLATE "C";
             """)
+    }
+
+    /// What each commit changed, under its number in `commits` (see
+    /// `PostgresOtherWriters`): NULL for anything, else `ChangeRecord`'s bytes.
+    private static func recordChanges(_ c: PostgresConnection, schema s: String) throws(StoreError) {
+        _ = try c.execute("CREATE TABLE \(s).changes (sequence bigint PRIMARY KEY, keys bytea)")
     }
 
     /// `name` as a PostgreSQL identifier: a schema named by the user is always one identifier.

@@ -15,7 +15,7 @@ final class PostgreSQLStoreSchemaTests: PostgresTestCase {
         let target = schema + "_store"
         let c = try connect()
         XCTAssertTrue(try PostgresStoreSchema.migrate(c, schema: target))
-        XCTAssertEqual(try tables(c, in: target), ["caches", "commits", "entity_models", "entries", "meta", "schemas", "store_meta"])
+        XCTAssertEqual(try tables(c, in: target), ["caches", "changes", "commits", "entity_models", "entries", "meta", "schemas", "store_meta"])
         XCTAssertFalse(try PostgresStoreSchema.migrate(c, schema: target), "nothing left to do")
         XCTAssertEqual(try PostgresStoreSchema.storedVersion(c, schema: PostgresStoreSchema.quoted(target)), PostgresStoreSchema.version)
         _ = try c.execute("DROP SCHEMA \(PostgresStoreSchema.quoted(target)) CASCADE")
@@ -28,7 +28,7 @@ final class PostgreSQLStoreSchemaTests: PostgresTestCase {
         let outcomes = Array(starts.outcomes)
         XCTAssertEqual(outcomes.filter { $0 == .failed }.count, 0, "every sidecar started")
         XCTAssertEqual(outcomes.filter { $0 == .made }.count, 1, "exactly one made the tables")
-        XCTAssertEqual(try tables(starts.connections[0], in: target).count, 7)
+        XCTAssertEqual(try tables(starts.connections[0], in: target).count, 8)
         _ = try starts.connections[0].execute("DROP SCHEMA \(PostgresStoreSchema.quoted(target)) CASCADE")
     }
 
@@ -49,7 +49,7 @@ final class PostgreSQLStoreSchemaTests: PostgresTestCase {
         let target = schema + "_odd\"; DROP TABLE x; --"
         let c = try connect()
         try PostgresStoreSchema.migrate(c, schema: target)
-        XCTAssertEqual(try tables(c, in: target).count, 7)
+        XCTAssertEqual(try tables(c, in: target).count, 8)
         _ = try c.execute("DROP SCHEMA \(PostgresStoreSchema.quoted(target)) CASCADE")
     }
 }

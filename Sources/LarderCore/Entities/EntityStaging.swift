@@ -19,5 +19,5 @@ final class EntityStaging: TransactionObserver {
     }
 
     /// Another process's commit changes nothing of what this client staged.
-    func storeChangedElsewhere() {}
+    func storeChanged(elsewhere changes: ChangeRecord) {}
 }

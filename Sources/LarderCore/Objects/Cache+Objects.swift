@@ -134,7 +134,7 @@ extension Cache {
         var e = old
         e.bytes = bytes
         if config.persistent {
-            try store.beginWrite()
+            try store.beginWrite(changing: .entries)
             try bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &e, value: value) }
         }
         memory.remove(k)

@@ -1,0 +1,223 @@
+import XCTest
+@testable import LarderCore
+@testable import LarderPostgreSQL
+
+/// Sidecars over one store on PostgreSQL: what one commits, the others'
+/// memory tiers drop — just the keys it names, or everything when it
+/// changed anything else — and when they look, as `PostgresCoherence` says.
+final class PostgreSQLCoherenceTests: PostgresTestCase {
+    private var stores: [Store] = []
+
+    override func tearDownWithError() throws {
+        for s in stores { s.close() }
+        stores = []
+        try super.tearDownWithError()
+    }
+
+    private func sidecar(_ coherence: PostgresCoherence = .strict) throws -> Store {
+        let store = try PostgresStore.open(url: url, schema: schema, coherence: coherence)
+        stores.append(store)
+        return store
+    }
+
+    private func cache(_ store: Store, _ name: String = "c") throws -> Cache {
+        try store.open(name, change: CacheConfigChange()).cache
+    }
+
+    private func roundTrips(_ store: Store) throws -> Int {
+        try XCTUnwrap(store.database as? PostgresSQLConnection).connection.roundTrips
+    }
+
+    func testAnotherSidecarsWriteDropsJustTheKeysItNamed() throws {
+        let a = try sidecar(), b = try sidecar()
+        let ca = try cache(a), other = try cache(a, "other")
+        for k in ["k1", "k2"] { try ca.put(k, "old") }
+        try other.put("o", "1")
+        try a.commit()
+        try b.noticeForeignWrites()
+        let cb = try cache(b), otherB = try cache(b, "other")
+        XCTAssertEqual(try cb.text("k1"), "old")
+        XCTAssertEqual(try cb.text("k2"), "old")
+        XCTAssertEqual(try otherB.text("o"), "1")
+        XCTAssertEqual(cb.diskTotals.count, 2)
+
+        try ca.put("k1", "new")
+        try ca.put("k3", "added")
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try cb.lookup("k2")?.tier, .memory, "a key the other sidecar did not write stays")
+        XCTAssertEqual(try otherB.lookup("o")?.tier, .memory, "so does every entry of another cache")
+        XCTAssertEqual(try cb.lookup("k1")?.tier, .disk)
+        XCTAssertEqual(try cb.text("k1"), "new")
+        XCTAssertEqual(cb.diskTotals.count, 3, "totals are read again")
+
+        XCTAssertTrue(try ca.remove(EntryKey(group: "g", key: "k2")))
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertNil(try cb.text("k2"), "a removal is a change too")
+        XCTAssertEqual(cb.diskTotals.count, 2)
+    }
+
+    func testAnythingButEntriesDropsEverything() throws {
+        let a = try sidecar(), b = try sidecar()
+        try cache(a).put("k", "v")
+        try cache(a, "other").put("o", "1")
+        try a.commit()
+        try b.noticeForeignWrites()
+        let cb = try cache(b), otherB = try cache(b, "other")
+        XCTAssertEqual(try cb.text("k"), "v")
+        XCTAssertEqual(try otherB.text("o"), "1")
+
+        // A group cleared: the whole cache's entries, and only that cache's.
+        _ = try cache(a).clear(group: "g", tier: .disk)
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertNil(try cb.text("k"))
+        XCTAssertEqual(try otherB.lookup("o")?.tier, .memory)
+
+        // New settings: everything.
+        var change = CacheConfigChange()
+        change.diskMaxCount = 5
+        _ = try a.open("c", change: change)
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try otherB.lookup("o")?.tier, .disk)
+        XCTAssertNil(try cb.text("k"))
+        XCTAssertEqual(cb.config.disk.maxCount, 5, "settings are read again")
+    }
+
+    /// A sidecar that looks after the records it missed were deleted forgets everything.
+    func testRecordsDeletedBeforeALookMeanEverything() throws {
+        let a = try sidecar(), b = try sidecar()
+        try cache(a).put("k", "v")
+        try cache(a, "other").put("o", "1")
+        try a.commit()
+        try b.noticeForeignWrites()
+        let otherB = try cache(b, "other")
+        XCTAssertEqual(try otherB.text("o"), "1")
+        try cache(a).put("k", "w")
+        try a.commit()
+        try connect().execute("DELETE FROM changes")
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try otherB.lookup("o")?.tier, .disk)
+    }
+
+    func testStrictLooksEveryBurstAndNeverServesStale() throws {
+        let a = try sidecar(), b = try sidecar(.strict)
+        try cache(a).put("k", "1")
+        try a.commit()
+        try b.noticeForeignWrites()
+        let cb = try cache(b)
+        XCTAssertEqual(try cb.text("k"), "1")
+        try b.noticeForeignWrites()
+        let before = try roundTrips(b)
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try roundTrips(b) - before, 1, "one look, nothing new")
+        for n in 2...20 {
+            try cache(a).put("k", "\(n)")
+            try a.commit()
+            try b.noticeForeignWrites()
+            XCTAssertEqual(try cb.text("k"), "\(n)")
+        }
+    }
+
+    func testNotifyLooksOnlyWhenACommitIsNotified() throws {
+        let a = try sidecar(), b = try sidecar(.notify)
+        XCTAssertEqual(PostgresStore.coherence(of: b), .notify)
+        try cache(a).put("k", "1")
+        try a.commit()
+        Thread.sleep(forTimeInterval: 0.05)
+        try b.noticeForeignWrites()
+        let cb = try cache(b)
+        XCTAssertEqual(try cb.text("k"), "1")
+        let before = try roundTrips(b)
+        for _ in 0..<10 { try b.noticeForeignWrites() }
+        XCTAssertEqual(try cb.text("k"), "1")
+        XCTAssertEqual(try roundTrips(b) - before, 0, "no commit, no round trip: memory hits never wait for the network")
+
+        // b's own commits are no news to it.
+        try cb.put("mine", "x")
+        try b.commit()
+        let afterOwn = try roundTrips(b)
+        Thread.sleep(forTimeInterval: 0.05)
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try roundTrips(b) - afterOwn, 0)
+
+        try cache(a).put("k", "2")
+        try a.commit()
+        let deadline = Date().addingTimeInterval(5)
+        while try cb.text("k") != "2" && Date() < deadline {
+            try b.noticeForeignWrites()
+        }
+        XCTAssertEqual(try cb.text("k"), "2", "the notification arrived and the key was dropped")
+    }
+
+    func testPollLooksAtMostOncePerInterval() throws {
+        let a = try sidecar(), b = try sidecar(.poll)
+        try cache(a).put("k", "1")
+        try a.commit()
+        let cb = try cache(b)
+        XCTAssertEqual(try cb.text("k"), "1")
+        try b.noticeForeignWrites()
+        let before = try roundTrips(b)
+        try cache(a).put("k", "2")
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try roundTrips(b) - before, 0, "within the interval, no look")
+        XCTAssertEqual(try cb.text("k"), "1", "stale, as poll allows")
+        Thread.sleep(forTimeInterval: 0.06)
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try cb.text("k"), "2")
+    }
+
+    /// A write transaction always catches up, whatever the mode: limits hold.
+    func testAWriteCatchesUpInEveryMode() throws {
+        for coherence in [PostgresCoherence.notify, .poll] {
+            let a = try sidecar(), b = try sidecar(coherence)
+            var change = CacheConfigChange()
+            change.diskMaxCount = 3
+            let name = "limited-\(coherence)"
+            let ca = try a.open(name, change: change).cache
+            try a.commit()
+            let cb = try b.open(name, change: change).cache
+            try b.noticeForeignWrites()
+            for k in ["a", "b", "c"] { try ca.put(k, "v") }
+            try a.commit()
+            try cb.put("d", "v")
+            try b.commit()
+            XCTAssertEqual(cb.diskTotals.count, 3, "\(coherence)")
+            let admin = try connect()
+            XCTAssertEqual(try admin.query("SELECT count(*) FROM entries e JOIN caches c ON c.id = e.cache WHERE c.name = $1", [.text(name)]).int64(0, 0), 3)
+        }
+    }
+}
+
+final class ChangeRecordTests: XCTestCase {
+    func testARecordReadsBackAsWritten() {
+        var r = ChangeRecord()
+        r.note(cache: 1, key: EntryKey(group: "g", key: "k"))
+        r.note(cache: 1, key: EntryKey(group: "", key: "é\u{0}x"))
+        r.note(cache: 2, key: EntryKey(group: "g", key: "k"))
+        r.note(wholeCache: 3)
+        XCTAssertEqual(ChangeRecord(encoded: r.encoded()), r)
+        XCTAssertTrue(ChangeRecord(encoded: nil).everything)
+        XCTAssertTrue(ChangeRecord(encoded: [0, 1, 2]).everything, "bytes that do not read as a record mean anything")
+        XCTAssertNil(ChangeRecord.all.encoded())
+    }
+
+    func testTooManyKeysMeanEverything() {
+        var r = ChangeRecord()
+        for n in 0...ChangeRecord.mostKeys { r.note(cache: 1, key: EntryKey(group: "g", key: "\(n)")) }
+        XCTAssertTrue(r.everything)
+    }
+
+    func testAWholeCacheTakesInItsKeys() {
+        var r = ChangeRecord()
+        r.note(cache: 1, key: EntryKey(group: "g", key: "k"))
+        r.note(wholeCache: 1)
+        r.note(cache: 1, key: EntryKey(group: "g", key: "j"))
+        XCTAssertEqual(r.keys[1], nil)
+        XCTAssertTrue(r.touches(cache: 1))
+        XCTAssertFalse(r.touches(cache: 2))
+    }
+}
