@@ -17,6 +17,8 @@ struct ServeOptions {
     var explicitStore: String?
     /// `--pg-schema NAME`: the schema of a store on PostgreSQL.
     var pgSchema: String?
+    /// `--pg-coherence MODE`: how a store on PostgreSQL learns of other sidecars' commits.
+    var pgCoherence: PostgresCoherence?
     var logLevel = Log.Level.warn
     /// Milliseconds since 1970 for a fixed clock (`--clock`).
     var clock: Int64?
@@ -48,6 +50,11 @@ extension Invocation {
                                     schema; what the URL leaves out comes from libpq's
                                     PG* variables (postgresql:// alone, or ?service=NAME).
           --pg-schema NAME          The schema of a store on PostgreSQL (default: larder).
+          --pg-coherence MODE       How a store on PostgreSQL learns of other sidecars'
+                                    writes before answering from memory: strict (each
+                                    burst asks: never stale), notify (LISTEN/NOTIFY, no
+                                    round trip) or poll (asks every 50 ms at most).
+                                    Default: strict.
           --memory                  Keep everything in memory; nothing is written.
           --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
           --max-message-bytes N     Largest accepted message (default: 67108864).
@@ -91,6 +98,11 @@ extension Invocation {
                 let text = try value(arg)
                 guard !text.isEmpty else { throw UsageError(message: "--pg-schema needs a schema name") }
                 options.pgSchema = text
+            case "--pg-coherence":
+                switch StoreLocation.coherence(named: try value(arg)) {
+                case .success(let c): options.pgCoherence = c
+                case .failure(let e): throw UsageError(message: "--pg-coherence \(e.message)")
+                }
             case "--memory": options.inMemory = true
             case "--enable-test-methods": options.server.enableTestMethods = true
             case "--require-initialize": options.server.requireInitialize = true
@@ -125,7 +137,7 @@ extension Invocation {
             default:
                 throw UsageError(message: "unknown argument \(arg)")
             }
-            if !["--store", "--pg-schema", "--record", "--key-file"].contains(arg) {
+            if !["--store", "--pg-schema", "--pg-coherence", "--record", "--key-file"].contains(arg) {
                 options.replayArguments += arguments[argumentStart...k]
             }
             k += 1
@@ -134,8 +146,9 @@ extension Invocation {
             throw UsageError(message: "--store and --memory cannot be used together")
         }
         // A --pg-schema without --store is checked once $LARDER_STORE is read (StoreLocation).
-        if options.pgSchema != nil && (options.inMemory || options.explicitStore.map(PostgresStore.isURL) == false) {
-            throw UsageError(message: "--pg-schema needs a store on PostgreSQL: --store postgresql://...")
+        for (flag, given) in [("--pg-schema", options.pgSchema != nil), ("--pg-coherence", options.pgCoherence != nil)]
+        where given && (options.inMemory || options.explicitStore.map(PostgresStore.isURL) == false) {
+            throw UsageError(message: "\(flag) needs a store on PostgreSQL: --store postgresql://...")
         }
         return .serve(options)
     }

@@ -41,9 +41,10 @@ enum Main {
                 fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
             }
             do {
-                location = try StoreLocation(text, schema: options.pgSchema)
+                location = try StoreLocation(text, schema: options.pgSchema, coherence: options.pgCoherence)
             } catch {
-                fail("--pg-schema needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
+                let flag = options.pgSchema != nil ? "--pg-schema" : "--pg-coherence"
+                fail("\(flag) needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
             }
             if case .directory(let path) = location { serverOptions.storePath = path }
         }

@@ -127,4 +127,45 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         XCTAssertTrue(refused.stderrAtEnd().contains("--pg-schema needs a store on PostgreSQL"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory), "nothing was created")
     }
+
+    /// `--pg-coherence` and `initialize`'s `store.coherence` choose how the
+    /// sidecar learns of others' commits; the answer says which it keeps.
+    func testCoherenceIsChosenOnTheCommandLineOrInInitialize() throws {
+        let (url, schema) = (try XCTUnwrap(store).url, try XCTUnwrap(store).schema)
+        let notify = try LarderProcess(["--store", url, "--pg-schema", schema, "--pg-coherence", "notify"])
+        XCTAssertEqual(notify.request("initialize", params: [:])?["result"]?["store"]?["coherence"], "notify")
+        notify.closeStdin()
+        XCTAssertEqual(notify.waitForExit(), 0)
+
+        let larder = try LarderProcess(["--memory"])
+        let chosen = larder.request("initialize", params: ["store": ["url": .string(url), "schema": .string(schema), "coherence": "poll"]])
+        XCTAssertEqual(chosen?["result"]?["store"]?["coherence"], "poll", "\(chosen.map(\.description) ?? "no answer")")
+        let plain = try LarderProcess(["--store", url, "--pg-schema", schema])
+        XCTAssertEqual(plain.request("initialize", params: [:])?["result"]?["store"]?["coherence"], "strict", "strict unless told")
+        plain.closeStdin()
+        XCTAssertEqual(plain.waitForExit(), 0)
+
+        larder.closeStdin()
+        XCTAssertEqual(larder.waitForExit(), 0)
+
+        let refusals: [(JSON, String)] = [
+            (["url": .string(url), "coherence": "notfy"], "must be strict, notify or poll, not \"notfy\" (did you mean notify?)"),
+            (["path": "/tmp/x", "coherence": "notify"], "coherence is for a store on PostgreSQL"),
+        ]
+        for (store, expected) in refusals {
+            let refusing = try LarderProcess(["--memory"])
+            let error = refusing.request("initialize", params: ["store": store])?["error"]
+            XCTAssertEqual(error?["code"], -32602)
+            XCTAssertEqual(error?["message"]?.stringValue?.contains(expected), true, "\(String(describing: error))")
+            refusing.closeStdin()
+            XCTAssertEqual(refusing.waitForExit(), 0)
+        }
+
+        let refused = try LarderProcess(["--store", url, "--pg-coherence", "strcit"])
+        XCTAssertEqual(refused.waitForExit(), 2)
+        XCTAssertTrue(refused.stderrAtEnd().contains("--pg-coherence must be strict, notify or poll, not \"strcit\" (did you mean strict?)"))
+        let memory = try LarderProcess(["--memory", "--pg-coherence", "notify"])
+        XCTAssertEqual(memory.waitForExit(), 2)
+        XCTAssertTrue(memory.stderrAtEnd().contains("--pg-coherence needs a store on PostgreSQL"))
+    }
 }

@@ -56,9 +56,10 @@ enum Initialize: MethodDefinition {
     }
 
     /// `store`: the store to use instead of the one from the command line: a
-    /// directory (`path`), or a PostgreSQL database (`url`, and `schema`).
+    /// directory (`path`), or a PostgreSQL database (`url`, and `schema`,
+    /// `coherence`).
     struct StoreChoice: ParamsObject {
-        static let members = ["path", "url", "schema"]
+        static let members = ["path", "url", "schema", "coherence"]
         let location: StoreLocation
 
         init(_ p: ParamsReader) throws(ResponseError) {
@@ -67,15 +68,23 @@ enum Initialize: MethodDefinition {
             let schema = try p.optional("schema", as: String.self)
             if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
             if schema?.isEmpty == true { throw .invalidParams("\(p.path).schema must not be empty") }
+            var coherence: PostgresCoherence?
+            if let name = try p.optional("coherence", as: String.self) {
+                switch StoreLocation.coherence(named: name) {
+                case .success(let c): coherence = c
+                case .failure(let e): throw .invalidParams("\(p.path).coherence \(e.message)")
+                }
+            }
             switch (path, url) {
             case (let path?, nil):
                 guard schema == nil else { throw .invalidParams("\(p.path).schema is for a store on PostgreSQL (url), not for a path") }
+                guard coherence == nil else { throw .invalidParams("\(p.path).coherence is for a store on PostgreSQL (url), not for a path") }
                 location = .directory(path)
             case (nil, let url?):
                 guard PostgresStore.isURL(url) else {
                     throw .invalidParams("\(p.path).url must be a postgresql:// or postgres:// URL, not \(url.echoed)")
                 }
-                location = .postgreSQL(url: url, schema: schema ?? PostgresStore.defaultSchema)
+                location = .postgreSQL(url: url, schema: schema ?? PostgresStore.defaultSchema, coherence: coherence ?? .strict)
             case (nil, nil): throw .invalidParams("\(p.path) needs path (a directory) or url (a PostgreSQL database)")
             case (_?, _?): throw .invalidParams("\(p.path) takes path or url, not both")
             }
@@ -154,7 +163,8 @@ enum Initialize: MethodDefinition {
             methods: MethodTable.names(includingTestOnly: server.options.enableTestMethods),
             maxMessageBytes: server.options.maxMessageBytes,
             storePath: server.store.isPersistent ? server.store.location : nil, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
-            appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 }))
+            appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 },
+            coherence: PostgresStore.coherence(of: server.store)))
     }
 
     struct Result: MethodResult {
@@ -169,10 +179,13 @@ enum Initialize: MethodDefinition {
         let appVersion: String?
         /// The version the store last saw, when it was another.
         let previousAppVersion: String?
+        /// A store on PostgreSQL: how it learns of other sidecars' commits.
+        let coherence: PostgresCoherence?
 
         private var storeJSON: JSON {
             var o: JSONObject = ["path": storePath.map(JSON.string) ?? .null, "persistent": .bool(persistent)]
             if let maxStoreBytes { o.append("maxBytes", .int(maxStoreBytes)) }
+            if let coherence { o.append("coherence", .string(coherence.rawValue)) }
             return .object(o)
         }
 
