@@ -50,6 +50,8 @@ final class PostgresOtherWriters: OtherWriters {
     /// The number the transaction about to commit took.
     private var taken: Int64?
     private var lastLook = ContinuousClock.now
+    /// The session the last look was made on (`PostgresConnection.sessions`).
+    private var sessionAtLastLook = 0
 
     static let kept: Int64 = 10_000
 
@@ -76,6 +78,7 @@ final class PostgresOtherWriters: OtherWriters {
         seen = try count()
         own = []
         lastLook = .now
+        sessionAtLastLook = database.connection.sessions
         guard coherence == .notify else { return }
         do {
             try database.connection.listen(channel)
@@ -90,13 +93,25 @@ final class PostgresOtherWriters: OtherWriters {
 
     func changesSinceLastLook() throws(StoreError) -> ChangeRecord? {
         if let read = database.takeReadAtBegin() { return try changes(in: read) }
+        do {
+            return try lookOutsideATransaction()
+        } catch {
+            // Not knowing what others did, nothing held may be trusted: reads
+            // go to the database, and fail there while it cannot be reached.
+            return .all
+        }
+    }
+
+    private func lookOutsideATransaction() throws(StoreError) -> ChangeRecord? {
+        // Notifications sent while a session was lost never come: a new session looks.
+        let sameSession = database.connection.sessions == sessionAtLastLook
         switch coherence {
         case .strict:
             break
         case .notify:
-            guard try notifiedNews() else { return nil }
+            guard try notifiedNews() || !sameSession else { return nil }
         case .poll:
-            guard ContinuousClock.now - lastLook >= PostgresCoherence.pollInterval else { return nil }
+            guard ContinuousClock.now - lastLook >= PostgresCoherence.pollInterval || !sameSession else { return nil }
         }
         let s = try database.statement(Self.changes(after: "?"))
         defer { s.reset() }
@@ -129,6 +144,7 @@ final class PostgresOtherWriters: OtherWriters {
     private func changes(in rows: [(now: Int64, sequence: Int64?, keys: [UInt8]?)]) throws(StoreError) -> ChangeRecord? {
         guard let now = rows.first?.now else { throw Self.missingRow }
         lastLook = .now
+        sessionAtLastLook = database.connection.sessions
         defer {
             seen = now
             own = []

@@ -170,6 +170,28 @@ final class PostgreSQLCoherenceTests: PostgresTestCase {
         XCTAssertEqual(try cb.text("k"), "2")
     }
 
+    /// A sidecar that cannot look does not know what others wrote: it
+    /// answers nothing from memory until it can look again.
+    func testASidecarThatCannotLookServesNothingFromMemory() throws {
+        let b = try sidecar(.strict)
+        let cb = try cache(b)
+        try cb.put("k", "v")
+        try b.commit()
+        XCTAssertEqual(try cb.lookup("k")?.tier, .memory)
+        try PostgresTestServer.control("stop", "-m", "immediate")
+        var restarted = false
+        defer { if !restarted { try? PostgresTestServer.control("start") } }
+        try b.noticeForeignWrites()
+        assertUnavailable(assertThrowsStoreError("a read while the server is down") { () throws(StoreError) in
+            try cb.get(EntryKey(group: "g", key: "k"))
+        })
+        try PostgresTestServer.control("start")
+        restarted = true
+        try XCTUnwrap(b.database as? PostgresSQLConnection).connection.reconnect(within: .seconds(10))
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try cb.text("k"), "v")
+    }
+
     /// A write transaction always catches up, whatever the mode: limits hold.
     func testAWriteCatchesUpInEveryMode() throws {
         for coherence in [PostgresCoherence.notify, .poll] {
