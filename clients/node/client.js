@@ -26,14 +26,14 @@ export const CLIENT_VERSION = (() => {
 })();
 
 const SPAWN_OPTIONS = [
-  'store', 'pgSchema', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks',
+  'store', 'pgSchema', 'pgCoherence', 'memory', 'binary', 'args', 'appVersion', 'events', 'onMigrate', 'migrationCallbacks',
   'clientInfo', 'env', 'cwd', 'framing', 'stderr', 'initialize', 'onError', 'fetcher', 'fallback', 'encryptionKey',
   'encryptionKeys', 'keyFile',
 ];
 const CONSTRUCTOR_OPTIONS = ['framing', 'stderr', 'onError', 'onMigrate'];
 const INITIALIZE_OPTIONS = [
-  'clientInfo', 'appVersion', 'store', 'pgSchema', 'events', 'migrationCallbacks', 'fetch', 'fallback', 'encryptionKey',
-  'encryptionKeys',
+  'clientInfo', 'appVersion', 'store', 'pgSchema', 'pgCoherence', 'events', 'migrationCallbacks', 'fetch', 'fallback',
+  'encryptionKey', 'encryptionKeys',
 ];
 const CALL_OPTIONS = ['signal', 'onProgress'];
 
@@ -47,17 +47,19 @@ const methodJSON = new Map();
 /**
  * `initialize`'s `store`: `{url}` for a `postgresql://` or `postgres://` URL
  * (the prefixes the sidecar tells a database by), `{path}` for a directory,
- * with `schema` when `pgSchema` is given. What does not fit (a schema with a
- * directory, or alone) is sent as it is, for the server to refuse with
- * InvalidParams.
+ * with `schema` when `pgSchema` is given and `coherence` when `pgCoherence`
+ * is. What does not fit (a schema or coherence with a directory, or alone, or
+ * a mode the server does not know) is sent as it is, for the server to refuse
+ * with InvalidParams.
  */
-function storeChoice(store, pgSchema) {
+function storeChoice(store, pgSchema, pgCoherence) {
   const choice = {};
   if (store !== undefined) {
     const text = String(store);
     choice[/^postgres(ql)?:\/\//.test(text) ? 'url' : 'path'] = text;
   }
   if (pgSchema !== undefined) choice.schema = String(pgSchema);
+  if (pgCoherence !== undefined) choice.coherence = String(pgCoherence);
   return choice;
 }
 
@@ -170,9 +172,12 @@ export class Larder {
    * `memory: true`; `pgSchema`, the schema of a store on PostgreSQL
    * (`--pg-schema`; the sidecar's default is `larder`), which the sidecar
    * refuses without a `postgresql://` store (this then rejects with
-   * SidecarExited, whose message ends with the server's reason); `binary` (else
-   * `$LARDER_BIN`, the one packaged in this package, `PATH`: see
-   * `findBinary`); `args` (extra command-line arguments); `appVersion`;
+   * SidecarExited, whose message ends with the server's reason);
+   * `pgCoherence`, how a sidecar on PostgreSQL learns of other sidecars'
+   * writes (`--pg-coherence`: 'strict', the sidecar's default, 'notify' or
+   * 'poll'; refused like `pgSchema`, and so is a mode the sidecar does not
+   * know); `binary` (else `$LARDER_BIN`, the one packaged in this package,
+   * `PATH`: see `findBinary`); `args` (extra command-line arguments); `appVersion`;
    * `events` (ask for every cache event); `onMigrate(params)`: the
    * `migrate.object` handler (see `onMigrate`), registered before
    * `initialize`, which then declares `capabilities.migrationCallbacks`;
@@ -207,6 +212,7 @@ export class Larder {
     if (options.memory) args.push('--memory');
     else if (options.store !== undefined) args.push('--store', String(options.store));
     if (options.pgSchema !== undefined) args.push('--pg-schema', String(options.pgSchema));
+    if (options.pgCoherence !== undefined) args.push('--pg-coherence', String(options.pgCoherence));
     if (options.keyFile !== undefined) args.push('--key-file', String(options.keyFile));
     args.push(...(options.args ?? []).map(String));
     const transport = Transport.spawn(binary, args, {
@@ -290,7 +296,9 @@ export class Larder {
    * `initialize: false`. Options: `clientInfo`, `appVersion`, `store` (switch
    * to this store: a directory, sent as `store.path`, or a `postgresql://`
    * URL, sent as `store.url`), `pgSchema` (sent as `store.schema`: the schema
-   * of a store on PostgreSQL; the server refuses it with a directory), `events`, `migrationCallbacks` (declare that
+   * of a store on PostgreSQL; the server refuses it with a directory),
+   * `pgCoherence` (sent as `store.coherence`: 'strict', 'notify' or 'poll'; the
+   * result's `store.coherence` is the mode kept), `events`, `migrationCallbacks` (declare that
    * this client answers `migrate.object`; default: whether `onMigrate` has a
    * handler now), `encryptionKey` and `encryptionKeys` (as for `spawn`).
    * Must be the first request, and is accepted once. Any other option, or a
@@ -299,11 +307,15 @@ export class Larder {
    * @param {import('./index.js').InitializeOptions} [options]
    */
   async initialize(options) {
-    let { clientInfo, appVersion, store, pgSchema, events, migrationCallbacks, fetch = true, fallback, encryptionKey, encryptionKeys } =
-      checkOptions('initialize', options, INITIALIZE_OPTIONS);
+    let {
+      clientInfo, appVersion, store, pgSchema, pgCoherence, events, migrationCallbacks, fetch = true, fallback, encryptionKey,
+      encryptionKeys,
+    } = checkOptions('initialize', options, INITIALIZE_OPTIONS);
     const params = { clientInfo: clientInfo ?? { name: CLIENT_NAME, version: CLIENT_VERSION } };
     if (appVersion !== undefined) params.appVersion = appVersion;
-    if (store !== undefined || pgSchema !== undefined) params.store = storeChoice(store, pgSchema);
+    if (store !== undefined || pgSchema !== undefined || pgCoherence !== undefined) {
+      params.store = storeChoice(store, pgSchema, pgCoherence);
+    }
     const encryption = encryptionParams(encryptionKey, encryptionKeys);
     if (encryption !== undefined) params.encryption = encryption;
     migrationCallbacks ??= this.#requestHandlers.has('migrate.object');

@@ -309,6 +309,17 @@ export interface CallOptions {
   onProgress?: (value: any) => void;
 }
 
+/**
+ * How a sidecar on PostgreSQL learns of other sidecars' writes before
+ * answering from its memory tiers: `strict` reads the store's commit count at
+ * the start of each burst of input (one round trip; never stale after another
+ * sidecar's acknowledged write), `notify` listens for PostgreSQL's
+ * notifications (no round trip; stale for at most a notification's delay),
+ * `poll` reads the count at most every 50 ms (for servers and proxies without
+ * notifications). Writes catch up first in every mode.
+ */
+export type PgCoherence = 'strict' | 'notify' | 'poll';
+
 export interface InitializeOptions {
   clientInfo?: { name: string; version?: string };
   appVersion?: string;
@@ -324,6 +335,13 @@ export interface InitializeOptions {
    * `store.schema`; default `larder`); refused without a `postgresql://` store.
    */
   pgSchema?: string;
+  /**
+   * How a store on PostgreSQL learns of other sidecars' writes
+   * (`--pg-coherence`, `initialize`'s `store.coherence`; default `strict`);
+   * refused without a `postgresql://` store. `initialize`'s result tells the
+   * mode kept (`notify` falls back to `poll` where the server cannot LISTEN).
+   */
+  pgCoherence?: PgCoherence;
   /** Ask for every cache event. */
   events?: boolean;
   /** Declare that this client answers `migrate.object`. */
@@ -560,7 +578,7 @@ export class Larder {
     child: ChildProcessLike | Transport,
     options?: { framing?: Framing; stderr?: 'inherit' | 'pipe'; onError?: (err: unknown) => void; onMigrate?: MigrateHandler },
   );
-  /** What `initialize` answered, or null. */
+  /** What `initialize` answered, or null; for a store on PostgreSQL, `store.coherence` is the PgCoherence kept. */
   server: any;
   cache: CacheMethods;
   schema: SchemaMethods;

@@ -1,6 +1,8 @@
 // Stores on PostgreSQL through the client and the real sidecar: a value
 // outlives its sidecar, two sidecars on one schema see each other's
-// acknowledged writes, and pgSchema without such a store is refused.
+// acknowledged writes (with notify coherence, once the notification arrives),
+// the coherence asked for is the one kept, and pgSchema or pgCoherence
+// without such a store, or a misspelt coherence, is refused.
 //
 // The server is $LARDER_TEST_PG_URL (.ci/with-postgres sets it for a
 // throwaway cluster; or point it at a database of your own, whose role may
@@ -13,9 +15,17 @@ import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParams, Larder, SidecarExited } from '../index.js';
 
 const SERVER = process.env.LARDER_TEST_PG_URL ?? '';
+/** A store on PostgreSQL for the refusals, which come before any connection. */
+const NO_SERVER = 'postgresql://larder@db.invalid/app';
+/**
+ * How long, in ms, a sidecar with notify coherence may take to read another's
+ * acknowledged write: a notification's delay, with room for a loaded machine.
+ */
+const NOTIFIED_WITHIN = 2000;
 const psql = spawnSync('psql', ['--version'], { encoding: 'utf8' });
 const noServer = prerequisite(
   (SERVER === '' && 'LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database') ||
@@ -34,11 +44,14 @@ function schemaFor(t) {
   return schema;
 }
 
-/** Runs `body(...dbs)` on `count` sidecars of the store in `schema`, closing them afterwards. */
-async function withSidecars(schema, count, body) {
+/**
+ * Runs `body(...dbs)` on `count` sidecars of the store in `schema`, closing
+ * them afterwards; `options` are the other options of each `spawn`.
+ */
+async function withSidecars(schema, count, body, options = {}) {
   const dbs = [];
   try {
-    for (let i = 0; i < count; i++) dbs.push(await Larder.spawn({ store: SERVER, pgSchema: schema }));
+    for (let i = 0; i < count; i++) dbs.push(await Larder.spawn({ store: SERVER, pgSchema: schema, ...options }));
     return await body(...dbs);
   } finally {
     await Promise.all(dbs.map((db) => db.close()));
@@ -50,6 +63,7 @@ test('a value outlives its sidecar', { skip: noServer }, async (t) => {
   await withSidecars(schema, 1, async (db) => {
     assert.equal(db.server.store.persistent, true);
     assert.ok(db.server.store.path.endsWith(` schema ${schema}`), db.server.store.path);
+    assert.equal(db.server.store.coherence, 'strict', 'the default');
     await db.cache.open('profiles', { disk: { maxCount: 100 } });
     await db.cache.set('user:1', { name: 'Ada' }, { cache: 'profiles' });
     await db.cache.set('avatar', new Uint8Array([0, 255]), { cache: 'profiles' });
@@ -94,6 +108,88 @@ test('pgSchema without a PostgreSQL store is refused', async (t) => {
     const refused = await db.initialize({ store: join(dir, 'store'), pgSchema: 'app' }).then(() => assert.fail('accepted'), (e) => e);
     assert.ok(refused instanceof InvalidParams, String(refused));
     assert.ok(refused.message.includes('params.store.schema is for a store on PostgreSQL (url), not for a path'), refused.message);
+  } finally {
+    await db.close();
+  }
+});
+
+/** Calls `read` until it resolves to `expected` (compared deeply), failing after NOTIFIED_WITHIN ms. */
+async function eventually(read, expected) {
+  const deadline = Date.now() + NOTIFIED_WITHIN;
+  for (;;) {
+    const seen = await read();
+    try {
+      assert.deepEqual(seen, expected);
+      return;
+    } catch (err) {
+      if (Date.now() >= deadline) throw new Error(`read ${JSON.stringify(seen)} ${NOTIFIED_WITHIN} ms after the write`, { cause: err });
+    }
+    await sleep(10);
+  }
+}
+
+test('the coherence asked for is kept', { skip: noServer }, async (t) => {
+  const schema = schemaFor(t);
+  await withSidecars(schema, 1, async (db) => {
+    assert.equal(db.server.store.coherence, 'notify');
+  }, { pgCoherence: 'notify' });
+  const db = await Larder.spawn({ memory: true, initialize: false });
+  try {
+    const { store } = await db.initialize({ store: SERVER, pgSchema: schema, pgCoherence: 'poll' });
+    assert.equal(store.coherence, 'poll');
+  } finally {
+    await db.close();
+  }
+});
+
+test('with notify, a write through one sidecar is read through another once notified', { skip: noServer }, async (t) => {
+  await withSidecars(schemaFor(t), 2, async (a, b) => {
+    await a.cache.set('k', 'old');
+    // b may read 'old' before the notification of its commit arrives and
+    // drops the copy; once it has come, b keeps 'old' in its memory tier.
+    await eventually(async () => {
+      const { value, tier } = await b.cache.get('k');
+      return { value, tier };
+    }, { value: 'old', tier: 'memory' });
+    await a.cache.set('k', 'new'); // answered: committed, and notified
+    await eventually(async () => (await b.cache.get('k')).value, 'new');
+    await b.cache.set('k', 'newer');
+    await eventually(async () => (await a.cache.get('k')).value, 'newer');
+  }, { pgCoherence: 'notify' });
+});
+
+test('a misspelt coherence is refused', async () => {
+  const err = await Larder.spawn({ store: NO_SERVER, pgCoherence: 'strcit' }).then(() => assert.fail('started'), (e) => e);
+  assert.ok(err instanceof SidecarExited, String(err));
+  assert.equal(err.exitCode, 2);
+  assert.ok(err.message.includes('--pg-coherence must be strict, notify or poll, not "strcit" (did you mean strict?)'), err.message);
+  const db = await Larder.spawn({ memory: true, initialize: false });
+  try {
+    const refused = await db.initialize({ store: NO_SERVER, pgCoherence: 'notfy' }).then(() => assert.fail('accepted'), (e) => e);
+    assert.ok(refused instanceof InvalidParams, String(refused));
+    assert.ok(
+      refused.message.includes('params.store.coherence must be strict, notify or poll, not "notfy" (did you mean notify?)'),
+      refused.message,
+    );
+  } finally {
+    await db.close();
+  }
+});
+
+test('pgCoherence without a PostgreSQL store is refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-node-postgres-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const where of [{ store: join(dir, 'store') }, { memory: true }]) {
+    const err = await Larder.spawn({ ...where, pgCoherence: 'notify' }).then(() => assert.fail('started'), (e) => e);
+    assert.ok(err instanceof SidecarExited, String(err));
+    assert.equal(err.exitCode, 2);
+    assert.ok(err.message.includes('--pg-coherence needs a store on PostgreSQL: --store postgresql://...'), err.message);
+  }
+  const db = await Larder.spawn({ memory: true, initialize: false });
+  try {
+    const refused = await db.initialize({ store: join(dir, 'store'), pgCoherence: 'notify' }).then(() => assert.fail('accepted'), (e) => e);
+    assert.ok(refused instanceof InvalidParams, String(refused));
+    assert.ok(refused.message.includes('params.store.coherence is for a store on PostgreSQL (url), not for a path'), refused.message);
   } finally {
     await db.close();
   }

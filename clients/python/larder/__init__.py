@@ -18,6 +18,7 @@ from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
 from .store import StoreMethods
+from .binary import PgCoherence
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
 from . import errors
 from .errors import *  # noqa: F401,F403 - every error class is part of the package's interface
@@ -40,6 +41,7 @@ __all__ = [
     "NOT_FOUND",
     "Fetched",
     "find_binary",
+    "PgCoherence",
     "__version__",
     *errors.__all__,
 ]

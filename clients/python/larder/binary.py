@@ -5,12 +5,19 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
-__all__ = ["PACKAGED_BINARY", "command_line", "find_binary"]
+__all__ = ["PACKAGED_BINARY", "PgCoherence", "command_line", "find_binary"]
 
 #: Where ``pip install`` puts the executable it builds (see setup.py).
 PACKAGED_BINARY = Path(__file__).resolve().parent / "bin" / "larder"
+
+#: How a sidecar on PostgreSQL learns of other sidecars' writes before
+#: answering from its memory tiers (``--pg-coherence``, ``initialize``'s
+#: ``store.coherence``): ``strict`` reads the commit count once per burst of
+#: input, ``notify`` waits for PostgreSQL's notifications, ``poll`` reads the
+#: count at most every 50 ms.
+PgCoherence = Literal["strict", "notify", "poll"]
 
 
 def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
@@ -37,12 +44,13 @@ def find_binary(binary: str | os.PathLike[str] | None = None) -> str:
 
 def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike[str] | None, memory: bool,
                  args: Sequence[str], key_file: str | os.PathLike[str] | None = None,
-                 pg_schema: str | None = None) -> list[str]:
+                 pg_schema: str | None = None, pg_coherence: PgCoherence | None = None) -> list[str]:
     """The command that starts a sidecar: the executable (see
     :func:`find_binary`), ``--store`` (a directory or a ``postgresql://``
-    URL) or ``--memory``, ``--pg-schema``, ``--key-file``, then ``args``.
-    ``pg_schema`` is passed on as given: the sidecar refuses it without a
-    store on PostgreSQL."""
+    URL) or ``--memory``, ``--pg-schema``, ``--pg-coherence``,
+    ``--key-file``, then ``args``. ``pg_schema`` and ``pg_coherence`` are
+    passed on as given: the sidecar refuses them without a store on
+    PostgreSQL, and a mode it does not know."""
     if store is not None and memory:
         raise ValueError("give store or memory=True, not both")
     command = [find_binary(binary)]
@@ -50,6 +58,8 @@ def command_line(binary: str | os.PathLike[str] | None, store: str | os.PathLike
         command += ["--store", os.fspath(store)]
     if pg_schema is not None:
         command += ["--pg-schema", pg_schema]
+    if pg_coherence is not None:
+        command += ["--pg-coherence", pg_coherence]
     if memory:
         command.append("--memory")
     if key_file is not None:

@@ -16,7 +16,7 @@ import os
 import subprocess
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from .binary import command_line, find_binary
+from .binary import PgCoherence, command_line, find_binary
 from .cache import CacheMethods, CacheView, camel, camel_keys
 from .connection import Connection, Reply
 from .encryption import Key, encryption_params
@@ -49,15 +49,16 @@ def initialize_params(client_info: dict[str, Any] | None, app_version: str | Non
                       extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None,
                       encryption_key: Key | None = None,
                       encryption_keys: Mapping[str, Key] | None = None,
-                      pg_schema: str | None = None) -> dict[str, Any]:
+                      pg_schema: str | None = None,
+                      pg_coherence: PgCoherence | None = None) -> dict[str, Any]:
     """``initialize``'s params (see :meth:`Larder.initialize`); ``fallback``
     defaults to ``fetch``. Raises :class:`TypeError` or :class:`ValueError`
     for a key that is not 32 bytes (see :mod:`larder.encryption`)."""
     params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
     if app_version is not None:
         params["appVersion"] = app_version
-    if store is not None or pg_schema is not None:
-        params["store"] = store_choice(store, pg_schema)
+    if store is not None or pg_schema is not None or pg_coherence is not None:
+        params["store"] = store_choice(store, pg_schema, pg_coherence)
     encryption = encryption_params(encryption_key, encryption_keys)
     if encryption is not None:
         params["encryption"] = encryption
@@ -83,16 +84,21 @@ def is_postgresql_url(store: str | os.PathLike[str]) -> bool:
     return os.fspath(store).startswith(("postgresql://", "postgres://"))
 
 
-def store_choice(store: str | os.PathLike[str] | None, pg_schema: str | None) -> dict[str, Any]:
+def store_choice(store: str | os.PathLike[str] | None, pg_schema: str | None,
+                 pg_coherence: PgCoherence | None = None) -> dict[str, Any]:
     """``initialize``'s ``store``: ``{"url"}`` for a PostgreSQL URL,
     ``{"path"}`` for a directory, with ``schema`` when ``pg_schema`` is
-    given. What does not fit (a schema with a directory, or alone) is sent
-    as it is, for the sidecar to refuse with :class:`~larder.InvalidParams`."""
+    given and ``coherence`` when ``pg_coherence`` is. What does not fit (a
+    schema or coherence with a directory, or alone, or a mode the sidecar
+    does not know) is sent as it is, for the sidecar to refuse with
+    :class:`~larder.InvalidParams`."""
     choice: dict[str, Any] = {}
     if store is not None:
         choice["url" if is_postgresql_url(store) else "path"] = os.fspath(store)
     if pg_schema is not None:
         choice["schema"] = pg_schema
+    if pg_coherence is not None:
+        choice["coherence"] = pg_coherence
     return choice
 
 
@@ -170,7 +176,8 @@ class Larder:
             ``capabilities.migrationCallbacks`` (the server then asks
             :meth:`on_migrate`'s handler for ``{"op": "callback"}`` steps).
         init_result: what ``initialize`` answered (``serverInfo``,
-            ``protocolVersion``, ``capabilities``, ``store``), or ``None``.
+            ``protocolVersion``, ``capabilities``, ``store``; for a store on
+            PostgreSQL, ``store["coherence"]``), or ``None``.
         timeout: default seconds to wait for an answer (``None``: forever; a
             sidecar that dies still raises :class:`~larder.SidecarExited`).
     """
@@ -219,6 +226,7 @@ class Larder:
         encryption_keys: Mapping[str, Key] | None = None,
         key_file: str | os.PathLike[str] | None = None,
         pg_schema: str | None = None,
+        pg_coherence: PgCoherence | None = None,
     ) -> "Larder":
         """Starts ``larder`` and (unless ``initialize=False``) sends
         ``initialize`` and ``initialized``.
@@ -236,6 +244,24 @@ class Larder:
                 the sidecar's default is ``larder``). Sidecars share a store
                 when they name the same database and schema. Without a
                 ``postgresql://`` ``store`` the sidecar refuses to start:
+                :class:`~larder.SidecarExited` is raised, its message ending
+                with the server's reason.
+            pg_coherence: how a sidecar on PostgreSQL learns of other
+                sidecars' writes before answering from its memory tiers
+                (``--pg-coherence``; the sidecar's default is ``"strict"``):
+                ``"strict"`` reads the store's commit count at the start of
+                each burst of input (one round trip), so it is never stale
+                after another sidecar's acknowledged write; ``"notify"``
+                listens for PostgreSQL's notifications instead, with no round
+                trip before a memory hit, stale for at most a
+                notification's delay; ``"poll"`` reads the count at most
+                every 50 ms, for servers and proxies without notifications
+                (CockroachDB, YugabyteDB, PgBouncer in transaction mode).
+                Writes catch up first in every mode. ``initialize``'s result
+                tells the mode kept (``store.coherence``; ``"notify"`` falls
+                back to ``"poll"`` where the server cannot ``LISTEN``).
+                Without a ``postgresql://`` ``store``, or with a mode it does
+                not know, the sidecar refuses to start:
                 :class:`~larder.SidecarExited` is raised, its message ending
                 with the server's reason.
             binary: the executable (see :func:`find_binary`).
@@ -272,8 +298,8 @@ class Larder:
         """
         check_encryption(encryption_key, encryption_keys, initialize)
         process = subprocess.Popen(
-            command_line(binary, store, memory, args, key_file, pg_schema), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env
+            command_line(binary, store, memory, args, key_file, pg_schema, pg_coherence), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
         )
         db = cls(process, timeout=timeout)
         if on_migrate is not None:
@@ -301,6 +327,7 @@ class Larder:
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
         pg_schema: str | None = None,
+        pg_coherence: PgCoherence | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
@@ -308,9 +335,11 @@ class Larder:
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
         "store": {"path", "persistent"}}``. ``store`` switches to that store:
         a directory (sent as ``store.path``), or a ``postgresql://`` URL (sent
-        as ``store.url``, with ``pg_schema`` as ``store.schema``; ``path`` in
-        the result is then the URL, any password in it shown as ``***``,
-        followed by a space and ``schema NAME``).
+        as ``store.url``, with ``pg_schema`` as ``store.schema`` and
+        ``pg_coherence`` as ``store.coherence``, see :meth:`spawn`; ``path``
+        in the result is then the URL, any password in it shown as ``***``,
+        followed by a space and ``schema NAME``, and ``store.coherence`` the
+        mode kept: ``"strict"``, ``"notify"`` or ``"poll"``).
         ``events`` asks for every cache event;
         ``migration_callbacks`` declares that this client answers
         ``migrate.object`` (default: whether :meth:`on_migrate` has a handler
@@ -328,7 +357,8 @@ class Larder:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema)
+                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
+                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)

@@ -1,6 +1,8 @@
 """Stores on PostgreSQL through the client and the real sidecar: a value
 outlives its sidecar, two sidecars on one schema see each other's
-acknowledged writes, and ``pg_schema`` without such a store is refused.
+acknowledged writes (with notify coherence, once the notification arrives),
+the coherence asked for is the one kept, and ``pg_schema`` or
+``pg_coherence`` without such a store, or a misspelt coherence, is refused.
 
 The server is ``$LARDER_TEST_PG_URL`` (``.ci/with-postgres`` sets it for a
 throwaway cluster; or point it at a database of your own, whose role may
@@ -10,17 +12,27 @@ create schemas). Without it these tests are skipped, and fail under
 
 from __future__ import annotations
 
+import asyncio
 import os
 import secrets
 import shutil
 import subprocess
+import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
 import larder
 from conftest import missing
+from larder.aio import AsyncLarder
+
+#: How long a sidecar with notify coherence may take to read another's
+#: acknowledged write: a notification's delay, with room for a loaded machine.
+NOTIFIED_WITHIN = 2.0
+
+#: A store on PostgreSQL for the refusals, which come before any connection.
+NO_SERVER = "postgresql://larder@db.invalid/app"
 
 
 @pytest.fixture(scope="session")
@@ -57,6 +69,7 @@ def test_a_value_outlives_its_sidecar(binary: str, postgres_url: str, pg_schema:
         store = db.init_result["store"]
         assert store["persistent"] is True
         assert store["path"].endswith(f" schema {pg_schema}"), store
+        assert store["coherence"] == "strict", "the default"
         db.cache.open("profiles", disk={"max_count": 100})
         db.cache.set("user:1", {"name": "Ada"}, cache="profiles")
         db.cache.set("avatar", data=b"\x00\xff", cache="profiles")
@@ -92,3 +105,70 @@ def test_pg_schema_without_a_postgresql_store_is_refused(binary: str, store_dir:
         with pytest.raises(larder.InvalidParams) as refused:
             db.initialize(store=store_dir, pg_schema="app")
         assert "params.store.schema is for a store on PostgreSQL (url), not for a path" in str(refused.value)
+
+
+def test_the_coherence_asked_for_is_kept(binary: str, postgres_url: str, pg_schema: str) -> None:
+    with spawn(binary, postgres_url, pg_schema, pg_coherence="notify") as db:
+        assert db.init_result is not None and db.init_result["store"]["coherence"] == "notify"
+    with larder.Larder.spawn(memory=True, binary=binary, timeout=60, initialize=False) as db:
+        store = db.initialize(store=postgres_url, pg_schema=pg_schema, pg_coherence="poll")["store"]
+        assert store["coherence"] == "poll", store
+
+    async def aio() -> None:
+        async with AsyncLarder.spawn(store=postgres_url, pg_schema=pg_schema, pg_coherence="poll", binary=binary) as db:
+            assert db.init_result is not None and db.init_result["store"]["coherence"] == "poll"
+        async with AsyncLarder.spawn(memory=True, binary=binary, initialize=False) as db:
+            store = (await db.initialize(store=postgres_url, pg_schema=pg_schema, pg_coherence="notify"))["store"]
+            assert store["coherence"] == "notify", store
+
+    asyncio.run(aio())
+
+
+def test_with_notify_a_write_through_one_sidecar_is_read_through_another_once_notified(
+        binary: str, postgres_url: str, pg_schema: str) -> None:
+    with spawn(binary, postgres_url, pg_schema, pg_coherence="notify") as a, \
+            spawn(binary, postgres_url, pg_schema, pg_coherence="notify") as b:
+        a.cache.set("k", "old")
+        # b may read "old" before the notification of its commit arrives and
+        # drops the copy; once it has come, b keeps "old" in its memory tier.
+        eventually(lambda: (b.cache.get("k"), b.cache.entry("k")["tier"]), ("old", "memory"))
+        a.cache.set("k", "new")  # answered: committed, and notified
+        eventually(lambda: b.cache.get("k"), "new")
+        b.cache.set("k", "newer")
+        eventually(lambda: a.cache.get("k"), "newer")
+
+
+def eventually(read: Callable[[], Any], expected: Any) -> None:
+    """Calls ``read`` until it returns ``expected``, failing the test after
+    :data:`NOTIFIED_WITHIN` seconds."""
+    deadline = time.monotonic() + NOTIFIED_WITHIN
+    while (seen := read()) != expected:
+        assert time.monotonic() < deadline, f"read {seen!r}, not {expected!r}, {NOTIFIED_WITHIN} s after the write"
+        time.sleep(0.01)
+
+
+def test_a_misspelt_coherence_is_refused(binary: str) -> None:
+    # Typed Any: PgCoherence keeps misspelt modes out of type-checked code.
+    strcit: Any = "strcit"
+    notfy: Any = "notfy"
+    with pytest.raises(larder.SidecarExited) as info:
+        larder.Larder.spawn(store=NO_SERVER, pg_coherence=strcit, binary=binary, timeout=60)
+    assert info.value.returncode == 2
+    assert '--pg-coherence must be strict, notify or poll, not "strcit" (did you mean strict?)' in str(info.value)
+    with larder.Larder.spawn(memory=True, binary=binary, timeout=60, initialize=False) as db:
+        with pytest.raises(larder.InvalidParams) as refused:
+            db.initialize(store=NO_SERVER, pg_coherence=notfy)
+        assert 'params.store.coherence must be strict, notify or poll, not "notfy" (did you mean notify?)' \
+            in str(refused.value)
+
+
+def test_pg_coherence_without_a_postgresql_store_is_refused(binary: str, store_dir: Path) -> None:
+    for where in ({"store": store_dir}, {"memory": True}):
+        with pytest.raises(larder.SidecarExited) as info:
+            larder.Larder.spawn(**where, pg_coherence="notify", binary=binary, timeout=60)
+        assert info.value.returncode == 2
+        assert "--pg-coherence needs a store on PostgreSQL: --store postgresql://..." in str(info.value), where
+    with larder.Larder.spawn(memory=True, binary=binary, timeout=60, initialize=False) as db:
+        with pytest.raises(larder.InvalidParams) as refused:
+            db.initialize(store=store_dir, pg_coherence="notify")
+        assert "params.store.coherence is for a store on PostgreSQL (url), not for a path" in str(refused.value)

@@ -2,7 +2,7 @@
 // accept what the README shows and refuse what the client refuses.
 import {
   CacheNotFound, DROP, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
-  LarderError, RekeyResult, SidecarExited, Transport,
+  LarderError, PgCoherence, RekeyResult, SidecarExited, Transport,
 } from '../../index.js';
 
 declare function use(...values: unknown[]): void;
@@ -83,6 +83,9 @@ export async function readme(): Promise<void> {
   const shared = await Larder.spawn({ store: 'postgresql://app@db.internal:5432/app', pgSchema: 'shop' });
   use(shared.server.store.path);
   await Larder.spawn({ memory: true, initialize: false }).then((later) => later.initialize({ store: 'postgresql://', pgSchema: 'shop' }));
+  const coherence: PgCoherence = 'notify';
+  await Larder.spawn({ store: 'postgresql://', pgSchema: 'shop', pgCoherence: coherence });
+  await Larder.spawn({ memory: true, initialize: false }).then((later) => later.initialize({ store: 'postgresql://', pgCoherence: 'poll' }));
 
   // @ts-expect-error a key is bytes or base64 text
   await Larder.spawn({ encryptionKey: 42 });
@@ -98,6 +101,8 @@ export async function readme(): Promise<void> {
   await db.store.clear({ kind: 'everything' });
   // @ts-expect-error a schema is a name
   await Larder.spawn({ store: 'postgresql://', pgSchema: 5 });
+  // @ts-expect-error coherence is strict, notify or poll
+  await Larder.spawn({ store: 'postgresql://', pgCoherence: 'strcit' });
   // @ts-expect-error framing is 'lines' or 'content-length'
   await Larder.spawn({ framing: 'xml' });
 }

@@ -8,7 +8,7 @@ import logging
 import os
 from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence, TypeVar
 
-from ..binary import command_line
+from ..binary import PgCoherence, command_line
 from ..cache import CacheMethods, camel, camel_keys
 from ..client import FETCH_METHODS, check_encryption, declare_fetch, declares_migration_callbacks, initialize_params
 from ..encryption import Key
@@ -133,6 +133,7 @@ class AsyncLarder:
         encryption_keys: Mapping[str, Key] | None = None,
         key_file: str | os.PathLike[str] | None = None,
         pg_schema: str | None = None,
+        pg_coherence: PgCoherence | None = None,
     ) -> Spawn:
         """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
         (unless ``initialize=False``) sends ``initialize`` and
@@ -144,10 +145,12 @@ class AsyncLarder:
         and ``key_file`` give the keys of encrypted caches; a key that is not
         32 bytes raises here, before anything starts. ``store`` is a
         directory or a ``postgresql://`` URL, ``pg_schema`` the schema of a
-        store on PostgreSQL (``--pg-schema``). ``await`` the result, or use
-        it with ``async with``."""
+        store on PostgreSQL (``--pg-schema``) and ``pg_coherence`` how it
+        learns of other sidecars' writes (``--pg-coherence``: ``"strict"``,
+        ``"notify"`` or ``"poll"``). ``await`` the result, or use it with
+        ``async with``."""
         check_encryption(encryption_key, encryption_keys, initialize)
-        command = command_line(binary, store, memory, args, key_file, pg_schema)
+        command = command_line(binary, store, memory, args, key_file, pg_schema, pg_coherence)
 
         async def start() -> AsyncLarder:
             process = await asyncio.create_subprocess_exec(
@@ -181,6 +184,7 @@ class AsyncLarder:
         encryption_key: Key | None = None,
         encryption_keys: Mapping[str, Key] | None = None,
         pg_schema: str | None = None,
+        pg_coherence: PgCoherence | None = None,
         **extra: Any,
     ) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
@@ -189,7 +193,8 @@ class AsyncLarder:
             migration_callbacks = "migrate.object" in self._connection.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema)
+                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
+                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = await self.call("initialize", params)
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)
