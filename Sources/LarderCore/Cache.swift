@@ -309,8 +309,11 @@ public final class Cache {
                     }
                 }
             } catch {
-                // The savepoint took back every row; the totals go back with them.
+                // The savepoint took back every row; the totals go back with
+                // them. Queued writes (PostgreSQL) still report what they did
+                // before the savepoint undid it: the totals are read again.
                 (diskCount, diskBytes) = (count, bytes)
+                if pipelinesWrites { totalsAreStale = true }
                 throw error
             }
         }
