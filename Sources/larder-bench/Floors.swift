@@ -13,4 +13,6 @@ struct Floors {
     var scaleSelect: [Int: Spread] = [:]
     var scaleOverwrite: [Int: Spread] = [:]
     var scaleBytesPerEntry: [Int: Double] = [:]
+    /// `migrate.run`'s statements (objects/s), when the objects part runs.
+    var migrateRun: Spread?
 }

@@ -25,6 +25,8 @@ final class PostgresFloor: StorageFloor {
     private static let entryTypes: [PostgresType] = [.int8, .bytea, .bytea, .int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8]
     private static let insert = statement("larder_bench_set", setStatement(), entryTypes)
     private static let lookup = statement("larder_bench_lookup", CacheSQL.Hot.lookup.sql(for: .postgreSQL), [.int8, .bytea, .bytea])
+    private static let update = statement("larder_bench_update", CacheSQL.Hot.update.sql(for: .postgreSQL),
+                                          [.int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .bytea, .bytea])
 
     /// Larder's SQL, written with `?`, numbered as larder's connection numbers it.
     private static func statement(_ name: String, _ sql: String, _ types: [PostgresType]) -> PostgresStatement {
@@ -75,9 +77,9 @@ final class PostgresFloor: StorageFloor {
         }
     }
 
-    private func entry(_ keys: KeySpace, _ n: Int, value: [UInt8]) -> [PostgresValue] {
+    private func entry(_ keys: KeySpace, _ n: Int, value: [UInt8], kind: Int64 = 1) -> [PostgresValue] {
         used += 1
-        return [.int8(cacheID), .bytea([]), .bytea(keys.key(n)), .int8(1), .bytea(value), .int8(Int64(value.count)),
+        return [.int8(cacheID), .bytea([]), .bytea(keys.key(n)), .int8(kind), .bytea(value), .int8(Int64(value.count)),
                 .int8(1_760_000_000_000), .int8(1_760_000_000_000), .null, .int8(used), .null]
     }
 
@@ -110,6 +112,44 @@ final class PostgresFloor: StorageFloor {
             for k in batch { p.append(Self.lookup, lookupParameters(keys, numbers[k])) }
             let r = run(p, "lookup")
             for (k, n) in batch.enumerated() { read(r[k], numbers[n]) }
+        }
+        return MonotonicClock.now() - t0
+    }
+
+    func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(values.count)
+        for batch in values.indices.chunks(of: perTransaction) {
+            var p = PostgresPipeline()
+            for k in batch { p.append(Self.insert, entry(keys, k, value: values[k], kind: 2)) }
+            let r = run(p, "insert objects")
+            for k in 0..<r.count {
+                guard case .done(let inserted) = r[k], let id = (try? inserted.int64(0, 0)) ?? nil else {
+                    Progress.fail("PostgreSQL floor: an object's insert returned no id")
+                }
+                ids.append(id)
+            }
+        }
+        return ids
+    }
+
+    func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64 {
+        let t0 = MonotonicClock.now()
+        for batch in numbers.chunks(of: perTransaction) {
+            var p = PostgresPipeline()
+            for k in batch {
+                p.append(Self.lookup, lookupParameters(keys, k))
+                used += 1
+                p.append(Self.update, [.int8(2), .bytea(values[k]), .int8(Int64(values[k].count)), .int8(1_760_000_000_000),
+                                       .int8(1_760_000_000_000), .null, .int8(used), .null, .int8(ids[k])] + lookupParameters(keys, k))
+            }
+            let r = run(p, "migrate")
+            for (j, k) in batch.enumerated() {
+                read(r[2 * j], k)
+                guard case .done(let updated) = r[2 * j + 1], updated.rowsAffected == 1 else {
+                    Progress.fail("PostgreSQL floor: object \(k) was not updated")
+                }
+            }
         }
         return MonotonicClock.now() - t0
     }

@@ -13,6 +13,7 @@ final class SQLiteFloor: StorageFloor {
     static let selectSQL = CacheSQL.lookup
     static let insertSQL = CacheSQL.insert
     static let upsertSQL = CacheSQL.upsert
+    static let updateSQL = CacheSQL.update
 
     static let title = "storage floor: SQLite in-process, Larder's schema, pragmas (WAL, synchronous=NORMAL) and statements"
 
@@ -22,6 +23,7 @@ final class SQLiteFloor: StorageFloor {
     private let select: OpaquePointer
     private let insert: OpaquePointer
     private let upsert: OpaquePointer
+    private let update: OpaquePointer
     private let begin: OpaquePointer
     private let commit: OpaquePointer
     private var used: Int64 = 0
@@ -40,6 +42,7 @@ final class SQLiteFloor: StorageFloor {
         select = db.prepare(Self.selectSQL)
         insert = db.prepare(Self.insertSQL)
         upsert = db.prepare(Self.upsertSQL)
+        update = db.prepare(Self.updateSQL)
         begin = db.prepare("BEGIN IMMEDIATE")
         commit = db.prepare("COMMIT")
     }
@@ -64,12 +67,12 @@ final class SQLiteFloor: StorageFloor {
     }
 
     @inline(__always)
-    private func write(_ s: OpaquePointer, keys: KeySpace, _ n: Int, value: [UInt8]) {
+    private func write(_ s: OpaquePointer, keys: KeySpace, _ n: Int, value: [UInt8], kind: Int64 = 1) {
         setKey(keys, n)
         used += 1
         sqlite3_bind_int64(s, 1, cacheID)
         bindKey(s, from: 2)
-        sqlite3_bind_int64(s, 4, 1)
+        sqlite3_bind_int64(s, 4, kind)
         value.withUnsafeBytes { v in _ = sqlite3_bind_blob(s, 5, v.baseAddress, Int32(v.count), SQLiteConnection.transient) }
         sqlite3_bind_int64(s, 6, Int64(value.count))
         sqlite3_bind_int64(s, 7, 1_760_000_000_000)
@@ -130,5 +133,47 @@ final class SQLiteFloor: StorageFloor {
         checksum &+= sum
         sqlite3_reset(s)
         sqlite3_clear_bindings(s)
+    }
+
+    func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64] {
+        var ids: [Int64] = []
+        ids.reserveCapacity(values.count)
+        for (k, value) in values.enumerated() {
+            if k % perTransaction == 0 { db.run(begin) }
+            write(insert, keys: keys, k, value: value, kind: 2)
+            ids.append(sqlite3_last_insert_rowid(db.handle))
+            if k % perTransaction == perTransaction - 1 || k == values.count - 1 { db.run(commit) }
+        }
+        return ids
+    }
+
+    func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64 {
+        let s = update
+        let t0 = MonotonicClock.now()
+        var n = numbers.lowerBound
+        while n < numbers.upperBound {
+            let upper = min(n + perTransaction, numbers.upperBound)
+            db.run(begin)
+            for k in n..<upper {
+                lookup(keys, k)
+                used += 1
+                sqlite3_bind_int64(s, 1, 2)
+                values[k].withUnsafeBytes { v in _ = sqlite3_bind_blob(s, 2, v.baseAddress, Int32(v.count), SQLiteConnection.transient) }
+                sqlite3_bind_int64(s, 3, Int64(values[k].count))
+                sqlite3_bind_int64(s, 4, 1_760_000_000_000)
+                sqlite3_bind_int64(s, 5, 1_760_000_000_000)
+                sqlite3_bind_null(s, 6)
+                sqlite3_bind_int64(s, 7, used)
+                sqlite3_bind_null(s, 8)
+                sqlite3_bind_int64(s, 9, ids[k])
+                sqlite3_bind_int64(s, 10, cacheID)
+                bindKey(s, from: 11)
+                db.run(s)
+                guard sqlite3_changes(db.handle) == 1 else { Progress.fail("storage floor: object \(k) was not updated") }
+            }
+            db.run(commit)
+            n = upper
+        }
+        return MonotonicClock.now() - t0
     }
 }

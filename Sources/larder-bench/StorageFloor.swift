@@ -12,6 +12,13 @@ protocol StorageFloor: AnyObject {
     /// Looks up each key (all must exist) and reads its columns: a disk-tier `cache.get` each.
     func select(keys: KeySpace, _ numbers: [Int]) -> UInt64
 
+    /// Stores `values[k]` as the object under key k, for every k; returns each one's row id.
+    func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64]
+
+    /// What `migrate.run` runs for each object of `numbers` that is behind:
+    /// its lookup, and the update of its row (`ids[k]`) with `values[k]`.
+    func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64
+
     /// Ends the floor's connection and removes its store.
     func discard()
 }
