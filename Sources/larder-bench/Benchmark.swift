@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderCore
 import LarderPostgreSQL
 
 /// Runs every part of the benchmark and fills the report.
@@ -124,9 +125,37 @@ final class Benchmark {
 
     /// A storage floor on a fresh store of the run's engine.
     func storageFloor(_ name: String) -> any StorageFloor {
-        switch freshStore("floor-" + name) {
-        case .directory(let path): SQLiteFloor(directory: path)
-        case .schema(_, let schema): PostgresFloor(server: postgres!, schema: schema, perRoundTrip: plan.window)
+        storageFloor(on: freshStore("floor-" + name), madeByCore: false)
+    }
+
+    /// A storage floor on `store`; `madeByCore`: Larder's core made its tables (`coreStore(on:)`).
+    func storageFloor(on store: StoreLocation, madeByCore: Bool) -> any StorageFloor {
+        switch store {
+        case .directory(let path): SQLiteFloor(directory: path, makeTables: !madeByCore)
+        case .schema(_, let name): PostgresFloor(server: postgres!, schema: name, perRoundTrip: plan.window)
+        }
+    }
+
+    /// Larder's core in-process on `store`, making its tables there as larder
+    /// does, with every statement it runs passing through the recorder.
+    func coreStore(on store: StoreLocation) -> (store: Store, recorder: StatementRecorder) {
+        do {
+            let connection: any SQLConnection
+            switch store {
+            case .directory(let path):
+                // Made, with its tables, by the core as larder makes it; then
+                // reopened on a connection the recorder can stand in front of.
+                try Store(directory: path).close()
+                connection = try SQLiteDatabase(path: path + "/" + Store.databaseFileName)
+            case .schema(_, let name):
+                let pg = postgres!.connect(schema: name)
+                try PostgresStoreSchema.migrate(pg, schema: name)
+                connection = PostgresSQLConnection(pg, location: name)
+            }
+            let recorder = StatementRecorder(connection)
+            return (try Store(connection: recorder, otherWriters: nil), recorder)
+        } catch {
+            Progress.fail("cannot open Larder's core on \(store): \(error)")
         }
     }
 

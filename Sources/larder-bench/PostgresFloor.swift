@@ -153,4 +153,44 @@ final class PostgresFloor: StorageFloor {
         }
         return MonotonicClock.now() - t0
     }
+
+    func replay(_ transactions: [RecordedTransaction]) -> UInt64 {
+        var prepared: [String: PostgresStatement] = [:]
+        func statement(_ recorded: RecordedStatement, _ values: [RecordedStatement.Value]) -> PostgresStatement {
+            if let s = prepared[recorded.sql] { return s }
+            // Declared as larder's connection declares them, from the values first bound.
+            let types: [PostgresType] = values.map { v in
+                switch v {
+                case .integer: .int8
+                case .real: .float8
+                case .bytes: .bytea
+                case .text, .null: .unspecified
+                }
+            }
+            let s = Self.statement("larder_bench_\(prepared.count + 1)", recorded.sql, types)
+            prepared[recorded.sql] = s
+            return s
+        }
+        let t0 = MonotonicClock.now()
+        for transaction in transactions {
+            var p = PostgresPipeline()
+            for recorded in transaction {
+                guard let values = recorded.values else {
+                    p.append(sql: recorded.sql)
+                    continue
+                }
+                p.append(statement(recorded, values), values.map { v in
+                    switch v {
+                    case .null: .null
+                    case .integer(let n): .int8(n)
+                    case .real(let d): .float8(d)
+                    case .text(let t): .text(t)
+                    case .bytes(let b): .bytea(b)
+                    }
+                })
+            }
+            run(p, "replay")
+        }
+        return MonotonicClock.now() - t0
+    }
 }

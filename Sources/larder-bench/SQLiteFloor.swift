@@ -32,13 +32,14 @@ final class SQLiteFloor: StorageFloor {
     /// Keeps the reads of value bytes from being optimised away.
     private(set) var checksum = 0
 
-    init(directory: String) {
+    /// `makeTables` false: the directory holds a store Larder's core made (the entity floor's).
+    init(directory: String, makeTables: Bool = true) {
         self.directory = directory
         _ = directory.withCString { mkdir($0, 0o755) }
         path = directory + "/" + Store.databaseFileName
         db = SQLiteConnection(path: path)
         for p in Self.pragmas { db.execute(p) }
-        db.execute("BEGIN; " + Self.schema + " COMMIT;")
+        if makeTables { db.execute("BEGIN; " + Self.schema + " COMMIT;") }
         select = db.prepare(Self.selectSQL)
         insert = db.prepare(Self.insertSQL)
         upsert = db.prepare(Self.upsertSQL)
@@ -173,6 +174,38 @@ final class SQLiteFloor: StorageFloor {
             }
             db.run(commit)
             n = upper
+        }
+        return MonotonicClock.now() - t0
+    }
+
+    func replay(_ transactions: [RecordedTransaction]) -> UInt64 {
+        var prepared: [String: OpaquePointer] = [:]
+        func statement(_ sql: String) -> OpaquePointer {
+            if let s = prepared[sql] { return s }
+            let s = db.prepare(sql)
+            prepared[sql] = s
+            return s
+        }
+        let t0 = MonotonicClock.now()
+        for transaction in transactions {
+            db.run(begin)
+            for recorded in transaction {
+                let s = statement(recorded.sql)
+                for (i, value) in (recorded.values ?? []).enumerated() {
+                    let index = Int32(i + 1)
+                    switch value {
+                    case .null: sqlite3_bind_null(s, index)
+                    case .integer(let n): sqlite3_bind_int64(s, index, n)
+                    case .real(let d): sqlite3_bind_double(s, index, d)
+                    case .text(let t): sqlite3_bind_text(s, index, t, -1, SQLiteConnection.transient)
+                    // A null pointer would bind NULL, not an empty blob.
+                    case .bytes(let b) where b.isEmpty: sqlite3_bind_zeroblob(s, index, 0)
+                    case .bytes(let b): b.withUnsafeBytes { _ = sqlite3_bind_blob(s, index, $0.baseAddress, Int32($0.count), SQLiteConnection.transient) }
+                    }
+                }
+                db.run(s)
+            }
+            db.run(commit)
         }
         return MonotonicClock.now() - t0
     }

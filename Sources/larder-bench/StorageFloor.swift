@@ -19,6 +19,9 @@ protocol StorageFloor: AnyObject {
     /// its lookup, and the update of its row (`ids[k]`) with `values[k]`.
     func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64
 
+    /// Runs the statements of each transaction a store recorded, in a transaction of its own.
+    func replay(_ transactions: [RecordedTransaction]) -> UInt64
+
     /// Ends the floor's connection and removes its store.
     func discard()
 }
