@@ -61,7 +61,8 @@ struct Options {
           --json-out PATH    Also write the figures as JSON to PATH.
           --larder PATH      The larder executable (default: next to this one).
           --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
-          --ops N            Operations per series (overrides the mode's).
+          --ops N            Operations per series, objects migrate.run migrates and
+                             entity reads included (overrides the mode's).
           --reps N           Repetitions per series (overrides the mode's).
           --keys N           Keys stored and read by the get series (default 10,000).
           --store URL        Larder's store on the PostgreSQL server URL names
@@ -122,7 +123,7 @@ struct Options {
 
     var plan: Plan {
         var p = quick ? Plan.quick : Plan.full
-        if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n }
+        if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n; p.objects = n; p.entityReadOps = n }
         if let n = repsOverride { p.reps = n; p.strictReps = n; p.modelReps = n }
         if let n = keysOverride { p.readKeys = n }
         return p
