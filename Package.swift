@@ -44,7 +44,8 @@ let package = Package(
             resources: [.embedInCode("openrpc.json")]
         ),
         .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
-        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore"]),
+        // LarderPostgreSQL: `--store postgresql://…` and its floor, Larder's statements through libpq.
+        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore", "LarderPostgreSQL"]),
 
         // Helpers shared by test targets; no product depends on it.
         .target(name: "LarderTestSupport", path: "Tests/LarderTestSupport"),

@@ -203,7 +203,7 @@ public final class PostgresSQLConnection: SQLConnection {
     /// single quotes and identifiers in double quotes are left alone. And
     /// the numbers used: a statement may skip one (bound, but not in this
     /// form of the statement).
-    static func numberedPlaceholders(_ sql: String) -> (sql: String, used: Set<Int>) {
+    public static func numberedPlaceholders(_ sql: String) -> (sql: String, used: Set<Int>) {
         var out = ""
         var used: Set<Int> = []
         var largest = 0

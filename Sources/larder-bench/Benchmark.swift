@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderCore
+import LarderPostgreSQL
 
 /// Runs every part of the benchmark and fills the report.
 final class Benchmark {
@@ -10,6 +12,9 @@ final class Benchmark {
     let scratch: ScratchDirectory
     let selfPath: String
     let larderPath: String
+    /// The server larder keeps its stores on, with `--store postgresql://…`;
+    /// nil: a store directory per series.
+    let postgres: PostgresServer?
     var floors = Floors()
     /// Stored values by size: JSON strings of exactly that many bytes.
     let values: [Int: [UInt8]]
@@ -39,6 +44,7 @@ final class Benchmark {
         guard access(larderPath, X_OK) == 0 else {
             Progress.fail("no larder executable at \(larderPath): build it with `swift build -c release` (it is built next to larder-bench), or pass --larder PATH", code: 2)
         }
+        postgres = options.postgresURL.map { PostgresServer(url: $0) }
         var v: [Int: [UInt8]] = [:]
         for size in plan.valueSizes { v[size] = Value.json(size: size) }
         values = v
@@ -49,10 +55,21 @@ final class Benchmark {
         let start = MonotonicClock.now()
         report.larderPath = larderPath
         report.pinStrict = options.pinStrict
+        report.store = postgres.map { "\($0.description) at \(PostgresStore.redacted($0.url)), a fresh schema per series and repetition" }
+            ?? "SQLite \(report.machine.sqlite), a fresh directory per series and repetition"
         let m = report.machine
         Progress.note("larder-bench \(plan.mode): \(m.processors) × \(m.cpuModel), \(m.kernel), SQLite \(m.sqlite); larder \(larderPath); scratch \(scratch.path)")
+        Progress.note("store: \(report.store)")
+        if let postgres, !postgres.isDurable {
+            Progress.note("warning: the server does not wait for the disk at commit: writes are not durable, and faster than on a durable server")
+        }
         func part(_ name: String, _ body: () -> Void) {
             guard name == "floors" || options.wants(name) else { return }
+            if postgres != nil, let reason = Options.partsNotOnPostgreSQL[name] {
+                report.skipped.append((name, reason))
+                Progress.note("  [\(name): skipped on PostgreSQL: \(reason)]")
+                return
+            }
             let t0 = MonotonicClock.now()
             body()
             Progress.note("  [\(name): \(Format.fixed(Double(MonotonicClock.now() - t0) / 1e9, 1)) s]")
@@ -80,9 +97,22 @@ final class Benchmark {
         return report
     }
 
-    /// Spawns larder on a fresh store under the scratch directory.
+    /// A fresh store named `name` on the run's engine: a directory under the
+    /// scratch directory, or a schema on the PostgreSQL server.
+    func freshStore(_ name: String) -> StoreLocation {
+        postgres.map { .schema(url: $0.url, name: $0.freshSchema(name)) } ?? .directory(scratch.child(name))
+    }
+
+    func remove(_ store: StoreLocation) {
+        switch store {
+        case .directory(let path): ScratchDirectory.remove(path)
+        case .schema(_, let name): postgres?.drop(schema: name)
+        }
+    }
+
+    /// Spawns larder on a fresh store.
     func session(_ name: String, capabilities: String = "{}", encryptionKey: String? = nil) -> LarderSession {
-        let s = LarderSession(larder: larderPath, store: scratch.child(name), capabilities: capabilities, encryptionKey: encryptionKey)
+        let s = LarderSession(larder: larderPath, store: freshStore(name), capabilities: capabilities, encryptionKey: encryptionKey)
         report.larderVersion = s.serverVersion
         return s
     }
@@ -90,7 +120,43 @@ final class Benchmark {
     /// Closes the session and deletes its store.
     func discard(_ s: LarderSession) {
         s.close()
-        ScratchDirectory.remove(s.storePath)
+        remove(s.store)
+    }
+
+    /// A storage floor on a fresh store of the run's engine.
+    func storageFloor(_ name: String) -> any StorageFloor {
+        storageFloor(on: freshStore("floor-" + name), madeByCore: false)
+    }
+
+    /// A storage floor on `store`; `madeByCore`: Larder's core made its tables (`coreStore(on:)`).
+    func storageFloor(on store: StoreLocation, madeByCore: Bool) -> any StorageFloor {
+        switch store {
+        case .directory(let path): SQLiteFloor(directory: path, makeTables: !madeByCore)
+        case .schema(_, let name): PostgresFloor(server: postgres!, schema: name, perRoundTrip: plan.window)
+        }
+    }
+
+    /// Larder's core in-process on `store`, making its tables there as larder
+    /// does, with every statement it runs passing through the recorder.
+    func coreStore(on store: StoreLocation) -> (store: Store, recorder: StatementRecorder) {
+        do {
+            let connection: any SQLConnection
+            switch store {
+            case .directory(let path):
+                // Made, with its tables, by the core as larder makes it; then
+                // reopened on a connection the recorder can stand in front of.
+                try Store(directory: path).close()
+                connection = try SQLiteDatabase(path: path + "/" + Store.databaseFileName)
+            case .schema(_, let name):
+                let pg = postgres!.connect(schema: name)
+                try PostgresStoreSchema.migrate(pg, schema: name)
+                connection = PostgresSQLConnection(pg, location: name)
+            }
+            let recorder = StatementRecorder(connection)
+            return (try Store(connection: recorder, otherWriters: nil), recorder)
+        } catch {
+            Progress.fail("cannot open Larder's core on \(store): \(error)")
+        }
     }
 
     /// Strict series: `reps` runs of `batch`, one request at a time.

@@ -71,7 +71,7 @@ extension Benchmark {
         readBack(writer, size: size, member: member, label: label)
         let afterGet = writer.child.peakResidentKiB ?? 0
         writer.close()
-        let reader = LarderSession(larder: larderPath, store: writer.storePath)
+        let reader = LarderSession(larder: larderPath, store: writer.store)
         let readerIdle = reader.child.peakResidentKiB ?? 0
         readBack(reader, size: size, member: member, label: label)
         let fromDisk = reader.child.peakResidentKiB ?? 0

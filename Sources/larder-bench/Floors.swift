@@ -13,4 +13,7 @@ struct Floors {
     var scaleSelect: [Int: Spread] = [:]
     var scaleOverwrite: [Int: Spread] = [:]
     var scaleBytesPerEntry: [Int: Double] = [:]
+    /// `migrate.run`'s statements (objects/s) and `entity.upsert`'s (records/s), when those parts run.
+    var migrateRun: Spread?
+    var entityUpsert: Spread?
 }

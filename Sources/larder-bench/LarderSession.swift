@@ -4,14 +4,14 @@ import LarderJSON
 final class LarderSession {
     let child: ChildProcess
     let driver: Driver
-    let storePath: String
+    let store: StoreLocation
     var encoder = RequestEncoder()
     private(set) var serverVersion = "?"
 
     /// `encryptionKey`: base64 of 32 bytes, the session's key for encrypted caches.
-    init(larder: String, store: String, capabilities: String = "{}", encryptionKey: String? = nil) {
-        storePath = store
-        child = ChildProcess.spawn(larder, ["--store", store])
+    init(larder: String, store: StoreLocation, capabilities: String = "{}", encryptionKey: String? = nil) {
+        self.store = store
+        child = ChildProcess.spawn(larder, store.arguments)
         driver = Driver(writeFD: child.stdinFD, readFD: child.stdoutFD)
         let encryption = encryptionKey.map { #","encryption":{"key":"\#($0)"}"# } ?? ""
         let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"},"capabilities":\#(capabilities)\#(encryption)}"#)

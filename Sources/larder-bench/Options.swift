@@ -1,3 +1,5 @@
+import LarderPostgreSQL
+
 /// What the command line asked for.
 struct Options {
     var help = false
@@ -16,27 +18,56 @@ struct Options {
     /// Strict series run with the bench and its child on one CPU (`--no-pin` turns that off).
     var pinStrict = true
     var repsOverride: Int?
+    /// `--store URL`: larder on a PostgreSQL server, a schema per series, against a floor on that server.
+    var postgresURL: String?
 
     static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start"]
+
+    /// The parts a run with `--store postgresql://…` leaves out, and why: what
+    /// they measure is SQLite's, or larder's own work whatever holds the store.
+    static let partsNotOnPostgreSQL: [String: String] = [
+        "fetch": "a getOrFetch hit is a get (the memory and disk series), a miss the client's fetch",
+        "encryption": "sealing is larder's CPU work, the same whatever holds the store",
+        "mixed": "a mix of the get and set series' requests",
+        "scale": "SQLite's file and page cache by store size, against SQLite floors",
+        "start": "opening a store directory; on PostgreSQL a sidecar starts by connecting",
+    ]
 
     struct UsageError: Error { let message: String }
 
     static let usage = """
         USAGE: larder-bench [--quick] [--json | --json-out PATH] [--larder PATH] [--only PARTS]
+                            [--store postgresql://...]
 
         Drives the release larder over pipes and measures, in the same run, a pipe
         floor (a trivial responder) and a storage floor (SQLite in-process with
         Larder's schema and pragmas). Progress goes to stderr, the table to stdout.
 
+        With --store postgresql://..., larder keeps its store on that PostgreSQL
+        server (a fresh schema per series and repetition, dropped after it), and
+        the storage floor is libpq running Larder's statements on that server in
+        fresh schemas of Larder's tables, pipelined: one round trip per
+        transaction of as many statements as the SQLite floor's, or per 1,000
+        lookups (as many as larder has gets in flight). Only the memory,
+        disk, set, objects and entities parts run; the others are skipped,
+        with the reason printed. For durable figures the server must keep
+        fsync and synchronous_commit on:
+          LARDER_TEST_PG_DURABLE=1 .ci/with-postgres sh -c \\
+            '.build/release/larder-bench --store "$LARDER_TEST_PG_SOCKET_URL"'
+
         OPTIONS:
-          --quick            A reduced run (under a minute).
+          --quick            A reduced run (under a minute; on PostgreSQL, about 70 s).
           --json             Print the figures as JSON instead of the table.
           --json-out PATH    Also write the figures as JSON to PATH.
           --larder PATH      The larder executable (default: next to this one).
           --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
-          --ops N            Operations per series (overrides the mode's).
+          --ops N            Operations per series, objects migrate.run migrates and
+                             entity reads included (overrides the mode's).
           --reps N           Repetitions per series (overrides the mode's).
           --keys N           Keys stored and read by the get series (default 10,000).
+          --store URL        Larder's store on the PostgreSQL server URL names
+                             (postgresql://USER@HOST:PORT/DB; the role must be
+                             allowed to create schemas there).
           --no-pin           Do not run strict series with the bench and its child
                              pinned to one CPU (latencies then depend on where the
                              kernel wakes each process).
@@ -68,6 +99,12 @@ struct Options {
             case "--ops": o.opsOverride = try count(arg)
             case "--reps": o.repsOverride = try count(arg)
             case "--keys": o.keysOverride = try count(arg)
+            case "--store":
+                let url = try value(arg)
+                guard PostgresStore.isURL(url) else {
+                    throw UsageError(message: "--store takes a postgresql:// URL (SQLite stores are made in a temporary directory), not \(url)")
+                }
+                o.postgresURL = url
             case "--only":
                 let names = try value(arg).split(separator: ",").map(String.init)
                 for n in names where !parts.contains(n) {
@@ -86,7 +123,7 @@ struct Options {
 
     var plan: Plan {
         var p = quick ? Plan.quick : Plan.full
-        if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n }
+        if let n = opsOverride { p.ops = n; p.bigWriteOps = n; p.strictOps = n; p.extraStrictOps = n; p.objects = n; p.entityReadOps = n }
         if let n = repsOverride { p.reps = n; p.strictReps = n; p.modelReps = n }
         if let n = keysOverride { p.readKeys = n }
         return p

@@ -55,6 +55,10 @@ final class Report {
     /// /proc/loadavg at the end of the run.
     var loadAverage = "?"
     var pinStrict = true
+    /// Where larder kept its stores.
+    var store = ""
+    /// Parts asked for but not run on this store, and why.
+    var skipped: [(part: String, reason: String)] = []
 
     init(machine: Machine, plan: Plan) {
         self.machine = machine
@@ -96,6 +100,7 @@ final class Report {
         out += "machine: \(machine.processors) × \(machine.cpuModel) (nproc \(machine.processors)), \(machine.kernel), SQLite \(machine.sqlite)\n"
         out += "load:    \(loadAverage) (1/5/15 min, at the end; other processes skew every figure)\n"
         out += "larder:  \(larderVersion) at \(larderPath)\n"
+        out += "store:   \(store)\n"
         out += "plan:    \(Format.count(plan.ops)) ops per repetition of a pipelined series (window \(Format.count(plan.window)) requests), "
         out += "\(Format.count(plan.strictOps)) per strict series (other counts are marked); median of \(plan.reps) repetitions "
         out += "(strict series and 10 KiB writes: \(plan.strictReps)) with (min – max); keys 16 B; took \(Format.fixed(seconds, 1)) s\n"
@@ -107,6 +112,10 @@ final class Report {
             out += "\n" + s.title + "\n"
             for r in s.rows { out += Self.line(r) + "\n" }
             for f in s.figures { out += Self.line(f) + "\n" }
+        }
+        if !skipped.isEmpty {
+            out += "\nskipped on this store\n"
+            for s in skipped { out += "  " + Self.pad(s.part, 12) + s.reason + "\n" }
         }
         if !targets.isEmpty {
             out += "\ntargets\n"
@@ -198,6 +207,8 @@ final class Report {
             "machine": ["nproc": .int(machine.processors), "cpu": .string(machine.cpuModel),
                         "kernel": .string(machine.kernel), "sqlite": .string(machine.sqlite)],
             "larder": ["path": .string(larderPath), "version": .string(larderVersion)],
+            "store": .string(store),
+            "skipped": .array(skipped.map { ["part": .string($0.part), "reason": .string($0.reason)] }),
             "plan": ["ops": .int(plan.ops), "strictOps": .int(plan.strictOps), "reps": .int(plan.reps),
                      "strictReps": .int(plan.strictReps), "window": .int(plan.window), "warmup": .int(plan.warmup),
                      "scaleTiers": .array(plan.scaleTiers.map { .int($0) })],

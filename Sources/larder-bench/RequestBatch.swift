@@ -1,3 +1,5 @@
+import LarderJSON
+
 /// Requests encoded ahead of time: one buffer of newline-terminated JSON-RPC
 /// lines and where each ends, so the driver only copies bytes.
 struct RequestBatch {
@@ -15,5 +17,17 @@ struct RequestBatch {
     mutating func endRequest() {
         bytes.append(0x0A)
         ends.append(bytes.count)
+    }
+}
+
+extension RequestBatch {
+    /// Request k's params, parsed: for floors that hand the core in-process
+    /// what a request asks of larder.
+    func params(_ k: Int) -> JSON {
+        let line = bytes[(k == 0 ? 0 : ends[k - 1])..<(ends[k] - 1)]
+        guard let params = (try? JSONParser.parse(line))?["params"] else {
+            Progress.fail("request \(k) of a batch has no params: \(String(decoding: line.prefix(200), as: UTF8.self))")
+        }
+        return params
     }
 }

@@ -45,8 +45,9 @@ extension Benchmark {
             usleep(200_000)
             if let rss = s.residentKiB { storeRSS.append((entries, rss)) }
             s.close()
-            let bytes = Double(ScratchDirectory.bytes(in: s.storePath)) / Double(entries)
-            ScratchDirectory.remove(s.storePath)
+            guard case .directory(let path) = s.store else { Progress.fail("the scale series measures a store directory") }
+            let bytes = Double(ScratchDirectory.bytes(in: path)) / Double(entries)
+            ScratchDirectory.remove(path)
 
             func share(_ rate: Spread, _ floor: Spread?, _ name: String) -> Report.Ratio? {
                 floor.map { Report.Ratio(kind: .share, value: rate.median / $0.median, floor: name) }

@@ -1,125 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import CSQLite
-import LarderCore
+/// A storage floor: Larder's own statements run straight against the engine
+/// that holds the store, in-process (SQLite) or through libpq (PostgreSQL),
+/// with no protocol and no sidecar in the way: what Larder could do at best.
+/// Each floor has a store of its own, made fresh, removed by `discard`.
+///
+/// Every method runs `perTransaction` statements a transaction where it says
+/// so, and returns the nanoseconds it took.
+protocol StorageFloor: AnyObject {
+    /// Inserts the entries of keys `numbers` (new ones): a `cache.set` each.
+    func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64
 
-/// SQLite used in-process with Larder's schema, pragmas and statements: what
-/// Larder's disk tier could do at best without any protocol in the way.
-final class StorageFloor {
-    /// The store's own SQL: the floor runs exactly what Larder runs.
-    static let schema = CacheSQL.tables + CacheSQL.expiry
-    static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
-    static let selectSQL = CacheSQL.lookup
-    static let insertSQL = CacheSQL.insert
-    static let upsertSQL = CacheSQL.upsert
+    /// Looks up each key (all must exist) and reads its columns: a disk-tier `cache.get` each.
+    func select(keys: KeySpace, _ numbers: [Int]) -> UInt64
 
-    let directory: String
-    let path: String
-    private let db: SQLiteConnection
-    private let select: OpaquePointer
-    private let insert: OpaquePointer
-    private let upsert: OpaquePointer
-    private let begin: OpaquePointer
-    private let commit: OpaquePointer
-    private var used: Int64 = 0
-    private let cacheID: Int64 = 1
-    private var key = [UInt8](repeating: 0, count: KeySpace.width)
-    /// Keeps the reads of value bytes from being optimised away.
-    private(set) var checksum = 0
+    /// Stores `values[k]` as the object under key k, for every k; returns each one's row id.
+    func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64]
 
-    init(directory: String) {
-        self.directory = directory
-        _ = directory.withCString { mkdir($0, 0o755) }
-        path = directory + "/larder.db"
-        db = SQLiteConnection(path: path)
-        for p in Self.pragmas { db.execute(p) }
-        db.execute("BEGIN; " + Self.schema + " COMMIT;")
-        select = db.prepare(Self.selectSQL)
-        insert = db.prepare(Self.insertSQL)
-        upsert = db.prepare(Self.upsertSQL)
-        begin = db.prepare("BEGIN IMMEDIATE")
-        commit = db.prepare("COMMIT")
-    }
+    /// What `migrate.run` runs for each object of `numbers` that is behind:
+    /// its lookup, and the update of its row (`ids[k]`) with `values[k]`.
+    func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64
 
-    func close() { db.close() }
+    /// Runs the statements of each transaction a store recorded, in a transaction of its own.
+    func replay(_ transactions: [RecordedTransaction]) -> UInt64
 
-    private func setKey(_ keys: KeySpace, _ n: Int) {
-        key.removeAll(keepingCapacity: true)
-        keys.append(n, to: &key)
-    }
-
-    @inline(__always)
-    private func write(_ s: OpaquePointer, keys: KeySpace, _ n: Int, value: [UInt8]) {
-        setKey(keys, n)
-        used += 1
-        sqlite3_bind_int64(s, 1, cacheID)
-        sqlite3_bind_text(s, 2, "", 0, SQLiteConnection.transient)
-        key.withUnsafeBytes { k in
-            _ = sqlite3_bind_text(s, 3, k.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(k.count), SQLiteConnection.transient)
-        }
-        sqlite3_bind_int64(s, 4, 1)
-        value.withUnsafeBytes { v in _ = sqlite3_bind_blob(s, 5, v.baseAddress, Int32(v.count), SQLiteConnection.transient) }
-        sqlite3_bind_int64(s, 6, Int64(value.count))
-        sqlite3_bind_int64(s, 7, 1_760_000_000_000)
-        sqlite3_bind_int64(s, 8, 1_760_000_000_000)
-        sqlite3_bind_null(s, 9)
-        sqlite3_bind_int64(s, 10, used)
-        sqlite3_bind_null(s, 11)
-        db.run(s)
-    }
-
-    /// Inserts keys `numbers` (new ones), `perTransaction` per transaction; returns nanoseconds.
-    func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
-        var n = numbers.lowerBound
-        while n < numbers.upperBound {
-            let upper = min(n + perTransaction, numbers.upperBound)
-            db.run(begin)
-            for k in n..<upper { write(insert, keys: keys, k, value: value) }
-            db.run(commit)
-            n = upper
-        }
-        return MonotonicClock.now() - t0
-    }
-
-    /// Overwrites the given existing keys with INSERT … ON CONFLICT DO UPDATE, batched; returns nanoseconds.
-    func overwrite(keys: KeySpace, _ numbers: [Int], value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
-        var k = 0
-        while k < numbers.count {
-            let upper = min(k + perTransaction, numbers.count)
-            db.run(begin)
-            for j in k..<upper { write(upsert, keys: keys, numbers[j], value: value) }
-            db.run(commit)
-            k = upper
-        }
-        return MonotonicClock.now() - t0
-    }
-
-    /// Looks up each key (all must exist) and reads its columns; returns nanoseconds.
-    func select(keys: KeySpace, _ numbers: [Int]) -> UInt64 {
-        let s = select
-        var sum = 0
-        let t0 = MonotonicClock.now()
-        for n in numbers {
-            setKey(keys, n)
-            sqlite3_bind_int64(s, 1, cacheID)
-            sqlite3_bind_text(s, 2, "", 0, SQLiteConnection.transient)
-            key.withUnsafeBytes { k in
-                _ = sqlite3_bind_text(s, 3, k.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(k.count), SQLiteConnection.transient)
-            }
-            guard sqlite3_step(s) == SQLITE_ROW else { Progress.fail("storage floor: key \(n) not found") }
-            sum &+= Int(sqlite3_column_int64(s, 0)) &+ Int(sqlite3_column_int64(s, 1))
-            let bytes = Int(sqlite3_column_bytes(s, 2))
-            if let p = sqlite3_column_blob(s, 2), bytes > 0 {
-                sum &+= Int(p.load(fromByteOffset: bytes - 1, as: UInt8.self))
-            }
-            sum &+= Int(sqlite3_column_int64(s, 3)) &+ Int(sqlite3_column_int64(s, 4)) &+ (sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : 1)
-            sqlite3_reset(s)
-            sqlite3_clear_bindings(s)
-        }
-        checksum &+= sum
-        return MonotonicClock.now() - t0
-    }
+    /// Ends the floor's connection and removes its store.
+    func discard()
 }

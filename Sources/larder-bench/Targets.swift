@@ -1,18 +1,22 @@
-/// The goals the figures are held to (100 B values).
+/// The goals the figures are held to (100 B values). A store on PostgreSQL
+/// is held to its own: a pipelined set at 60% of its floor, and memory-tier
+/// gets to SQLite's targets, which are against the pipe floor measured in the
+/// same run (so as fast as on SQLite, on the same machine); its other figures
+/// are reported against their floors without a target.
 extension Benchmark {
     func checkTargets() {
         func add(_ name: String, _ measured: String, _ goal: String, _ met: Bool) {
             report.targets.append(Report.Target(name: name, measured: measured, goal: goal, met: met))
         }
-        if let r = report.row("get.memory.100B.pipelined"), let rate = r.opsPerSecond {
-            add("pipelined memory get", "\(Format.count(rate.median)) ops/s", "≥ 1,000,000 ops/s", rate.median >= 1_000_000)
-            if let ratio = r.ratio {
-                add("pipelined memory get / pipe floor", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 10%", ratio.value >= 0.10)
+        if let postgres {
+            checkMemoryGetTargets(add)
+            if let ratio = report.row("set.100B.pipelined")?.ratio {
+                let name = postgres.isDurable ? "pipelined durable set / storage floor insert" : "pipelined set (not durable) / storage floor insert"
+                add(name, "\(Format.fixed(ratio.value * 100, 1))%", "≥ 60%", ratio.value >= 0.6)
             }
+            return
         }
-        if let ratio = report.row("get.memory.100B.strict")?.ratio {
-            add("strict memory get p50 / pipe round trip", "\(Format.fixed(ratio.value, 2))×", "≤ 1.5×", ratio.value <= 1.5)
-        }
+        checkMemoryGetTargets(add)
         // A hit of cache.getOrFetch is a get (the few bytes of `"fetched":false` aside).
         if let ratio = report.row("fetch.hit.pipelined")?.ratio {
             add("pipelined getOrFetch hit / get", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 90%", ratio.value >= 0.9)
@@ -51,6 +55,18 @@ extension Benchmark {
             let growth = Double(largest.kib - smallest.kib) / 1024
             add("RSS growth, \(Format.count(smallest.entries)) → \(Format.count(largest.entries)) entries on disk",
                 "\(Format.fixed(growth, 1)) MB (\(Format.fixed(Double(largest.kib) / 1024, 1)) MB in all)", "≤ 2 MB", growth <= 2)
+        }
+    }
+
+    private func checkMemoryGetTargets(_ add: (String, String, String, Bool) -> Void) {
+        if let r = report.row("get.memory.100B.pipelined"), let rate = r.opsPerSecond {
+            add("pipelined memory get", "\(Format.count(rate.median)) ops/s", "≥ 1,000,000 ops/s", rate.median >= 1_000_000)
+            if let ratio = r.ratio {
+                add("pipelined memory get / pipe floor", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 10%", ratio.value >= 0.10)
+            }
+        }
+        if let ratio = report.row("get.memory.100B.strict")?.ratio {
+            add("strict memory get p50 / pipe round trip", "\(Format.fixed(ratio.value, 2))×", "≤ 1.5×", ratio.value <= 1.5)
         }
     }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import LarderPostgreSQL
+import LarderTestSupport
 import XCTest
 
 /// The benchmark runs and prints its table. Its figures are never judged here:
@@ -28,6 +30,41 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertTrue(output.contains("of the plain cache's rate"), output)
         XCTAssertTrue(output.contains("encrypted disk get, time / plain cache's"), output)
         XCTAssertFalse(output.contains("were disk hits") || output.contains("were memory hits"), output)
+    }
+
+    /// The floors of migrate.run and entity.upsert: Larder's statements for
+    /// them (the entity ones recorded from the core in-process) run again
+    /// straight on SQLite, and each series is printed against its floor.
+    func testTheObjectsAndEntitiesPartsRunAgainstTheirFloors() throws {
+        let output = try runBench(["--only", "objects,entities"])
+        for row in ["migrate.run: lookup + update, 1,000 per transaction", "entity.upsert's statements, 1,000 per transaction"] {
+            XCTAssertTrue(output.contains(row), "no floor row \(row):\n\(output)")
+        }
+        XCTAssertTrue(output.contains("of storage floor migrate.run"), output)
+        XCTAssertTrue(output.contains("of storage floor entity.upsert"), output)
+    }
+
+    /// With --store postgresql://…, larder keeps each series' store in a
+    /// schema of its own on that server, and every figure is printed against
+    /// a floor on the same server; the parts that measure SQLite are skipped,
+    /// saying why; every schema the run made is dropped.
+    func testAQuickRunOnPostgreSQLIsMeasuredAgainstAPostgreSQLFloor() throws {
+        let url = try PostgresTestURL.value
+        let output = try runBench(["--store", url, "--keys", "1000", "--only", "memory,disk,set,objects,entities,scale"])
+        XCTAssertTrue(output.contains("store:   PostgreSQL"), output)
+        XCTAssertTrue(output.contains("storage floor: PostgreSQL"), output)
+        for row in ["get 100 B, pipelined", "set 100 B, pipelined (group commit)", "migrate.run {batchSize:1000}", "entity.upsert, records/s",
+                    "insert 100 B, 1,000 per transaction", "SELECT by key, 100 B", "migrate.run: lookup + update", "entity.upsert's statements"] {
+            XCTAssertTrue(output.contains(row), "no row \(row):\n\(output)")
+        }
+        for ratio in ["of storage floor insert", "of storage floor SELECT", "of pipe floor", "of storage floor migrate.run", "of storage floor entity.upsert"] {
+            XCTAssertTrue(output.contains(ratio), "no ratio \(ratio):\n\(output)")
+        }
+        XCTAssertTrue(output.contains("scale       SQLite's file"), output)
+        XCTAssertTrue(output.contains("/ storage floor insert") && output.contains("≥ 60%"), output)
+        let server = try PostgresConnection(url)
+        let left = try server.query("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'bench%'").int64(0, 0)
+        XCTAssertEqual(left, 0, "schemas the bench made are left on the server")
     }
 
     /// Runs larder-bench --quick with few operations against the larder under test; returns its table.
