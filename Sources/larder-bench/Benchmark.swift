@@ -55,7 +55,9 @@ final class Benchmark {
         let start = MonotonicClock.now()
         report.larderPath = larderPath
         report.pinStrict = options.pinStrict
-        report.store = postgres.map { "\($0.description) at \(PostgresStore.redacted($0.url)), a fresh schema per series and repetition" }
+        report.store = postgres.map {
+            "\($0.description) at \(PostgresStore.redacted($0.url)), a fresh schema per series and repetition, --pg-coherence \(options.pgCoherence)"
+        }
             ?? "SQLite \(report.machine.sqlite), a fresh directory per series and repetition"
         let m = report.machine
         Progress.note("larder-bench \(plan.mode): \(m.processors) × \(m.cpuModel), \(m.kernel), SQLite \(m.sqlite); larder \(larderPath); scratch \(scratch.path)")
@@ -65,6 +67,10 @@ final class Benchmark {
         }
         func part(_ name: String, _ body: () -> Void) {
             guard name == "floors" || options.wants(name) else { return }
+            if postgres == nil, let reason = Options.partsOnlyOnPostgreSQL[name] {
+                Progress.note("  [\(name): only on PostgreSQL: \(reason)]")
+                return
+            }
             if postgres != nil, let reason = Options.partsNotOnPostgreSQL[name] {
                 report.skipped.append((name, reason))
                 Progress.note("  [\(name): skipped on PostgreSQL: \(reason)]")
@@ -89,6 +95,7 @@ final class Benchmark {
         part("objects") { measureObjects() }
         part("entities") { measureEntities() }
         part("start") { measureColdStart() }
+        part("coherence") { measureCoherence() }
         report.loadAverage = Self.loadAverage()
         checkTargets()
         report.seconds = Double(MonotonicClock.now() - start) / 1e9
@@ -100,13 +107,13 @@ final class Benchmark {
     /// A fresh store named `name` on the run's engine: a directory under the
     /// scratch directory, or a schema on the PostgreSQL server.
     func freshStore(_ name: String) -> StoreLocation {
-        postgres.map { .schema(url: $0.url, name: $0.freshSchema(name)) } ?? .directory(scratch.child(name))
+        postgres.map { .schema(url: $0.url, name: $0.freshSchema(name), coherence: options.pgCoherence) } ?? .directory(scratch.child(name))
     }
 
     func remove(_ store: StoreLocation) {
         switch store {
         case .directory(let path): ScratchDirectory.remove(path)
-        case .schema(_, let name): postgres?.drop(schema: name)
+        case .schema(_, let name, _): postgres?.drop(schema: name)
         }
     }
 
@@ -132,7 +139,7 @@ final class Benchmark {
     func storageFloor(on store: StoreLocation, madeByCore: Bool) -> any StorageFloor {
         switch store {
         case .directory(let path): SQLiteFloor(directory: path, makeTables: !madeByCore)
-        case .schema(_, let name): PostgresFloor(server: postgres!, schema: name, perRoundTrip: plan.window)
+        case .schema(_, let name, _): PostgresFloor(server: postgres!, schema: name, perRoundTrip: plan.window)
         }
     }
 
@@ -147,7 +154,7 @@ final class Benchmark {
                 // reopened on a connection the recorder can stand in front of.
                 try Store(directory: path).close()
                 connection = try SQLiteDatabase(path: path + "/" + Store.databaseFileName)
-            case .schema(_, let name):
+            case .schema(_, let name, _):
                 let pg = postgres!.connect(schema: name)
                 try PostgresStoreSchema.migrate(pg, schema: name)
                 connection = PostgresSQLConnection(pg, location: name)

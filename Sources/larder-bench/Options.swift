@@ -20,8 +20,15 @@ struct Options {
     var repsOverride: Int?
     /// `--store URL`: larder on a PostgreSQL server, a schema per series, against a floor on that server.
     var postgresURL: String?
+    /// `--pg-coherence MODE`: how larder's sidecars on PostgreSQL learn of
+    /// each other's writes (default notify: memory hits never wait for the server).
+    var pgCoherence = "notify"
 
-    static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start"]
+    static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start", "coherence"]
+    /// Parts only a store on PostgreSQL has.
+    static let partsOnlyOnPostgreSQL: [String: String] = [
+        "coherence": "how soon one sidecar sees another's write: sidecars on a store directory share SQLite's file",
+    ]
 
     /// The parts a run with `--store postgresql://…` leaves out, and why: what
     /// they measure is SQLite's, or larder's own work whatever holds the store.
@@ -37,7 +44,7 @@ struct Options {
 
     static let usage = """
         USAGE: larder-bench [--quick] [--json | --json-out PATH] [--larder PATH] [--only PARTS]
-                            [--store postgresql://...]
+                            [--store postgresql://... [--pg-coherence MODE]]
 
         Drives the release larder over pipes and measures, in the same run, a pipe
         floor (a trivial responder) and a storage floor (SQLite in-process with
@@ -49,8 +56,10 @@ struct Options {
         fresh schemas of Larder's tables, pipelined: one round trip per
         transaction of as many statements as the SQLite floor's, or per 1,000
         lookups (as many as larder has gets in flight). Only the memory,
-        disk, set, objects and entities parts run; the others are skipped,
-        with the reason printed. For durable figures the server must keep
+        disk, set, objects, entities and coherence parts run; the others are
+        skipped, with the reason printed. The coherence part (PostgreSQL only)
+        measures how long after one sidecar's acknowledged write another reads
+        it, in each mode. For durable figures the server must keep
         fsync and synchronous_commit on:
           LARDER_TEST_PG_DURABLE=1 .ci/with-postgres sh -c \\
             '.build/release/larder-bench --store "$LARDER_TEST_PG_SOCKET_URL"'
@@ -68,6 +77,8 @@ struct Options {
           --store URL        Larder's store on the PostgreSQL server URL names
                              (postgresql://USER@HOST:PORT/DB; the role must be
                              allowed to create schemas there).
+          --pg-coherence M   larder's --pg-coherence on PostgreSQL: strict, notify
+                             (default) or poll.
           --no-pin           Do not run strict series with the bench and its child
                              pinned to one CPU (latencies then depend on where the
                              kernel wakes each process).
@@ -105,6 +116,12 @@ struct Options {
                     throw UsageError(message: "--store takes a postgresql:// URL (SQLite stores are made in a temporary directory), not \(url)")
                 }
                 o.postgresURL = url
+            case "--pg-coherence":
+                let mode = try value(arg)
+                guard ["strict", "notify", "poll"].contains(mode) else {
+                    throw UsageError(message: "--pg-coherence must be strict, notify or poll, not \(mode)")
+                }
+                o.pgCoherence = mode
             case "--only":
                 let names = try value(arg).split(separator: ",").map(String.init)
                 for n in names where !parts.contains(n) {

@@ -42,6 +42,8 @@ struct Plan {
     var recordsPerCall = 1_000
     /// Operations per repetition of the `entity.get` / `entity.query` series.
     var entityReadOps = 20_000
+    /// Writes of each coherence series (under poll, a tenth).
+    var coherenceWrites = 2_000
     /// Repetitions of the objects and entities write series, each on a fresh store.
     var modelReps = 3
     /// Bytes of the value stored and read back for the peak RSS of a large value.
@@ -54,7 +56,8 @@ struct Plan {
     static let quick = Plan(mode: "quick", ops: 20_000, bigWriteOps: 5_000, strictOps: 5_000, extraStrictOps: 2_000,
                             reps: 3, strictReps: 3, warmup: 1_000, mixedKeys: 50_000,
                             scaleTiers: [10_000, 100_000], largestTierReps: 3,
-                            objects: 20_000, entityBands: 1_000, entityReadOps: 5_000, largeValue: 16_000_000)
+                            objects: 20_000, entityBands: 1_000, entityReadOps: 5_000, coherenceWrites: 200,
+                            largeValue: 16_000_000)
 
     func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }
     func writeReps(_ valueSize: Int) -> Int { valueSize >= 1024 ? strictReps : reps }

@@ -17,10 +17,10 @@ import LarderPostgreSQL
 /// own bookkeeping.
 final class PostgresFloor: StorageFloor {
     /// The statement Larder runs on PostgreSQL to store an entry under a new
-    /// key (`DiskTier.write`): the set floor runs this one, so that when
+    /// key (`DiskTier.writePipelined`): the set floor runs this one, so that when
     /// larder's write statement changes, the floor changes with it here.
     /// Its parameters are `CacheSQL.insert`'s columns, in that order.
-    static func setStatement() -> String { CacheSQL.Hot.insertIfNew.sql(for: .postgreSQL) }
+    static func setStatement() -> String { CacheSQL.Hot.write.sql(for: .postgreSQL) }
 
     private static let entryTypes: [PostgresType] = [.int8, .bytea, .bytea, .int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8]
     private static let insert = statement("larder_bench_set", setStatement(), entryTypes)

@@ -68,6 +68,7 @@ final class StatementRecorder: SQLConnection {
     }
 
     func waitForLocksAgain() { base.waitForLocksAgain() }
+    func settle() throws(StoreError) { try base.settle() }
     func close() { base.close() }
 }
 
@@ -130,6 +131,11 @@ private final class RecordingStatement: SQLStatement {
             recorder.note(RecordedStatement(sql: sql, values: values))
         }
         return try base.step()
+    }
+
+    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+        recorder.note(RecordedStatement(sql: sql, values: values))
+        try base.runPipelined(then: then)
     }
 
     /// Values stay bound after a run, as the store's statements keep them.
