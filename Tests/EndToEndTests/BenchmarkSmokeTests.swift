@@ -67,6 +67,18 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertEqual(left, 0, "schemas the bench made are left on the server")
     }
 
+    /// The coherence part runs two sidecars on one store on PostgreSQL in
+    /// each mode: under strict, the other sidecar's first read after an
+    /// acknowledged write is never stale; under poll it may be.
+    func testTheCoherencePartMeasuresEachModeOnPostgreSQL() throws {
+        let output = try runBench(["--store", try PostgresTestURL.value, "--only", "coherence"])
+        for mode in ["strict", "notify", "poll"] {
+            XCTAssertTrue(output.contains("  \(mode): "), "no row for \(mode):\n\(output)")
+        }
+        let strict = output.split(separator: "\n").first { $0.hasPrefix("  strict: ") }
+        XCTAssertEqual(strict?.contains("stale 0 of 200 times"), true, output)
+    }
+
     /// Runs larder-bench --quick with few operations against the larder under test; returns its table.
     private func runBench(_ arguments: [String]) throws -> String {
         let larder = URL(fileURLWithPath: LarderProcess.executablePath)
