@@ -1,4 +1,5 @@
 import XCTest
+import LarderJSON
 @testable import LarderCore
 @testable import LarderPostgreSQL
 
@@ -113,5 +114,25 @@ final class PostgreSQLPipelinedWritesTests: PostgresTestCase {
         XCTAssertEqual(cache.diskTotals.bytes, 1 + (0..<200).reduce(0) { $0 + $1 % 7 } - 3 + 11)
         let admin = try connect()
         XCTAssertEqual(try admin.query("SELECT count(*) FROM entries").int64(0, 0), 201)
+    }
+
+    func testAnEntityBatchCostsTheBeginAndOneRoundTripAsItEnds() throws {
+        let store = try PostgresStore.open(url: url, schema: schema)
+        defer { store.close() }
+        try store.define(bandsModel())
+        func bands(_ range: Range<Int>) -> [JSON] {
+            range.map { n in JSON.object(["name": .string("Band \(n)"), "formed": .int(1900 + n)]) }
+        }
+        XCTAssertEqual(try store.upsert(bands(0..<10), entity: "Band").inserted, 10)
+        try store.commit()
+        let connection = try XCTUnwrap(store.database as? PostgresSQLConnection).connection
+
+        let before = connection.roundTrips
+        let result = try store.upsert(bands(5..<200), entity: "Band")
+        XCTAssertEqual(connection.roundTrips - before, 2, "BEGIN with the writer lock and the look, then every record as the apply ends")
+        XCTAssertEqual(result.inserted, 190)
+        XCTAssertEqual(result.updated, 5)
+        try store.commit()
+        XCTAssertEqual(try store.count("Band"), 200)
     }
 }

@@ -116,8 +116,9 @@ extension Store {
         guard !batch.isEmpty else { return result }
         let catalog = try currentEntityCatalog()
         for g in batch.groups where catalog.lookup(g.entity.name) == nil { throw .entityNotFound(g.entity.name) }
+        let queued = QueuedUpserts()
         try atomically { () throws(StoreError) in
-            for g in batch.groups { try write(g, into: &result) }
+            for g in batch.groups { try write(g, into: &result, queued: queued) }
             var unresolved: [UnresolvedReference] = []
             var found: [ExactString: [ColumnValue: Bool]] = [:]
             for g in batch.groups {
@@ -126,20 +127,43 @@ extension Store {
             }
             if !unresolved.isEmpty && onMissing == .fail { throw .unresolvedReferences(unresolved) }
         }
+        // Queued upserts say whether each record was new once they have run.
+        try database.settle()
+        result.inserted += queued.inserted
+        result.updated += queued.updated
         return result
     }
 
+    /// What queued upserts (`SQLDialect.pipelinesWrites`) found, as their answers come.
+    private final class QueuedUpserts {
+        var inserted = 0
+        var updated = 0
+    }
+
     /// Pass 1 for one entity: insert what is new, merge into what exists.
-    private func write(_ group: EntityBatch.Group, into result: inout ApplyResult) throws(StoreError) {
+    private func write(_ group: EntityBatch.Group, into result: inout ApplyResult, queued: QueuedUpserts) throws(StoreError) {
         let entity = group.entity
         let table = EntityTable(entity: entity)
         let toOne = entity.toOneIndexes
         let required = entity.attributes.indices.filter { !entity.attributes[$0].isOptional }
-        var inserts: [[Bool]: any SQLStatement] = [:], updates: [[Bool]: any SQLStatement] = [:]
+        var inserts: [[Bool]: any SQLStatement] = [:], updates: [[Bool]: any SQLStatement] = [:], upserts: [[Bool]: any SQLStatement] = [:]
+        let pipelines = database.dialect.pipelinesWrites
         for record in group.records {
             // Which columns this record mentions: attributes, then to-one relationships.
             let shape = record.attributes.map { $0 != nil } + toOne.map { record.links[$0] != nil }
             let complete = required.allSatisfy { record.attributes[$0] != nil }
+            // A complete record on an engine that pipelines: one upsert whose
+            // answer (new or not) can wait, so that a batch is not a round trip per record.
+            if complete && pipelines {
+                let upsert = try statement(for: shape, in: &upserts) { upsertSQL(table, $0) }
+                var k: Int32 = 1
+                for case let v? in record.attributes { upsert.bind(k, v); k += 1 }
+                for r in toOne { if let v = record.links[r] { upsert.bind(k, v); k += 1 } }
+                try upsert.runPipelined { row in
+                    if row?.int(0) == 0 { queued.inserted += 1 } else { queued.updated += 1 }
+                }
+                continue
+            }
             if complete {
                 let insert = try statement(for: shape, in: &inserts) { insertSQL(table, $0) }
                 var k: Int32 = 1
@@ -238,6 +262,20 @@ extension Store {
         let columns = zip(table.columns, shape).filter(\.1).map(\.0)
         return "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
             + "ON CONFLICT (\(table.identifierColumn)) DO NOTHING"
+    }
+
+    /// The record inserted, or merged into the one with its identifier;
+    /// answers 0 for a new record, 1 for one that was there (a statement
+    /// does not see its own changes: the subquery finds the row as it was),
+    /// no row when only the identifier is mentioned and the record was there.
+    private func upsertSQL(_ table: EntityTable, _ shape: [Bool]) -> String {
+        let columns = zip(table.columns, shape).filter(\.1).map(\.0)
+        let merged = columns.filter { $0 != table.identifierColumn }
+        let conflict = merged.isEmpty ? "DO NOTHING"
+            : "DO UPDATE SET " + merged.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return "INSERT INTO \(table.name) AS new (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) "
+            + "ON CONFLICT (\(table.identifierColumn)) \(conflict) "
+            + "RETURNING (SELECT count(*) FROM \(table.name) AS before WHERE before.\(table.identifierColumn) = new.\(table.identifierColumn))"
     }
 
     private func updateSQL(_ table: EntityTable, _ shape: [Bool]) -> String {
