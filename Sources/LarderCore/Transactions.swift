@@ -29,7 +29,9 @@ extension TransactionObserver {
 
 /// What a write changes, for `Transactions.begin(changing:)`.
 public enum ChangeScope: Sendable {
-    /// Cache entries, whose keys the writer notes itself (`Store.noteChange`).
+    /// Cache entries, whose keys the writer notes itself
+    /// (`Transactions.noteChange`), or rows no writer holds anything of in
+    /// memory (entity records, a row's last use).
     case entries
     /// Anything: other writers forget all they hold from the store.
     case everything

@@ -86,6 +86,25 @@ final class PostgreSQLCoherenceTests: PostgresTestCase {
         XCTAssertEqual(cb.config.disk.maxCount, 5, "settings are read again")
     }
 
+    /// Entity records are read from their tables every time: another
+    /// sidecar's upserts and deletes of them leave memory tiers alone.
+    func testEntityRecordsChangedElsewhereLeaveMemoryTiersAlone() throws {
+        let a = try sidecar(), b = try sidecar()
+        try a.define(bandsModel())
+        try cache(a).put("k", "v")
+        try a.commit()
+        try b.noticeForeignWrites()
+        let cb = try cache(b)
+        XCTAssertEqual(try cb.text("k"), "v")
+        try a.upsert("Band", japan)
+        _ = try a.deleteRecord("Band", id: "Japan")
+        try a.upsert("Band", japan)
+        try a.commit()
+        try b.noticeForeignWrites()
+        XCTAssertEqual(try cb.lookup("k")?.tier, .memory)
+        XCTAssertEqual(try b.record("Band", "Japan")?["formed"], 1974)
+    }
+
     /// A sidecar that looks after the records it missed were deleted forgets everything.
     func testRecordsDeletedBeforeALookMeanEverything() throws {
         let a = try sidecar(), b = try sidecar()

@@ -117,7 +117,8 @@ extension Store {
         let catalog = try currentEntityCatalog()
         for g in batch.groups where catalog.lookup(g.entity.name) == nil { throw .entityNotFound(g.entity.name) }
         let queued = QueuedUpserts()
-        try atomically { () throws(StoreError) in
+        // Entity records are read from their tables every time: other writers hold nothing of them.
+        try atomically(changing: .entries) { () throws(StoreError) in
             for g in batch.groups { try write(g, into: &result, queued: queued) }
             var unresolved: [UnresolvedReference] = []
             var found: [ExactString: [ColumnValue: Bool]] = [:]

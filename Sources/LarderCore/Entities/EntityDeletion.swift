@@ -135,7 +135,8 @@ extension Store {
             throw .invalidArgument(field: "id", reason: "expected an identifier of \(entity) (\(definition.identifierAttribute.type.name)), got \(id.typeName)")
         }
         var deletion = EntityDeletion(database: database, model: model)
-        try atomically { () throws(StoreError) in try deletion.delete(definition, key) }
+        // Entity records are read from their tables every time: other writers hold nothing of them.
+        try atomically(changing: .entries) { () throws(StoreError) in try deletion.delete(definition, key) }
         return deletion.result
     }
 }
