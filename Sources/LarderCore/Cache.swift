@@ -264,14 +264,15 @@ public final class Cache {
     /// a copy of its own, and a large value would be held three times over.
     private func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
                      shared: [UInt8]?) throws(StoreError) {
-        try joinWriteTransaction()
+        let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
         try checkLifetime(ttl)
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
-            try store.beginWrite(changing: .entries)
+            // Unless joined above: another process made the cache persistent meanwhile.
+            if !joined { try store.beginWrite(changing: .entries) }
             try writeToDisk(key, &entry, value: value)
         }
         if fitsInMemory(value.count) {
@@ -289,7 +290,7 @@ public final class Cache {
     /// Stores all entries or none.
     public func set(_ writes: [Write]) throws(StoreError) {
         if writes.count == 1 { return try set(writes[0]) }
-        try joinWriteTransaction()
+        _ = try joinWriteTransaction()
         try ready()
         for w in writes {
             try checkFits(w.bytes.count)
@@ -344,9 +345,12 @@ public final class Cache {
     /// Opens (or joins) the write transaction before a write reads anything
     /// it decides from: opening it catches up with other writers' commits
     /// (`Transactions.begin`), which may leave this cache to be read again,
-    /// and `ready` must come after that.
-    private func joinWriteTransaction() throws(StoreError) {
-        if config.persistent { try store.beginWrite(changing: .entries) }
+    /// and `ready` must come after that. Returns whether it did (a
+    /// memory-only cache writes nothing).
+    private func joinWriteTransaction() throws(StoreError) -> Bool {
+        guard config.persistent else { return false }
+        try store.beginWrite(changing: .entries)
+        return true
     }
 
     /// Notes for other writers that the entry `k` (nil: any entry) changed

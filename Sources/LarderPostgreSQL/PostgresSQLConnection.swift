@@ -116,16 +116,18 @@ public final class PostgresSQLConnection: SQLConnection {
     }
 
     /// Sends the queued statements, and `last` after them, in one round
-    /// trip inside the write transaction; hands each reader its answer, and
-    /// returns `last`'s. The first failure dooms the transaction and is thrown.
-    func send(then last: (statement: PostgresStatement, parameters: [PostgresValue])?) throws(StoreError) -> PostgresResult? {
+    /// trip inside the write transaction, ending it with COMMIT if
+    /// `committing`; hands each reader its answer, and returns `last`'s. The
+    /// first failure dooms the transaction (or, committing, ends it) and is thrown.
+    func send(then last: (statement: PostgresStatement, parameters: [PostgresValue])?,
+              committing: Bool = false) throws(StoreError) -> PostgresResult? {
         var pipeline = PostgresPipeline()
         for q in queued { q.add(to: &pipeline) }
         if let last { pipeline.append(last.statement, last.parameters) }
         let sent = queued
         queued.removeAll(keepingCapacity: true)
         let result: PostgresPipelineResult
-        do { result = try connection.run(pipeline) } catch { throw failure(error) }
+        do { result = try connection.run(pipeline, committing: committing) } catch { throw failure(error) }
         if let error = result.failure { throw failure(error) }
         deliver(result, to: sent)
         guard last != nil, case .done(let r) = result[result.count - 1] else { return nil }
@@ -165,13 +167,7 @@ public final class PostgresSQLConnection: SQLConnection {
         }
         readAtBegin = nil
         guard !queued.isEmpty else { return try connection.commit() }
-        var pipeline = PostgresPipeline()
-        for q in queued { q.add(to: &pipeline) }
-        let sent = queued
-        queued.removeAll(keepingCapacity: true)
-        let result = try connection.run(pipeline, committing: true)
-        if let error = result.failure { throw error }
-        deliver(result, to: sent)
+        _ = try send(then: nil, committing: true)
     }
 
     public func rollback() {

@@ -1,3 +1,5 @@
+import LarderPostgreSQL
+
 /// How soon one sidecar reads what another acknowledged, on one store on
 /// PostgreSQL, in each coherence mode (`--pg-coherence`): sidecar A sets a
 /// key and gets its answer; sidecar B, which holds the key's previous value
@@ -8,7 +10,7 @@ extension Benchmark {
     func measureCoherence() {
         let title = "coherence: from sidecar A's acknowledged set to sidecar B reading it (µs; B reads again until fresh)"
         Progress.note(title)
-        for mode in ["strict", "notify", "poll"] {
+        for mode in PostgresCoherence.allCases.map(\.rawValue) {
             // Under poll each write waits up to 50 ms: fewer of them.
             let writes = mode == "poll" ? max(plan.coherenceWrites / 10, 20) : plan.coherenceWrites
             let store = freshStore("coherence-\(mode)")

@@ -118,7 +118,7 @@ struct Options {
                 o.postgresURL = url
             case "--pg-coherence":
                 let mode = try value(arg)
-                guard ["strict", "notify", "poll"].contains(mode) else {
+                guard PostgresCoherence(rawValue: mode) != nil else {
                     throw UsageError(message: "--pg-coherence must be strict, notify or poll, not \(mode)")
                 }
                 o.pgCoherence = mode
