@@ -234,6 +234,16 @@ extension Store {
         try transactions.atomically(changing: scope, body)
     }
 
+    /// A request begins: a statement of it that fails undoes its own work
+    /// only, where that can be done (`requestFailed`).
+    public func beginRequest() { transactions.beginRequest() }
+
+    /// The request begun last failed: if a statement of it broke a
+    /// constraint after it had already changed rows that cannot be taken
+    /// back alone, the open transaction is doomed (`transactionFailed`);
+    /// otherwise it goes on, and the other requests of the burst commit.
+    public func requestFailed() { transactions.requestFailed() }
+
     /// True when writes wait for `commit`, or a failure waits to be reported by it.
     public var hasPendingWrites: Bool { transactions.hasPendingWrites }
 

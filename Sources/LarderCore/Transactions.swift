@@ -91,6 +91,7 @@ final class Transactions {
         if scope == .everything && !changes.everything { changes.noteEverything() }
         guard !database.isInTransaction else { return }
         try database.begin()
+        if rowsChangedBeforeRequest == nil { rowsChangedBeforeRequest = database.rowsChanged }
         // Other processes' commits were last looked for at the start of the
         // burst; one may have landed between then and this lock. What this
         // transaction writes is decided from what the observers hold (above
@@ -104,14 +105,49 @@ final class Transactions {
     func atomically(changing scope: ChangeScope = .everything, _ body: () throws(StoreError) -> Void) throws(StoreError) {
         try begin(changing: scope)
         try database.execute("SAVEPOINT batch")
+        let rowsBefore = database.rowsChanged
         do {
             try body()
             try database.execute("RELEASE batch")
         } catch {
+            rowsUndoneInRequest += database.rowsChanged - rowsBefore
             try? database.execute("ROLLBACK TO batch")
             try? database.execute("RELEASE batch")
             throw error
         }
+    }
+
+    // MARK: - Requests
+
+    /// The open transaction's rows changed when the current request began
+    /// (nil until the transaction opens, when the request began outside one:
+    /// reading the count takes SQLite's mutex, which a memory hit need not
+    /// pay), and how many rows the request changed that its savepoints undid
+    /// since: what it changed and kept is the difference.
+    private var rowsChangedBeforeRequest: Int64?
+    private var rowsUndoneInRequest: Int64 = 0
+    /// A request's statement error that could not be undone alone, which
+    /// dooms the transaction as a failed commit would.
+    private var requestFailure: StoreError?
+
+    /// A request begins: what fails from here on is its own.
+    func beginRequest() {
+        _ = database.takeStatementFailure()
+        rowsChangedBeforeRequest = database.isInTransaction ? database.rowsChanged : nil
+        rowsUndoneInRequest = 0
+    }
+
+    /// The current request failed. A statement of it that broke a
+    /// constraint (or was refused for a value too long) was undone by the
+    /// database alone, and the transaction goes on: the other requests of the
+    /// burst commit. But if the request had changed rows before that
+    /// statement, outside a savepoint that took them back, they would commit
+    /// without the rest of it: then the transaction is doomed, as by any
+    /// other storage error, and every request waiting for it fails.
+    func requestFailed() {
+        guard let error = database.takeStatementFailure(), requestFailure == nil, database.isInTransaction,
+              let before = rowsChangedBeforeRequest else { return }
+        if database.rowsChanged - before - rowsUndoneInRequest != 0 { requestFailure = error }
     }
 
     /// Notes a cache entry changed by the open transaction (see `ChangeRecord`).
@@ -123,7 +159,7 @@ final class Transactions {
 
     /// True when SQLite reported an error since the last commit: the writes
     /// made since can only be rolled back, and `commit` will say so.
-    var failed: Bool { database.transactionFailure != nil }
+    var failed: Bool { database.transactionFailure != nil || requestFailure != nil }
 
     /// Makes every write so far durable. If anything fails — an observer's
     /// last writes, a statement since the last commit, the commit itself —
@@ -135,8 +171,9 @@ final class Transactions {
             return
         }
         defer { changes = ChangeRecord() }
-        do {
+        do throws(StoreError) {
             // A doomed transaction fails with its own error, not with one from adding to it.
+            if let requestFailure { throw requestFailure }
             if !failed {
                 for o in observers { try o.transactionWillCommit() }
                 try otherWriters?.transactionWillCommit(changes)
@@ -147,12 +184,15 @@ final class Transactions {
             throw error
         }
         otherWriters?.transactionDidCommit()
+        rowsChangedBeforeRequest = nil
         for o in observers { o.transactionDidCommit() }
     }
 
     /// Undoes everything written since the last commit, and tells the observers.
     func rollBack() {
         changes = ChangeRecord()
+        requestFailure = nil
+        rowsChangedBeforeRequest = nil
         database.rollback()
         for o in observers { o.transactionDidRollBack() }
     }

@@ -162,6 +162,7 @@ final class FetchFlights {
         switch outcome {
         case .value(let kind, let bytes, let ttl):
             let result: Result<JSON, ResponseError>
+            server.store.beginRequest()
             do throws(ResponseError) {
                 result = .success(try stored(kind: kind, bytes: bytes, ttl: ttl ?? settings.ttl, key: key,
                                              attempts: attempts, overtaken: store?.superseded ?? true,

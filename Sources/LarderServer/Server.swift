@@ -101,6 +101,7 @@ final class Server: MessageHandler {
         guard !connection.inputEnded else { return }
         var more = false
         if case .running = lifecycle {
+            store.beginRequest()
             do {
                 more = try store.purgeExpiredInBackground(budget: Self.purgeBudget)
             } catch {
@@ -166,11 +167,13 @@ final class Server: MessageHandler {
     /// once, and requests after this one start a fresh transaction rather than
     /// join one that can only be rolled back.
     func settleFailedTransaction() {
+        store.requestFailed()
         if store.transactionFailed { commit() }
     }
 
     /// What every request admitted goes through, on either path.
     func begin(_ method: String) {
+        store.beginRequest()
         // A failed initialize may be tried again; anything else starts the session.
         if lifecycle == .waiting && method != Initialize.method {
             lifecycle = .running

@@ -32,16 +32,16 @@ public struct EntityDefinition: Sendable {
             throw .invalidArgument(field: path, reason: "an entity is an object {name, attributes, identifier?, relationships?}")
         }
         try o.checkMembers(["name", "attributes", "identifier", "relationships"], at: path)
-        guard case .string(let name) = o["name"] ?? .null, !name.isEmpty, !name.contains(".") else {
-            throw .invalidArgument(field: "\(path).name", reason: "an entity needs a non-empty name without dots")
+        guard case .string(let name) = o["name"] ?? .null, EntityTable.isUsableName(name) else {
+            throw .invalidArgument(field: "\(path).name", reason: "an entity needs a non-empty name without dots or U+0000")
         }
         guard case .object(let attributeTypes) = o["attributes"] ?? .null, !attributeTypes.isEmpty else {
             throw .invalidArgument(field: "\(path).attributes", reason: "\(name) needs attributes: an object mapping names to types")
         }
         var attributes: [EntityAttribute] = []
         for m in attributeTypes.members {
-            guard !m.key.isEmpty, !m.key.contains(".") else {
-                throw .invalidArgument(field: "\(path).attributes", reason: "attribute names must be non-empty and have no dots: \"\(m.key)\"")
+            guard EntityTable.isUsableName(m.key) else {
+                throw .invalidArgument(field: "\(path).attributes", reason: "attribute names must be non-empty and have no dots or U+0000: \(JSON.string(m.key))")
             }
             if attributes.contains(where: { $0.name == m.key }) {
                 throw .invalidArgument(field: "\(path).attributes.\(m.key)", reason: "\(name) declares \(m.key) twice")

@@ -10,6 +10,14 @@ struct EntityTable {
 
     static func quote(_ identifier: String) -> String { SQLDialect.quoted(identifier) }
 
+    /// Whether `name` can name an entity, attribute or relationship: not
+    /// empty, no dot (dots join include paths and table names), and no
+    /// U+0000, which no SQL name can hold — SQLite reads SQL text up to its
+    /// first NUL, so the statement would end mid-name in a syntax error.
+    static func isUsableName(_ name: String) -> Bool {
+        !name.isEmpty && !name.utf8.contains(UInt8(ascii: ".")) && !name.utf8.contains(0)
+    }
+
     var identifierColumn: String { Self.quote(entity.identifier) }
 
     /// Columns in table order: attributes, then to-one relationships.

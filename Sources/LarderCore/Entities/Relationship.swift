@@ -36,8 +36,8 @@ public struct Relationship: Equatable, Sendable {
             throw .invalidArgument(field: path, reason: "a relationship is an object {name, destination, toMany?, inverse?, deleteRule?}")
         }
         try o.checkMembers(["name", "destination", "toMany", "inverse", "deleteRule"], at: path)
-        guard case .string(let name) = o["name"] ?? .null, !name.isEmpty, !name.contains(".") else {
-            throw .invalidArgument(field: "\(path).name", reason: "a relationship needs a non-empty name without dots (dots separate include paths)")
+        guard case .string(let name) = o["name"] ?? .null, EntityTable.isUsableName(name) else {
+            throw .invalidArgument(field: "\(path).name", reason: "a relationship needs a non-empty name without dots (dots separate include paths) or U+0000")
         }
         guard case .string(let destination) = o["destination"] ?? .null, !destination.isEmpty else {
             throw .invalidArgument(field: "\(path).destination", reason: "relationship \(name) needs the name of its destination entity")

@@ -83,13 +83,43 @@ public final class SQLiteDatabase: SQLConnection {
     /// transaction can no longer be committed, only rolled back.
     public private(set) var transactionFailure: StoreError?
 
+    /// The last error that undid only its own statement (`takeStatementFailure`).
+    private var statementFailure: StoreError?
+
     /// An error SQLite reported; while the write transaction is open, the
-    /// first one is kept, and dooms it.
+    /// first one is kept, and dooms it — unless SQLite undid the failed
+    /// statement alone and kept the transaction open, as it does when a
+    /// statement breaks a constraint or binds a value too long: what other
+    /// requests of the burst wrote is still there, and can still commit.
     func failure(_ code: Int32, _ message: String) -> StoreError {
         let error = StoreError.storage(code: code, message: message)
-        if writing && transactionFailure == nil { transactionFailure = error }
+        guard writing else { return error }
+        if Self.undoesOnlyItself(code) && isInTransaction {
+            statementFailure = error
+        } else if transactionFailure == nil {
+            transactionFailure = error
+        }
         return error
     }
+
+    /// The errors after which SQLite has undone the statement that failed
+    /// and nothing before it (https://sqlite.org/lang_transaction.html: only
+    /// SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY and SQLITE_NOMEM may roll back
+    /// the whole transaction); SQLite's own check that the transaction is
+    /// still open is made as well.
+    static func undoesOnlyItself(_ code: Int32) -> Bool {
+        switch code & 0xFF {
+        case SQLITE_ERROR, SQLITE_TOOBIG, SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_RANGE: true
+        default: false
+        }
+    }
+
+    public func takeStatementFailure() -> StoreError? {
+        defer { statementFailure = nil }
+        return statementFailure
+    }
+
+    public var rowsChanged: Int64 { sqlite3_total_changes64(handle) }
 
     /// Set when a wait for another process's write lock ran out: the store
     /// stayed locked for the whole busy timeout. Until `waitForLocksAgain`,
@@ -136,6 +166,7 @@ public final class SQLiteDatabase: SQLConnection {
         guard !isInTransaction else { return }
         writing = false
         transactionFailure = nil
+        statementFailure = nil
     }
 
     public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { try prepared(sql) }
