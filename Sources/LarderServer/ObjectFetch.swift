@@ -32,9 +32,13 @@ final class ObjectFetch {
 
     private func attempt() {
         let outcome: ObjectRead
+        // Each object's write-back fails alone (`Store.requestFailed`): one
+        // object of a `migrate.run` batch, say, and not the whole batch.
+        server.store.beginRequest()
         do {
             outcome = try cache.readObject(key, answers: answers, writeBack: writeBack)
         } catch {
+            server.store.requestFailed()
             completion(.failure(error.responseError))
             return
         }

@@ -38,9 +38,12 @@ final class RekeyJob {
     private func step() {
         let failuresBefore = server.failedCommits
         let finished: Bool
+        server.store.beginRequest()
         do {
             finished = try server.core { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
         } catch {
+            // A batch is re-sealed whole or not at all.
+            server.store.requestFailed()
             return fail(error)
         }
         server.commit()

@@ -90,6 +90,36 @@ final class RequestIsolationTests: XCTestCase {
         }
     }
 
+    /// An object whose write-back breaks a constraint fails alone: the run
+    /// counts it among its failures, and the rest of its batch is migrated.
+    func testAMigrationWriteBackBreakingAConstraintFailsThatObjectAlone() throws {
+        let keys = ["o1", "o2", "o3", "o4"]
+        try directory.serve { session in
+            var setup = [request(1, "schema.register", #"{"type":"Note","version":"1","fields":{"title":"string"}}"#)]
+            for (k, key) in keys.enumerated() {
+                setup.append(request(2 + k, "object.put", #"{"key":"\#(key)","type":"Note","value":{"title":"\#(key)"}}"#))
+            }
+            setup.append(request(9, "schema.register", #"""
+                {"type":"Note","version":"2","fields":{"name":"string"},"migrations":[{"from":"1","steps":[{"op":"rename","from":"title","to":"name"}]}]}
+                """#))
+            XCTAssertNil(session.send(setup).first { $0["result"] == nil })
+        }
+        let refuseO3 = """
+            CREATE TEMP TRIGGER refuse_o3 BEFORE UPDATE ON entries WHEN OLD.key = 'o3'
+            BEGIN SELECT RAISE(ABORT, 'refused by a constraint'); END
+            """
+        try directory.serve(prepare: { try $0.database.execute(refuseO3) }) { session in
+            let run = try XCTUnwrap(session.send([request(1, "migrate.run", #"{"batchSize":2}"#)]).first)
+            XCTAssertEqual(run["result"]?["migrated"], 3, "\(run)")
+            XCTAssertEqual(run["result"]?["failed"], 1, "\(run)")
+            XCTAssertEqual(run["result"]?["failures"]?.arrayValue?.first?["key"], "o3", "\(run)")
+        }
+        try directory.serve { session in
+            let answers = session.send(gets(keys))
+            XCTAssertEqual(answers.map { $0["result"]?["version"]?.stringValue }, ["2", "2", "1", "2"], "after a restart")
+        }
+    }
+
     /// Names that become SQL identifiers are checked before any SQL: a
     /// U+0000 in one is -32602 naming the member, and the set sent just
     /// before it in the same burst is stored.
