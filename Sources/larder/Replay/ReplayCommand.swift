@@ -136,11 +136,22 @@ enum ReplayCommand {
     }
 
     private static func play(_ transcript: Transcript, on server: Subprocess, file: String, onPostgreSQL: Bool) -> String? {
-        var requireResponseNext = false
+        // After `<-- (none)`: true until the next `-->` line is sent, then the
+        // ids of its requests, the only answer the next message may be.
+        var awaitingNoneRequest = false
+        var noneAnswerIDs: [RequestID]?
         do {
             for step in transcript.steps {
                 switch step {
-                case .send(let text, _):
+                case .send(let text, let line):
+                    if awaitingNoneRequest {
+                        awaitingNoneRequest = false
+                        let ids = requestIDs(in: text)
+                        guard !ids.isEmpty else {
+                            return "  \(file):\(line): after `<-- (none)` this line must send a request with an id, whose answer is the next message"
+                        }
+                        noneAnswerIDs = ids
+                    }
                     var bytes = Array(text.utf8)
                     switch transcript.framing {
                     case .lines: bytes.append(0x0A)
@@ -148,7 +159,8 @@ enum ReplayCommand {
                     }
                     try server.send(bytes)
                 case .expectNone:
-                    requireResponseNext = true
+                    awaitingNoneRequest = true
+                    noneAnswerIDs = nil
                 case .expect(let text, let line):
                     let expected: JSON
                     do { expected = try JSONParser.parse(text) } catch { return "  \(file):\(line): the expected message is not JSON: \(error)" }
@@ -160,10 +172,11 @@ enum ReplayCommand {
                         return "  \(file):\(line): the server sent something that is not JSON\n    actual:   \(actualText)"
                     }
                     let actual = onPostgreSQL ? withoutPostgreSQLMembers(parsed) : parsed
-                    if requireResponseNext {
-                        requireResponseNext = false
-                        if actual["method"] != nil {
-                            return "  \(file):\(line): expected nothing before the response, got\n    actual:   \(actualText)"
+                    if let ids = noneAnswerIDs {
+                        noneAnswerIDs = nil
+                        if !answers(actual, anyOf: ids) {
+                            let asked = ids.map(\.description).joined(separator: ", ")
+                            return "  \(file):\(line): expected nothing before the answer to id \(asked), got\n    actual:   \(actualText)"
                         }
                     }
                     if let difference = JSONPattern.mismatch(expected: expected, actual: actual) {
@@ -175,6 +188,23 @@ enum ReplayCommand {
             return "  \(file): \(error)"
         }
         return nil
+    }
+
+    /// The ids of the requests a `-->` line sends (one, or a batch's).
+    private static func requestIDs(in text: String) -> [RequestID] {
+        guard let message = try? JSONParser.parse(Array(text.utf8)) else { return [] }
+        return (message.arrayValue ?? [message]).compactMap { item in
+            item["method"] == nil ? nil : item["id"].flatMap(RequestID.init)
+        }
+    }
+
+    /// True when `message` is the answer to one of `ids`: a response, or a
+    /// batch of responses, to them and nothing else.
+    private static func answers(_ message: JSON, anyOf ids: [RequestID]) -> Bool {
+        let items = message.arrayValue ?? [message]
+        return !items.isEmpty && items.allSatisfy { item in
+            item["method"] == nil && item["id"].flatMap(RequestID.init).map(ids.contains) == true
+        }
     }
 
     private static func stderrTail(_ dir: String) -> String {
