@@ -93,6 +93,11 @@ enum ReplayCommand {
                 arguments += ["--store", tempDir + "/store"]
             }
         }
+        if transcript.keyFile {
+            let path = tempDir + "/key"
+            guard writePrivateFile(path, RedactedKeys.key(0)) else { return .failed("  cannot write a key file in \(tempDir)") }
+            arguments += ["--key-file", path]
+        }
         defer { if let server, let schema { dropSchema(schema, on: server) } }
         return play(transcript, arguments: arguments, file: file, tempDir: tempDir).map { .failed($0) } ?? .passed
     }
@@ -140,10 +145,12 @@ enum ReplayCommand {
         // ids of its requests, the only answer the next message may be.
         var awaitingNoneRequest = false
         var noneAnswerIDs: [RequestID]?
+        var keys = RedactedKeys()
         do {
             for step in transcript.steps {
                 switch step {
-                case .send(let text, let line):
+                case .send(let recorded, let line):
+                    let text = keys.substituted(in: recorded)
                     if awaitingNoneRequest {
                         awaitingNoneRequest = false
                         let ids = requestIDs(in: text)
@@ -218,6 +225,15 @@ enum ReplayCommand {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes `text` to a new file only its owner may read.
+    private static func writePrivateFile(_ path: String, _ text: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 
     static func readFile(_ path: String) -> String? {
