@@ -49,8 +49,11 @@ final class RecordingRedaction {
     private struct Pending {
         let method: String
         let cache: String?
-        /// The groups, keys and strings the request named, which an error message may quote.
-        let named: [String]
+        /// `migrate.run` without a cache: it goes through every cache.
+        var everyCache = false
+        /// The groups and keys the request named, and the strings and numbers
+        /// of its values, which an error may quote.
+        var named: [String] = []
     }
 
     private enum ValueForm { case opaque, shaped }
@@ -78,7 +81,7 @@ final class RecordingRedaction {
             return .object(o)
         }
         guard case .object(var params)? = o["params"] else {
-            if let id { pending[id] = Pending(method: method, cache: nil, named: []) }
+            if let id { pending[id] = Pending(method: method, cache: nil) }
             return message
         }
         var named: [String] = []
@@ -95,6 +98,8 @@ final class RecordingRedaction {
             let name = params["cache"]?.stringValue ?? "default"
             if params["encrypted"] == .bool(true) { encrypted[name] = true }
             cache = name
+        case "migrate.run":
+            cache = params["cache"]?.stringValue
         default:
             guard method.hasPrefix("cache.") || method.hasPrefix("object.") else { break }
             let name = params["cache"]?.stringValue ?? "default"
@@ -106,7 +111,9 @@ final class RecordingRedaction {
             }
         }
         o["params"] = .object(params)
-        if let id { pending[id] = Pending(method: method, cache: cache, named: named) }
+        if let id {
+            pending[id] = Pending(method: method, cache: cache, everyCache: method == "migrate.run" && cache == nil, named: named)
+        }
         return .object(o)
     }
 
@@ -163,8 +170,10 @@ final class RecordingRedaction {
                 redactEntries(in: &operand, method: method, named: &named)
                 params.members[k].value = .object(operand)
             case "value", "values":
+                Self.leaves(of: value, into: &named)
                 params.members[k].value = shaped ? Self.shape(of: value) : Self.opaque(value)
             case "data":
+                if let text = value.stringValue { named.append(text) }
                 params.members[k].value = Self.zeroData(value)
             case "entries":
                 guard case .array(let entries) = value else { continue }
@@ -201,6 +210,17 @@ final class RecordingRedaction {
         }
     }
 
+    /// The strings and number literals in a value.
+    private static func leaves(of value: JSON, into named: inout [String]) {
+        switch value {
+        case .string(let text): named.append(text)
+        case .number(let n): named.append(n.literal)
+        case .array(let items): for item in items { leaves(of: item, into: &named) }
+        case .object(let o): for member in o.members { leaves(of: member.value, into: &named) }
+        default: break
+        }
+    }
+
     private func standIn(part: String) -> String {
         guard !part.isEmpty else { return "" }
         if let s = standIns[part] { return s }
@@ -229,10 +249,23 @@ final class RecordingRedaction {
             return .object(o)
         }
         guard let id = o["id"].flatMap(RequestID.init), let request = pending.removeValue(forKey: id) else { return message }
+        let redacted = request.cache.map(isRedacted) ?? (request.everyCache && (keyForEveryCache || !keyedCaches.isEmpty))
         if case .object(var result)? = o["result"] {
             learnEncryption(from: result, of: request)
-            guard let cache = request.cache, isRedacted(cache), request.method != "cache.open", request.method != "cache.rekey" else { return message }
+            guard redacted, request.method != "cache.open", request.method != "cache.rekey" else { return message }
             Self.hideEntries(in: &result)
+            if case .array(let failures)? = result["failures"] {
+                // migrate.run: each failure names its entry, and its error may quote it.
+                result["failures"] = .array(failures.map { failure in
+                    guard case .object(var f) = failure else { return failure }
+                    Self.hideEntries(in: &f)
+                    if case .object(var error)? = f["error"] {
+                        hideQuotes(in: &error, of: request)
+                        f["error"] = .object(error)
+                    }
+                    return .object(f)
+                })
+            }
             if case .object(var entries)? = result["entries"] {
                 var named: [String] = []
                 for k in entries.members.indices {
@@ -245,17 +278,25 @@ final class RecordingRedaction {
                 result["entries"] = .object(entries)
             }
             o["result"] = .object(result)
-        } else if case .object(var error)? = o["error"], let cache = request.cache, isRedacted(cache) {
-            if case .string(let text)? = error["message"] { error["message"] = .string(Self.hiding(request.named, in: text, by: "[..]")) }
-            if case .object(var data)? = error["data"] {
-                Self.hideEntries(in: &data)
-                error["data"] = .object(data)
-            }
+        } else if case .object(var error)? = o["error"], redacted {
+            hideQuotes(in: &error, of: request)
             o["error"] = .object(error)
         } else {
             return message
         }
         return .object(o)
+    }
+
+    /// An error about a redacted cache: the groups, keys and values it may
+    /// quote become `[..]` in its strings (those the request named, and every
+    /// part of a group or key seen), and its data's members that hold them match anything.
+    private func hideQuotes(in error: inout JSONObject, of request: Pending) {
+        if case .object(var data)? = error["data"] {
+            Self.hideEntries(in: &data)
+            error["data"] = .object(data)
+        }
+        let needles = request.named + Array(standIns.keys)
+        error = Self.replacingStrings(in: .object(error)) { Self.hiding(needles, in: $0, by: "[..]") }.objectValue ?? error
     }
 
     /// Whether caches are encrypted, from the answers that say so.
@@ -363,13 +404,18 @@ final class RecordingRedaction {
     }
 
     private static func replacing(_ secrets: [String], in json: JSON, by replacement: String) -> JSON {
+        replacingStrings(in: json) { hiding(secrets, in: $0, by: replacement) }
+    }
+
+    /// `json` with `change` applied to each string value in it.
+    private static func replacingStrings(in json: JSON, _ change: (String) -> String) -> JSON {
         switch json {
         case .string(let text):
-            return .string(hiding(secrets, in: text, by: replacement))
+            return .string(change(text))
         case .array(let items):
-            return .array(items.map { replacing(secrets, in: $0, by: replacement) })
+            return .array(items.map { replacingStrings(in: $0, change) })
         case .object(var o):
-            for k in o.members.indices { o.members[k].value = replacing(secrets, in: o.members[k].value, by: replacement) }
+            for k in o.members.indices { o.members[k].value = replacingStrings(in: o.members[k].value, change) }
             return .object(o)
         default:
             return json

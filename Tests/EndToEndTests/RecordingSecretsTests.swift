@@ -29,7 +29,7 @@ final class RecordingSecretsTests: XCTestCase {
     /// Groups, keys, values and data of the encrypted cache.
     private let entrySecrets = [
         "grouphush", "innerhush", "keyhush1", "keyhush2", "keyhush3", "keyhush4", "keyhush5",
-        "valuehush1", "datahush2", "valuehush3", "fetchedhush4", "notehush5",
+        "valuehush1", "datahush2", "valuehush3", "fetchedhush4", "notehush5", "keyhush6", "keyhush7", "tallyhush6", "tallyhush7", "migratedhush6",
     ]
 
     private func withUmask<T>(_ mask: mode_t, _ body: () throws -> T) rethrows -> T {
@@ -50,7 +50,7 @@ final class RecordingSecretsTests: XCTestCase {
             XCTAssertNotNil(answer?["result"], "\(method): \(answer?.description ?? "nothing")", line: line)
         }
         ok("initialize", ["encryption": ["key": .string(sessionKey.base64), "keys": ["vault": .string(vaultKey.base64)]],
-                          "capabilities": ["events": true, "fetch": true]], id: 1)
+                          "capabilities": ["events": true, "fetch": true, "migrationCallbacks": true]], id: 1)
         ok("cache.open", ["cache": "vault", "encrypted": true], id: 2)
         ok("cache.subscribe", ["cache": "vault", "withValues": true], id: 3)
         ok("cache.set", ["cache": "vault", "group": "grouphush.innerhush", "key": "keyhush1", "value": ["token": "valuehush1"]], id: 4)
@@ -71,6 +71,27 @@ final class RecordingSecretsTests: XCTestCase {
         ok("schema.register", ["type": "Note", "version": "1", "fields": ["text": "string", "at": "date"]], id: 14)
         ok("object.put", ["cache": "vault", "key": "keyhush5", "type": "Note", "value": ["text": "notehush5", "at": "2025-06-01T12:30:00Z"]], id: 15)
         ok("object.get", ["cache": "vault", "key": "keyhush5", "type": "Note"], id: 16)
+        // A migration asks the client about each object (migrate.object), and names the one it could not migrate.
+        ok("schema.register", ["type": "Tally", "version": "1", "fields": ["n": "string"]], id: 30)
+        ok("object.put", ["cache": "vault", "key": "keyhush6", "type": "Tally", "value": ["n": "tallyhush6"]], id: 31)
+        ok("object.put", ["cache": "vault", "key": "keyhush7", "type": "Tally", "value": ["n": "tallyhush7"]], id: 32)
+        ok("schema.register", ["type": "Tally", "version": "2", "fields": ["n": "string"],
+                               "migrations": [["from": "1", "steps": [["op": "callback"]]]]], id: 33)
+        XCTAssertTrue(larder.send(json: ["jsonrpc": "2.0", "id": 34, "method": "migrate.run", "params": ["cache": "vault", "type": "Tally"]]))
+        var migrated: JSON?
+        while migrated == nil, let message = larder.readMessage() {
+            if message["method"] == "migrate.object", let id = message["id"] {
+                let answer: JSON = message["params"]?["key"] == "keyhush6"
+                    ? ["jsonrpc": "2.0", "id": id, "result": ["value": ["n": "migratedhush6"]]]
+                    : ["jsonrpc": "2.0", "id": id, "error": ["code": 1, "message": "cannot say"]]
+                XCTAssertTrue(larder.send(json: answer))
+            } else if message["id"] == 34 {
+                migrated = message
+            }
+        }
+        XCTAssertEqual(migrated?["result"]?["migrated"], 1, migrated?.description ?? "")
+        XCTAssertEqual(migrated?["result"]?["failed"], 1, migrated?.description ?? "")
+        XCTAssertTrue(migrated?.description.contains("keyhush7") == true, "the server names the failed key: \(migrated?.description ?? "")")
         // Removed with its value: the event names both.
         let removed = larder.request("cache.remove", params: ["cache": "vault", "key": "keyhush3"], id: 17)
         XCTAssertEqual(removed?["result"]?["removed"], true)
