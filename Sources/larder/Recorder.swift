@@ -30,10 +30,12 @@ final class Recorder {
     /// that a replay gives its server one of its own. `store`: the store's
     /// location as given, whose password is never written.
     init(path: String, arguments: [String], clockIsFixed: Bool, keyFile: Bool, store: String?) throws(UsageError) {
-        // The mode is set whatever the umask, and on a file that was there already.
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw UsageError(message: "cannot open \(path) for --record: \(String(cString: strerror(errno)))") }
-        guard fchmod(fd, 0o600) == 0 else {
+        // A file that was there already is made private too; a pipe or a
+        // terminal (`--record /dev/stderr`) is left as it is.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw UsageError(message: "cannot make \(path) private to its owner for --record: \(reason)")

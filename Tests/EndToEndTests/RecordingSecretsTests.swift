@@ -126,13 +126,17 @@ final class RecordingSecretsTests: XCTestCase {
     /// error: the password is written as `***` in the request and matched as
     /// a pattern in the answer.
     func testAStorePasswordIsWrittenNowhere() throws {
+        // A file that was there, readable by others, is made private before anything is appended.
         let recording = directory + "/store.transcript"
+        XCTAssertTrue(FileManager.default.createFile(atPath: recording, contents: Data(), attributes: [.posixPermissions: 0o644]))
         let larder = try LarderProcess(["--memory", "--record", recording])
         let answer = larder.request("initialize", params: ["store": ["url": "host=db.internal password='pass hush3' dbname=app"]])
         XCTAssertEqual(answer?["error"]?["code"], -32602)
         XCTAssertTrue(answer?.description.contains("pass hush3") == true, "the server quotes the URL: \(answer?.description ?? "")")
         larder.closeStdin()
         XCTAssertEqual(larder.waitForExit(), 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: recording)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
         let text = try String(contentsOfFile: recording, encoding: .utf8)
         assertHoldsNone(of: ["pass hush3", "hush3"], in: text)
         XCTAssertTrue(text.contains("password=***"), text)
