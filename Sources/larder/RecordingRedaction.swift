@@ -260,7 +260,7 @@ final class RecordingRedaction {
                     guard case .object(var f) = failure else { return failure }
                     Self.hideEntries(in: &f)
                     if case .object(var error)? = f["error"] {
-                        hideQuotes(in: &error, of: request)
+                        hideQuotes(in: &error, of: request, orAnyKey: true)
                         f["error"] = .object(error)
                     }
                     return .object(f)
@@ -288,14 +288,17 @@ final class RecordingRedaction {
     }
 
     /// An error about a redacted cache: the groups, keys and values it may
-    /// quote become `[..]` in its strings (those the request named, and every
-    /// part of a group or key seen), and its data's members that hold them match anything.
-    private func hideQuotes(in error: inout JSONObject, of request: Pending) {
+    /// quote become `[..]` in its strings (those the request named, and with
+    /// `orAnyKey` every part of a group or key seen, for `migrate.run`'s
+    /// failures, which name keys no request did), and its data's members that
+    /// hold them match anything. One or two characters are hidden only
+    /// quoted (`"a"`), lest every such letter in the message go.
+    private func hideQuotes(in error: inout JSONObject, of request: Pending, orAnyKey: Bool = false) {
         if case .object(var data)? = error["data"] {
             Self.hideEntries(in: &data)
             error["data"] = .object(data)
         }
-        let needles = request.named + Array(standIns.keys)
+        let needles = (request.named + (orAnyKey ? Array(standIns.keys) : [])).map { $0.count < 3 ? "\"\($0)\"" : $0 }
         error = Self.replacingStrings(in: .object(error)) { Self.hiding(needles, in: $0, by: "[..]") }.objectValue ?? error
     }
 
