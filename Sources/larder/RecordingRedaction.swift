@@ -157,9 +157,7 @@ final class RecordingRedaction {
             let member = params.members[k].key
             let value = params.members[k].value
             switch member {
-            case "group", "toGroup":
-                params.members[k].value = standIn(value, named: &named)
-            case "key", "toKey", "keys", "prefix", "cursor":
+            case "group", "toGroup", "key", "toKey", "keys", "prefix", "cursor":
                 params.members[k].value = standIn(value, named: &named)
             case "a", "b":
                 // object.equals: a key, or an object given inline.
@@ -257,7 +255,7 @@ final class RecordingRedaction {
             if case .array(let failures)? = result["failures"] {
                 // migrate.run: each failure names its entry, and its error may quote it.
                 result["failures"] = .array(failures.map { failure in
-                    guard case .object(var f) = failure else { return failure }
+                    guard case .object(var f) = failure, f["cache"]?.stringValue.map(isRedacted) != false else { return failure }
                     Self.hideEntries(in: &f)
                     if case .object(var error)? = f["error"] {
                         hideQuotes(in: &error, of: request, orAnyKey: true)
