@@ -72,7 +72,9 @@ extension Invocation {
           --require-initialize      Refuse requests before initialize (-32002).
           --enable-test-methods     Accept debug.* methods (for tests only).
           --record FILE             Append every message in both directions to FILE
-                                    as a transcript (see protocol/transcripts).
+                                    as a transcript (see protocol/transcripts). The
+                                    file is private to its owner, and keys, passwords
+                                    and encrypted caches' entries are redacted.
           --version                 Print the version and exit.
           --help                    Print this help and exit.
         """

@@ -36,6 +36,7 @@ enum Main {
         Log.level = options.logLevel
         var serverOptions = options.server
         var location = StoreLocation.memory
+        var storeText: String?
         if !options.inMemory {
             guard let text = options.explicitStore ?? DefaultStore.path(environment: environment()) else {
                 fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
@@ -47,6 +48,7 @@ enum Main {
                 fail("\(flag) needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
             }
             if case .directory(let path) = location { serverOptions.storePath = path }
+            storeText = text
         }
         if let path = options.keyFile ?? environment()["LARDER_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { serverOptions.encryptionKey = try EncryptionKey(file: path) } catch { fail("refusing to start: \(error.reason)", code: 2) }
@@ -63,7 +65,12 @@ enum Main {
         }
         var recorder: Recorder?
         if let path = options.recordPath {
-            do { recorder = try Recorder(path: path, arguments: options.replayArguments, clockIsFixed: options.clock != nil) } catch { fail(error.message, code: 2) }
+            do {
+                recorder = try Recorder(path: path, arguments: options.replayArguments, clockIsFixed: options.clock != nil,
+                                        keyFile: serverOptions.encryptionKey != nil, store: storeText)
+            } catch {
+                fail(error.message, code: 2)
+            }
         }
         let output = ProtocolOutput.claim()
         PipeBuffers.enlarge(0, output)

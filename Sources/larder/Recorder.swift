@@ -12,9 +12,12 @@ import LarderServer
 ///
 /// What another run cannot reproduce is written as a pattern: the server's
 /// version and store path, and, on the system clock, the times the server
-/// stamps on entries. Values the client sent are written as they were.
+/// stamps on entries. Values the client sent are written as they were, but
+/// for secrets (`RecordingRedaction`). The file is the owner's alone, as the
+/// store's files are.
 final class Recorder {
     private let fd: Int32
+    private let redaction: RecordingRedaction
     /// With `--clock` the header's arguments give a replay the same clock, so times are kept exact.
     private let clockIsFixed: Bool
     /// The method of each request not answered yet: which members of an answer
@@ -23,12 +26,25 @@ final class Recorder {
     private var wroteFirstMessage = false
     weak var connection: Connection?
 
-    init(path: String, arguments: [String], clockIsFixed: Bool) throws(UsageError) {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    /// `keyFile`: the server read a key from a file, which the header says so
+    /// that a replay gives its server one of its own. `store`: the store's
+    /// location as given, whose password is never written.
+    init(path: String, arguments: [String], clockIsFixed: Bool, keyFile: Bool, store: String?) throws(UsageError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw UsageError(message: "cannot open \(path) for --record: \(String(cString: strerror(errno)))") }
+        // A file that was there already is made private too; a pipe or a
+        // terminal (`--record /dev/stderr`) is left as it is.
+        var info = stat()
+        if fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & 0o077 != 0, fchmod(fd, 0o600) != 0 {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw UsageError(message: "cannot make \(path) private to its owner for --record: \(reason)")
+        }
         self.clockIsFixed = clockIsFixed
+        redaction = RecordingRedaction(keyFile: keyFile, storeText: store)
         var header = "// recorded by larder \(Version.larder)\n"
         if !arguments.isEmpty { header += "// args: \(arguments.joined(separator: " "))\n" }
+        if keyFile { header += "// key-file: \(RecordingRedaction.marker)\n" }
         append(header)
     }
 
@@ -41,17 +57,28 @@ final class Recorder {
             if connection?.framing == .contentLength { append("// framing: content-length\n") }
         }
         var text = String(decoding: body, as: UTF8.self)
-        let message = try? JSONParser.parse(body)
-        switch direction {
-        case .incoming:
-            if let message { notePendingRequests(message) }
-        case .outgoing:
-            if let replayable = message.flatMap(replayable) { text = replayable.description }
+        var message = try? JSONParser.parse(body)
+        if let original = message {
+            var written: JSON
+            switch direction {
+            case .incoming:
+                written = redaction.incoming(original)
+                notePendingRequests(written)
+            case .outgoing:
+                written = redaction.outgoing(original)
+                if let replayable = replayable(written) { written = replayable }
+            }
+            written = redaction.scrubbed(written, fromServer: direction == .outgoing)
+            if written != original {
+                text = written.description
+                message = written
+            }
         }
         // A transcript holds one message per line: re-encode a body that spans lines.
         if text.contains("\n") {
             text = message?.description ?? text.split(separator: "\n").joined(separator: " ")
         }
+        if message == nil { text = redaction.scrubbed(text: text) }
         append((direction == .incoming ? "--> " : "<-- ") + text + "\n")
     }
 

@@ -8,7 +8,7 @@ final class TranscriptReplayTests: XCTestCase {
     static let transcripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("protocol/transcripts")
 
-    private func replay(_ paths: [String]) throws -> (status: Int32, output: String) {
+    static func replay(_ paths: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: LarderProcess.executablePath)
         process.arguments = ["replay"] + paths
@@ -21,7 +21,7 @@ final class TranscriptReplayTests: XCTestCase {
     }
 
     func testEveryTranscriptReplays() throws {
-        let (status, output) = try replay([Self.transcripts.path])
+        let (status, output) = try Self.replay([Self.transcripts.path])
         XCTAssertEqual(status, 0, output)
         XCTAssertFalse(output.contains("FAILED"), output)
         XCTAssertTrue(output.contains(" passed, 0 failed"), output)
@@ -30,7 +30,7 @@ final class TranscriptReplayTests: XCTestCase {
     /// Every transcript plays the same on a store on PostgreSQL (each in a
     /// schema of its own), but those whose header says they are SQLite's own.
     func testEveryTranscriptReplaysOnPostgreSQL() throws {
-        let (status, output) = try replay(["--store", try PostgresTestURL.value, Self.transcripts.path])
+        let (status, output) = try Self.replay(["--store", try PostgresTestURL.value, Self.transcripts.path])
         XCTAssertEqual(status, 0, output)
         XCTAssertFalse(output.contains("FAILED"), output)
         XCTAssertTrue(output.contains(" passed, 0 failed"), output)
@@ -43,11 +43,45 @@ final class TranscriptReplayTests: XCTestCase {
         let copy = NSTemporaryDirectory() + "changed-\(UUID().uuidString).transcript"
         try changed.write(toFile: copy, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        let (status, output) = try replay([copy])
+        let (status, output) = try Self.replay([copy])
         XCTAssertEqual(status, 1)
         XCTAssertTrue(output.contains("FAILED"), output)
         XCTAssertTrue(output.contains("$.result.size: expected 48, got 47"), output)
         XCTAssertTrue(output.contains("expected: ") && output.contains("actual: "), output)
+    }
+
+    /// `<-- (none)`: the first message after the next `-->` line is its answer,
+    /// so an answer to an earlier request arriving first fails the replay.
+    func testNoneRefusesALateAnswerToAnEarlierRequest() throws {
+        let transcript = """
+            // args: --memory
+            --> {"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"k","value":1}}
+            <-- (none)
+            --> {"jsonrpc":"2.0","id":2,"method":"cache.has","params":{"key":"k"}}
+            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1}}
+            <-- {"jsonrpc":"2.0","id":2,"result":{"found":true,"valid":true}}
+
+            """
+        let copy = NSTemporaryDirectory() + "none-\(UUID().uuidString).transcript"
+        try transcript.write(toFile: copy, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        let (status, output) = try Self.replay([copy])
+        XCTAssertEqual(status, 1, output)
+        XCTAssertTrue(output.contains(":5: expected nothing before the answer to id 2"), output)
+
+        // Where the answers come as the transcript says, it passes.
+        let kept = """
+            // args: --memory
+            --> {"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"k","value":1}}
+            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1}}
+            <-- (none)
+            --> {"jsonrpc":"2.0","id":2,"method":"cache.has","params":{"key":"k"}}
+            <-- {"jsonrpc":"2.0","id":2,"result":{"found":true,"valid":true}}
+
+            """
+        try kept.write(toFile: copy, atomically: true, encoding: .utf8)
+        let (keptStatus, keptOutput) = try Self.replay([copy])
+        XCTAssertEqual(keptStatus, 0, keptOutput)
     }
 
     func testARecordingOnAFixedClockKeepsExactTimes() throws {
@@ -69,7 +103,7 @@ final class TranscriptReplayTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: #""expiresAt":"2026-01-01T00:01:00.000Z""#).count - 1, 2, text)
         XCTAssertTrue(text.contains(#""now":"2026-01-01T00:00:30.000Z""#), text)
         XCTAssertFalse(text.contains("[..]"), text)
-        let (status, output) = try replay([recording])
+        let (status, output) = try Self.replay([recording])
         XCTAssertEqual(status, 0, output)
     }
 
@@ -100,7 +134,7 @@ final class TranscriptReplayTests: XCTestCase {
 
         // Replayed once the clock has moved on from every time the session saw.
         usleep(10_000)
-        let (status, output) = try replay([recording])
+        let (status, output) = try Self.replay([recording])
         XCTAssertEqual(status, 0, output)
     }
 }

@@ -93,6 +93,11 @@ enum ReplayCommand {
                 arguments += ["--store", tempDir + "/store"]
             }
         }
+        if transcript.keyFile {
+            let path = tempDir + "/key"
+            guard writePrivateFile(path, RedactedKeys.key(0)) else { return .failed("  cannot write a key file in \(tempDir)") }
+            arguments += ["--key-file", path]
+        }
         defer { if let server, let schema { dropSchema(schema, on: server) } }
         return play(transcript, arguments: arguments, file: file, tempDir: tempDir).map { .failed($0) } ?? .passed
     }
@@ -136,11 +141,24 @@ enum ReplayCommand {
     }
 
     private static func play(_ transcript: Transcript, on server: Subprocess, file: String, onPostgreSQL: Bool) -> String? {
-        var requireResponseNext = false
+        // After `<-- (none)`: true until the next `-->` line is sent, then the
+        // ids of its requests, the only answer the next message may be.
+        var awaitingNoneRequest = false
+        var noneAnswerIDs: [RequestID]?
+        var keys = RedactedKeys()
         do {
             for step in transcript.steps {
                 switch step {
-                case .send(let text, _):
+                case .send(let recorded, let line):
+                    let text = keys.substituted(in: recorded)
+                    if awaitingNoneRequest {
+                        awaitingNoneRequest = false
+                        let ids = requestIDs(in: text)
+                        guard !ids.isEmpty else {
+                            return "  \(file):\(line): after `<-- (none)` this line must send a request with an id, whose answer is the next message"
+                        }
+                        noneAnswerIDs = ids
+                    }
                     var bytes = Array(text.utf8)
                     switch transcript.framing {
                     case .lines: bytes.append(0x0A)
@@ -148,7 +166,8 @@ enum ReplayCommand {
                     }
                     try server.send(bytes)
                 case .expectNone:
-                    requireResponseNext = true
+                    awaitingNoneRequest = true
+                    noneAnswerIDs = nil
                 case .expect(let text, let line):
                     let expected: JSON
                     do { expected = try JSONParser.parse(text) } catch { return "  \(file):\(line): the expected message is not JSON: \(error)" }
@@ -160,10 +179,11 @@ enum ReplayCommand {
                         return "  \(file):\(line): the server sent something that is not JSON\n    actual:   \(actualText)"
                     }
                     let actual = onPostgreSQL ? withoutPostgreSQLMembers(parsed) : parsed
-                    if requireResponseNext {
-                        requireResponseNext = false
-                        if actual["method"] != nil {
-                            return "  \(file):\(line): expected nothing before the response, got\n    actual:   \(actualText)"
+                    if let ids = noneAnswerIDs {
+                        noneAnswerIDs = nil
+                        if !answers(actual, anyOf: ids) {
+                            let asked = ids.map(\.description).joined(separator: ", ")
+                            return "  \(file):\(line): expected nothing before the answer to id \(asked), got\n    actual:   \(actualText)"
                         }
                     }
                     if let difference = JSONPattern.mismatch(expected: expected, actual: actual) {
@@ -177,6 +197,23 @@ enum ReplayCommand {
         return nil
     }
 
+    /// The ids of the requests a `-->` line sends (one, or a batch's).
+    private static func requestIDs(in text: String) -> [RequestID] {
+        guard let message = try? JSONParser.parse(Array(text.utf8)) else { return [] }
+        return (message.arrayValue ?? [message]).compactMap { item in
+            item["method"] == nil ? nil : item["id"].flatMap(RequestID.init)
+        }
+    }
+
+    /// True when `message` is the answer to one of `ids`: a response, or a
+    /// batch of responses, to them and nothing else.
+    private static func answers(_ message: JSON, anyOf ids: [RequestID]) -> Bool {
+        let items = message.arrayValue ?? [message]
+        return !items.isEmpty && items.allSatisfy { item in
+            item["method"] == nil && item["id"].flatMap(RequestID.init).map(ids.contains) == true
+        }
+    }
+
     private static func stderrTail(_ dir: String) -> String {
         guard let text = readFile(dir + "/stderr"), !text.isEmpty else { return "" }
         let lines = text.split(separator: "\n").suffix(10)
@@ -188,6 +225,15 @@ enum ReplayCommand {
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return CommandLine.arguments[0] }
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Writes `text` to a new file only its owner may read.
+    private static func writePrivateFile(_ path: String, _ text: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count
     }
 
     static func readFile(_ path: String) -> String? {

@@ -16,6 +16,9 @@ struct Transcript {
     /// directory has (its path, its files); a replay on PostgreSQL leaves it
     /// out, saying why.
     var sqliteOnly: String?
+    /// `// key-file: [redacted]`: the recorded server read its key from a
+    /// file; the replay gives its server a key file of its own.
+    var keyFile = false
     var framing = Framing.lines
     var exitCode: Int32 = 0
     var steps: [Step] = []
@@ -58,6 +61,8 @@ struct Transcript {
             arguments += text.dropFirst(5).split(separator: " ").map(String.init)
         } else if text.hasPrefix("sqlite-only:") {
             sqliteOnly = text.dropFirst(12).trimmingCharacters(in: " ")
+        } else if text.hasPrefix("key-file:") {
+            keyFile = true
         } else if text.hasPrefix("framing:") {
             let name = text.dropFirst(8).trimmingCharacters(in: " ")
             guard let f = Framing(rawValue: name) else { throw FormatError(line: line, message: "unknown framing \(name)") }

@@ -137,6 +137,12 @@ def test_protocol_transcript_through_the_client(path: Path | None, binary: str, 
             continue  # patterns such as "{...}" stand for run values in the recording; replay checked them
         assert got == answers[rid], f"request {rid}"
 
+    # A session holding an encryption key is recorded with its secrets
+    # redacted (SPEC 6.10): its requests are not written as sent, so the
+    # recording replays on its own and is not held to the transcript.
+    if '"[redacted]"' in text:
+        return
+
     # The transcript's expectations, addressed to the client's requests.
     header = [f"// args: {' '.join(t.args)}"] if t.args else []
     header.append(f"// exit-code: {t.exit_code}")
