@@ -6,12 +6,34 @@ public enum PostgresStore {
     /// The schema Larder's tables are in unless told otherwise (`--pg-schema`).
     public static let defaultSchema = "larder"
 
+    /// The URL schemes that name a PostgreSQL server, in any case.
+    public static let schemes = ["postgresql", "postgres"]
+
     /// Whether `location` names a PostgreSQL server: a `postgresql://` or
-    /// `postgres://` URL (an empty one, `postgresql://`, leaves everything
-    /// to libpq's PG* environment variables; `?service=name` reads
-    /// pg_service.conf).
+    /// `postgres://` URL, the scheme in any case (an empty one,
+    /// `postgresql://`, leaves everything to libpq's PG* environment
+    /// variables; `?service=name` reads pg_service.conf).
     public static func isURL(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        scheme(of: location).map { schemes.contains($0.lowercased()) } ?? false
+    }
+
+    /// The scheme of a location that starts `scheme://` (RFC 3986: a letter,
+    /// then letters, digits, `+`, `-` or `.`), else nil. A directory whose
+    /// name looks like one can be given as `./name://…`.
+    public static func scheme(of location: String) -> Substring? {
+        guard let end = location.firstRange(of: "://")?.lowerBound else { return nil }
+        let scheme = location[..<end]
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+        guard let first = scheme.utf8.first, isLetter(first), scheme.utf8.allSatisfy({ b in
+            isLetter(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }) else { return nil }
+        return scheme
+    }
+
+    /// `url` with its scheme in lowercase, as libpq recognises it.
+    static func lowercasingScheme(_ url: String) -> String {
+        guard let scheme = scheme(of: url) else { return url }
+        return scheme.lowercased() + url[scheme.endIndex...]
     }
 
     /// Connects to the server `url` names, makes or upgrades Larder's tables

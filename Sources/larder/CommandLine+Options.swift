@@ -49,6 +49,8 @@ extension Invocation {
                                     every sidecar that names the same database and
                                     schema; what the URL leaves out comes from libpq's
                                     PG* variables (postgresql:// alone, or ?service=NAME).
+                                    A URL of another scheme is refused: a directory
+                                    whose name starts like one is ./NAME://...
           --pg-schema NAME          The schema of a store on PostgreSQL (default: larder).
           --pg-coherence MODE       How a store on PostgreSQL learns of other sidecars'
                                     writes before answering from memory: strict (each
@@ -93,7 +95,10 @@ extension Invocation {
             case "--help", "-h": return .help
             case "--record": options.recordPath = try value(arg)
             case "--version": return .version
-            case "--store": options.explicitStore = try value(arg)
+            case "--store":
+                let text = try value(arg)
+                if let why = StoreLocation.unknownScheme(text, from: arg) { throw UsageError(message: why) }
+                options.explicitStore = text
             case "--pg-schema":
                 let text = try value(arg)
                 guard !text.isEmpty else { throw UsageError(message: "--pg-schema needs a schema name") }

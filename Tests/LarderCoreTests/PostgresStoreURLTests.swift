@@ -8,6 +8,26 @@ final class PostgresStoreURLTests: XCTestCase {
         XCTAssertTrue(PostgresStore.isURL("postgres://app@db/app"))
         XCTAssertFalse(PostgresStore.isURL("/var/lib/larder"))
         XCTAssertFalse(PostgresStore.isURL("postgresql:/x"))
+        XCTAssertFalse(PostgresStore.isURL("./postgresql://x"))
+    }
+
+    func testTheSchemesAreCaseInsensitiveAndLibPQGetsThemInLowercase() {
+        XCTAssertTrue(PostgresStore.isURL("PostgreSQL://app@db/app"))
+        XCTAssertTrue(PostgresStore.isURL("POSTGRES://"))
+        XCTAssertEqual(PostgresStore.lowercasingScheme("PostgreSQL://App@DB/App"), "postgresql://App@DB/App")
+        XCTAssertEqual(PostgresStore.lowercasingScheme("host=db dbname=app"), "host=db dbname=app")
+    }
+
+    func testASchemeIsALetterThenLettersDigitsPlusMinusOrDotBeforeColonSlashSlash() {
+        XCTAssertEqual(PostgresStore.scheme(of: "mysql://app@db/x"), "mysql")
+        XCTAssertEqual(PostgresStore.scheme(of: "svn+ssh://h/r"), "svn+ssh")
+        XCTAssertEqual(PostgresStore.scheme(of: "postgresq://"), "postgresq")
+        XCTAssertNil(PostgresStore.scheme(of: "./mysql://app@db/x"))
+        XCTAssertNil(PostgresStore.scheme(of: "/var/lib/x://y"))
+        XCTAssertNil(PostgresStore.scheme(of: "name:with:colon"))
+        XCTAssertNil(PostgresStore.scheme(of: "://x"))
+        XCTAssertNil(PostgresStore.scheme(of: "1abc://x"))
+        XCTAssertNil(PostgresStore.scheme(of: "host=db password=a://b"))
     }
 
     func testPasswordsAreHiddenWhereverTheURLGivesThem() {
