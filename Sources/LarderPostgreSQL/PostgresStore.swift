@@ -56,9 +56,7 @@ public enum PostgresStore {
     public static func open(url: String, schema: String = defaultSchema, coherence: PostgresCoherence = .strict,
                             clock: Clock = Clock()) throws(StoreError) -> Store {
         try LibPQ.require()
-        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
-            throw .invalidArgument(field: "schema", reason: "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000")
-        }
+        if let why = schemaRefusal(schema) { throw .invalidArgument(field: "schema", reason: why) }
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
             sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")
@@ -70,6 +68,25 @@ public enum PostgresStore {
         let channel = "larder_" + String(UInt64(bitPattern: lock ?? 0), radix: 16)
         let otherWriters = PostgresOtherWriters(database: database, coherence: coherence, channel: channel)
         return try Store(connection: database, otherWriters: otherWriters, clock: clock)
+    }
+
+    /// Why `schema` cannot hold a store, or nil. Larder quotes the name (it
+    /// is taken exactly as given, never folded to lowercase), and drops and
+    /// makes tables in it: `public`, where a database's own tables are unless
+    /// told otherwise, `information_schema` and PostgreSQL's `pg_…` (reserved
+    /// for the server's own) are refused, in any case — `"PUBLIC"` would be
+    /// a second schema beside `public`, which anyone who meant that one would
+    /// not find.
+    public static func schemaRefusal(_ schema: String) -> String? {
+        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
+            return "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000"
+        }
+        let folded = schema.lowercased()
+        guard folded != "public", folded != "information_schema", !folded.hasPrefix("pg_") else {
+            return "\(schema) is PostgreSQL's own (public, information_schema and pg_… are the database's, in any case): "
+                + "name a schema for Larder's tables alone, such as \(defaultSchema)"
+        }
+        return nil
     }
 
     /// The coherence a store on PostgreSQL keeps: as asked, or `poll` where

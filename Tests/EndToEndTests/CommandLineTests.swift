@@ -86,6 +86,16 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testPostgreSQLsOwnSchemasAreRefused() throws {
+        for schema in ["public", "Information_Schema", "pg_catalog"] {
+            let larder = try LarderProcess(["--store", "postgresql://larder-e2e.invalid/x", "--pg-schema", schema])
+            XCTAssertEqual(larder.waitForExit(), 2, schema)
+            let err = larder.stderrAtEnd()
+            XCTAssertTrue(err.hasPrefix("larder: --pg-schema: \(schema) is PostgreSQL's own (public, information_schema and pg_… are the database's, in any case)"), err)
+            XCTAssertTrue(err.contains("USAGE"), err)
+        }
+    }
+
     func testADirectoryWhosePathOnlyContainsColonSlashSlashIsADirectory() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -30,6 +30,17 @@ final class PostgresStoreURLTests: XCTestCase {
         XCTAssertNil(PostgresStore.scheme(of: "host=db password=a://b"))
     }
 
+    func testPostgreSQLsOwnSchemasAreRefusedAndOthersKept() {
+        for name in ["public", "Public", "information_schema", "INFORMATION_SCHEMA", "pg_catalog", "pg_toast", "Pg_mine"] {
+            XCTAssertEqual(PostgresStore.schemaRefusal(name)?.hasPrefix("\(name) is PostgreSQL's own"), true, name)
+        }
+        for name in ["larder", "publication", "app_pg_cache", "pg", "my public"] {
+            XCTAssertNil(PostgresStore.schemaRefusal(name), name)
+        }
+        XCTAssertNotNil(PostgresStore.schemaRefusal(""))
+        XCTAssertNotNil(PostgresStore.schemaRefusal(String(repeating: "s", count: 64)))
+    }
+
     func testPasswordsAreHiddenWhereverTheURLGivesThem() {
         XCTAssertEqual(PostgresStore.redacted("postgresql://app:s3cret@db:5432/app"), "postgresql://app:***@db:5432/app")
         XCTAssertEqual(PostgresStore.redacted("postgresql://app@db/app?sslmode=require&password=s3cret&connect_timeout=5"),

@@ -26,4 +26,14 @@ final class InitializeStoreTests: XCTestCase {
             (#"{"url":"/tmp/x"}"#, "Invalid params: params.store.url must be a postgresql:// or postgres:// URL, not /tmp/x"),
         ])
     }
+
+    func testPostgreSQLsOwnSchemasAreRefusedInAnyCase() throws {
+        try assertRefused([
+            (#"{"url":"postgresql://db/x","schema":"public"}"#, "Invalid params: params.store.schema: public is PostgreSQL's own (public, information_schema and pg_… are the database's, in any case): name a schema for Larder's tables alone, such as larder"),
+            (#"{"url":"postgresql://db/x","schema":"PUBLIC"}"#, "Invalid params: params.store.schema: PUBLIC is PostgreSQL's own"),
+            (#"{"url":"postgresql://db/x","schema":"Information_Schema"}"#, "Invalid params: params.store.schema: Information_Schema is PostgreSQL's own"),
+            (#"{"url":"postgresql://db/x","schema":"pg_catalog"}"#, "Invalid params: params.store.schema: pg_catalog is PostgreSQL's own"),
+            (#"{"url":"postgresql://db/x","schema":"PG_temp"}"#, "Invalid params: params.store.schema: PG_temp is PostgreSQL's own"),
+        ])
+    }
 }

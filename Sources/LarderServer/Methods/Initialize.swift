@@ -68,6 +68,7 @@ enum Initialize: MethodDefinition {
             let schema = try p.optional("schema", as: String.self)
             if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
             if schema?.isEmpty == true { throw .invalidParams("\(p.path).schema must not be empty") }
+            if let why = schema.flatMap(PostgresStore.schemaRefusal) { throw .invalidParams("\(p.path).schema: \(why.echoed)") }
             var coherence: PostgresCoherence?
             if let name = try p.optional("coherence", as: String.self) {
                 switch StoreLocation.coherence(named: name) {
