@@ -21,7 +21,11 @@ import LarderJSON
 /// must) is not part of the message, which ends before it. A line that can
 /// come next is part of it, even a whole request: where it stands, it is an
 /// element or a member's value. And since a JSON string never holds a raw
-/// LF, a line that ends inside a string is the message's last.
+/// LF, a line that ends inside a string is the message's last. Once the
+/// gathered text has a mistake in the middle of a line, nothing tells any
+/// longer what may come next, and the brackets it left open may never
+/// close: then a line that is a whole JSON-RPC message of its own ends it,
+/// so that garbage followed by requests never swallows them all.
 struct SplitMessage {
     /// The text gathered, until it is over the size limit.
     private(set) var text: [UInt8]
@@ -43,8 +47,7 @@ struct SplitMessage {
     /// What JSON allows next, outside strings.
     private var expected = Expected.value
     /// The text so far could start a JSON text. After a mistake in the middle
-    /// of a line only the brackets are followed: nothing tells any longer
-    /// what may come next.
+    /// of a line only the brackets are followed.
     private var wellFormed = true
 
     private enum Expected {
@@ -74,6 +77,7 @@ struct SplitMessage {
     /// Adds the next line, unless it cannot come next.
     mutating func append(_ line: UnsafeBufferPointer<UInt8>) -> Progress {
         if wellFormed, let first = line.first(where: { !Self.isSpace($0) }), !allows(first) { return .notPart }
+        if !wellFormed && Self.isWholeMessage(line) { return .notPart }
         if !isOversized {
             text.append(0x0A)
             text.append(contentsOf: line)
@@ -142,6 +146,12 @@ struct SplitMessage {
             }
         }
         return false
+    }
+
+    /// Whether `line` is a JSON-RPC message of its own (an object with `jsonrpc`).
+    private static func isWholeMessage(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let json = try? JSONParser.parse(line), case .object(let o) = json else { return false }
+        return o["jsonrpc"] != nil
     }
 
     private static func isSpace(_ b: UInt8) -> Bool {

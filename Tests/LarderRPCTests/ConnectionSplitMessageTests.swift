@@ -90,6 +90,16 @@ final class ConnectionSplitMessageTests: XCTestCase {
         }
     }
 
+    func testAfterAMistakeInsideTheGatheredLinesAWholeRequestEndsThem() {
+        // `1 x` is no JSON: what may come next is unknown, and the `[` may never close.
+        let handler = FakeHandler()
+        let run = runConnection(lines: ["[", "  1 x,", #"{"jsonrpc":"2.0","id":2,"method":"echo"}"#, #"{"jsonrpc":"2.0","id":3,"method":"echo"}"#],
+                                handler: handler)
+        XCTAssertEqual(run.lines().map(\.errorCode), [-32700, nil, nil], run.text)
+        XCTAssertEqual(run.lines().map { $0["id"] }, [.null, 2, 3], run.text)
+        XCTAssertEqual(handler.requests, ["echo", "echo"])
+    }
+
     func testALineEndingInsideAStringIsTheLastOfItsMessage() {
         let handler = FakeHandler()
         let run = runConnection(lines: [#"{"jsonrpc":"2.0","id":1,"#, #""method":"echo","params":{"text":"cut"#,
