@@ -95,7 +95,7 @@ public struct EncryptionKey: Sendable, Equatable {
         case S_IFBLK: "a block device"
         case S_IFDIR: "a directory"
         case S_IFSOCK: "a socket"
-        default: "not a file"
+        default: "a special file"
         }
     }
 
