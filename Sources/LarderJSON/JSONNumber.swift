@@ -49,6 +49,19 @@ public struct JSONNumber: Sendable, Hashable {
 
     public var int: Int? { int64.map { Int($0) } }
 
+    /// For an integral number that is no `int64`, the range it missed, as
+    /// messages give it ("expected integer from … to …, got 1e30"); nil for
+    /// one that is, and for one with a fraction. Written with a fraction or
+    /// an exponent, an integer counts up to 2⁵³, where doubles stop being exact.
+    public var integerRange: String? {
+        guard int64 == nil else { return nil }
+        if isInteger { return "from -9223372036854775808 to 9223372036854775807" }
+        let d = double
+        guard d == d.rounded() else { return nil }
+        return abs(d) > 9.3e18 ? "from -9223372036854775808 to 9223372036854775807"
+            : "from -9007199254740992 to 9007199254740992 when written with a fraction or an exponent"
+    }
+
     /// The nearest double (overflow gives ±infinity, as strtod does).
     public var double: Double {
         literal.withCString { strtod($0, nil) }

@@ -63,11 +63,12 @@ public final class PostgresConnection {
     /// parameters that win over the conninfo's and the environment's.
     public init(_ conninfo: String, settings: [String: String] = [:], sessionSetup: String? = nil,
                 backoff: PostgresBackoff = PostgresBackoff()) throws(StoreError) {
-        self.conninfo = conninfo
+        // libpq reads a URL only when its scheme is in lowercase; URL schemes are case-insensitive.
+        self.conninfo = PostgresStore.lowercasingScheme(conninfo)
         self.settings = settings.sorted { $0.key < $1.key }
         self.sessionSetup = sessionSetup
         self.backoff = backoff
-        try Self.validate(conninfo)
+        try Self.validate(self.conninfo)
         handle = try openSession()
         sessions = 1
     }

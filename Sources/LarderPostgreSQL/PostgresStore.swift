@@ -6,12 +6,34 @@ public enum PostgresStore {
     /// The schema Larder's tables are in unless told otherwise (`--pg-schema`).
     public static let defaultSchema = "larder"
 
+    /// The URL schemes that name a PostgreSQL server, in any case.
+    public static let schemes = ["postgresql", "postgres"]
+
     /// Whether `location` names a PostgreSQL server: a `postgresql://` or
-    /// `postgres://` URL (an empty one, `postgresql://`, leaves everything
-    /// to libpq's PG* environment variables; `?service=name` reads
-    /// pg_service.conf).
+    /// `postgres://` URL, the scheme in any case (an empty one,
+    /// `postgresql://`, leaves everything to libpq's PG* environment
+    /// variables; `?service=name` reads pg_service.conf).
     public static func isURL(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        scheme(of: location).map { schemes.contains($0.lowercased()) } ?? false
+    }
+
+    /// The scheme of a location that starts `scheme://` (RFC 3986: a letter,
+    /// then letters, digits, `+`, `-` or `.`), else nil. A directory whose
+    /// name looks like one can be given as `./name://…`.
+    public static func scheme(of location: String) -> Substring? {
+        guard let end = location.firstRange(of: "://")?.lowerBound else { return nil }
+        let scheme = location[..<end]
+        func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+        guard let first = scheme.utf8.first, isLetter(first), scheme.utf8.allSatisfy({ b in
+            isLetter(b) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
+        }) else { return nil }
+        return scheme
+    }
+
+    /// `url` with its scheme in lowercase, as libpq recognises it.
+    static func lowercasingScheme(_ url: String) -> String {
+        guard let scheme = scheme(of: url) else { return url }
+        return scheme.lowercased() + url[scheme.endIndex...]
     }
 
     /// Connects to the server `url` names, makes or upgrades Larder's tables
@@ -34,9 +56,7 @@ public enum PostgresStore {
     public static func open(url: String, schema: String = defaultSchema, coherence: PostgresCoherence = .strict,
                             clock: Clock = Clock()) throws(StoreError) -> Store {
         try LibPQ.require()
-        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
-            throw .invalidArgument(field: "schema", reason: "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000")
-        }
+        if let why = schemaRefusal(schema) { throw .invalidArgument(field: "schema", reason: why) }
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
             sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")
@@ -48,6 +68,25 @@ public enum PostgresStore {
         let channel = "larder_" + String(UInt64(bitPattern: lock ?? 0), radix: 16)
         let otherWriters = PostgresOtherWriters(database: database, coherence: coherence, channel: channel)
         return try Store(connection: database, otherWriters: otherWriters, clock: clock)
+    }
+
+    /// Why `schema` cannot hold a store, or nil. Larder quotes the name (it
+    /// is taken exactly as given, never folded to lowercase), and drops and
+    /// makes tables in it: `public`, where a database's own tables are unless
+    /// told otherwise, `information_schema` and PostgreSQL's `pg_…` (reserved
+    /// for the server's own) are refused, in any case — `"PUBLIC"` would be
+    /// a second schema beside `public`, which anyone who meant that one would
+    /// not find.
+    public static func schemaRefusal(_ schema: String) -> String? {
+        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.utf8.contains(0) else {
+            return "a PostgreSQL schema name has 1 to 63 bytes, and no U+0000"
+        }
+        let folded = schema.lowercased()
+        guard folded != "public", folded != "information_schema", !folded.hasPrefix("pg_") else {
+            return "\(schema) is PostgreSQL's own (public, information_schema and pg_… are the database's, in any case): "
+                + "name a schema for Larder's tables alone, such as \(defaultSchema)"
+        }
+        return nil
     }
 
     /// The coherence a store on PostgreSQL keeps: as asked, or `poll` where

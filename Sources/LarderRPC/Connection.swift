@@ -291,27 +291,30 @@ public final class Connection {
     /// no other line follows.
     private var splitError: JSONParseError?
 
-    /// Adds a line to the split message; false when the line is a whole
-    /// message of its own, which the split message is then answered before.
+    /// Adds a line to the split message; false when the line cannot be part
+    /// of it, which the split message is then answered before.
     private func gather(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         guard var gathering = split else { return false }
-        if SplitMessage.isWholeMessage(line) {
+        // Not kept in `split` while it grows, so that appending does not copy the text.
+        split = nil
+        let progress = gathering.append(line)
+        if progress == .notPart {
             answer(gathering)
             return false
         }
-        let complete = gathering.append(line)
-        if gathering.text.count > decoder.maxMessageBytes {
-            split = nil
+        if !gathering.isOversized && gathering.size > decoder.maxMessageBytes {
+            // Answered now, and the rest skipped through the message's end without being kept.
             reject(.invalidRequest("a message spread over lines exceeds the limit of \(decoder.maxMessageBytes) bytes"), id: .null, batch: nil)
-            return true
+            gathering.forgetText()
         }
-        if complete { answer(gathering) } else { split = gathering }
+        if progress == .ended { answer(gathering) } else { split = gathering }
         return true
     }
 
     /// Answers a split message, and forgets it.
     private func answer(_ gathered: SplitMessage) {
         split = nil
+        if gathered.isOversized { return }
         if gathered.lines == 1, let first = splitError {
             // Nothing followed: a line cut short, not a message spread over lines.
             reject(.parseError(first.description), id: .null, batch: nil)

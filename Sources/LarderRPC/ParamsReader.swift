@@ -70,7 +70,12 @@ extension Bool: ParamDecodable {
 extension Int: ParamDecodable {
     public static var expectation: String { "integer" }
     public static func decode(_ json: JSON, at path: String) throws(ResponseError) -> Int {
-        guard case .number(let n) = json, let i = n.int else { throw ParamsReader.mismatch(at: path, expected: expectation, got: json) }
+        guard case .number(let n) = json, let i = n.int else {
+            if case .number(let n) = json, let range = n.integerRange {
+                throw .invalidParams("out of range at \(path): expected integer \(range), got \(n.literal.echoed)")
+            }
+            throw ParamsReader.mismatch(at: path, expected: expectation, got: json)
+        }
         return i
     }
 }

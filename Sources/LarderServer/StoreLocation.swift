@@ -10,17 +10,38 @@ public enum StoreLocation: Equatable, Sendable {
     case postgreSQL(url: String, schema: String, coherence: PostgresCoherence)
 
     /// `--store`'s value (or `$LARDER_STORE`'s): a `postgresql://` or
-    /// `postgres://` URL names a server, anything else a directory.
-    /// `schema` (`--pg-schema`) and `coherence` (`--pg-coherence`) are for a server only.
-    public init(_ text: String, schema: String? = nil, coherence: PostgresCoherence? = nil) throws(StoreError) {
+    /// `postgres://` URL names a server, a URL of any other scheme nothing
+    /// (see `unknownScheme`), anything else a directory. `schema`
+    /// (`--pg-schema`) and `coherence` (`--pg-coherence`) are for a server only.
+    /// `subject` names where `text` came from, for the refusal's message.
+    public init(_ text: String, from subject: String, schema: String? = nil, coherence: PostgresCoherence? = nil) throws(Refusal) {
+        if let why = Self.unknownScheme(text, from: subject) { throw Refusal(message: why) }
         if PostgresStore.isURL(text) {
             self = .postgreSQL(url: text, schema: schema ?? PostgresStore.defaultSchema, coherence: coherence ?? .strict)
         } else if schema != nil || coherence != nil {
-            throw .invalidArgument(field: schema != nil ? "schema" : "coherence",
-                                   reason: "it is for a store on PostgreSQL (a postgresql:// URL), not for a directory")
+            throw Refusal(message: "\(schema != nil ? "--pg-schema" : "--pg-coherence") needs a store on PostgreSQL (\(subject) a postgresql:// URL), not the directory \(text)")
         } else {
             self = .directory(text)
         }
+    }
+
+    public struct Refusal: Error {
+        public let message: String
+    }
+
+    /// Why `text`, from `subject`, names no store, when it is a URL of a
+    /// scheme Larder does not know: taken as a directory, `mysql://app@db/x`
+    /// or a misspelt `postgresq://…` became the directory `./mysql:/app@db/x`
+    /// and stored what a database was meant to. A directory whose name starts
+    /// like a URL can still be given as `./name://…`. Nil for a directory or
+    /// a PostgreSQL URL. The URL is shown without its password.
+    public static func unknownScheme(_ text: String, from subject: String) -> String? {
+        guard let scheme = PostgresStore.scheme(of: text), !PostgresStore.isURL(text) else { return nil }
+        let meant = NearestName.suggestion(for: String(scheme), among: PostgresStore.schemes).map { " (did you mean \($0)://?)" } ?? ""
+        let url = PostgresStore.redacted(text).echoed
+        return "\(subject) \(url) is a \(String(scheme).echoed):// URL, a scheme Larder does not know\(meant): "
+            + "a store is a directory, or a database on PostgreSQL named by a postgresql:// or postgres:// URL "
+            + "(a directory of that name can be given as ./\(url))"
     }
 
     /// A coherence named in a command line or in params, or the error that

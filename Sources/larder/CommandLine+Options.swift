@@ -49,7 +49,10 @@ extension Invocation {
                                     every sidecar that names the same database and
                                     schema; what the URL leaves out comes from libpq's
                                     PG* variables (postgresql:// alone, or ?service=NAME).
-          --pg-schema NAME          The schema of a store on PostgreSQL (default: larder).
+                                    A URL of another scheme is refused: a directory
+                                    whose name starts like one is ./NAME://...
+          --pg-schema NAME          The schema of a store on PostgreSQL (default: larder;
+                                    not public, information_schema or pg_...).
           --pg-coherence MODE       How a store on PostgreSQL learns of other sidecars'
                                     writes before answering from memory: strict (each
                                     burst asks: never stale), notify (LISTEN/NOTIFY, no
@@ -61,9 +64,10 @@ extension Invocation {
           --app-version V           The app's version: caches written under another
                                     are wiped when first used (initialize's appVersion
                                     overrides it).
-          --key-file PATH           The key for encrypted caches: 32 bytes, or their
-                                    base64 (default: $LARDER_KEY_FILE). The file must
-                                    not be readable by its group or others.
+          --key-file PATH           The key for encrypted caches: 64 hex digits, base64
+                                    of 32 bytes, or 32 raw bytes not all printable
+                                    (default: $LARDER_KEY_FILE). The file must be a
+                                    regular file, not readable by its group or others.
           --max-store-bytes N       A disk budget for the whole store: past it, the least
                                     recently used entries of purgeable caches are evicted
                                     (never those of durable stores).
@@ -95,10 +99,14 @@ extension Invocation {
             case "--help", "-h": return .help
             case "--record": options.recordPath = try value(arg)
             case "--version": return .version
-            case "--store": options.explicitStore = try value(arg)
+            case "--store":
+                let text = try value(arg)
+                if let why = StoreLocation.unknownScheme(text, from: arg) { throw UsageError(message: why) }
+                options.explicitStore = text
             case "--pg-schema":
                 let text = try value(arg)
                 guard !text.isEmpty else { throw UsageError(message: "--pg-schema needs a schema name") }
+                if let why = PostgresStore.schemaRefusal(text) { throw UsageError(message: "--pg-schema: \(why)") }
                 options.pgSchema = text
             case "--pg-coherence":
                 switch StoreLocation.coherence(named: try value(arg)) {

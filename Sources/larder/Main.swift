@@ -42,10 +42,10 @@ enum Main {
                 fail("no store directory: pass --store DIR or --memory, or set LARDER_STORE or HOME", code: 2)
             }
             do {
-                location = try StoreLocation(text, schema: options.pgSchema, coherence: options.pgCoherence)
+                location = try StoreLocation(text, from: options.explicitStore != nil ? "--store" : "$LARDER_STORE",
+                                             schema: options.pgSchema, coherence: options.pgCoherence)
             } catch {
-                let flag = options.pgSchema != nil ? "--pg-schema" : "--pg-coherence"
-                fail("\(flag) needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
+                fail(error.message, code: 2)
             }
             if case .directory(let path) = location { serverOptions.storePath = path }
             storeText = text

@@ -63,6 +63,48 @@ final class CommandLineTests: XCTestCase {
         assertCleanExit(larder)
     }
 
+    /// `mysql://…`, `postgresq://…`: taken for a directory, each once made
+    /// `./mysql:/…` and stored there what a database was meant to hold.
+    func testAStoreURLOfAnUnknownSchemeIsRefusedAndNothingIsMade() throws {
+        let name = "larder-e2e-\(UUID().uuidString)"
+        let made = ["postgresq:", "mysql:"]
+        defer { for dir in made { try? FileManager.default.removeItem(atPath: dir + "/" + name); rmdir(dir) } }
+        let cases: [(arguments: [String], environment: [String: String], expected: String)] = [
+            (["--store", "postgresq://\(name)/x"], [:], "--store postgresq://\(name)/x is a postgresq:// URL, a scheme Larder does not know (did you mean postgresql://?)"),
+            (["--store", "mysql://\(name)/x"], [:], "--store mysql://\(name)/x is a mysql:// URL, a scheme Larder does not know: "),
+            ([], ["LARDER_STORE": "mysql://\(name)/x"], "$LARDER_STORE mysql://\(name)/x is a mysql:// URL"),
+        ]
+        for c in cases {
+            let larder = try LarderProcess(c.arguments, environment: c.environment)
+            _ = larder.send(#"{"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"k","value":1}}"#)
+            larder.closeStdin()
+            XCTAssertEqual(larder.waitForExit(), 2, "\(c)")
+            let err = larder.stderrAtEnd()
+            XCTAssertTrue(err.hasPrefix("larder: " + c.expected), err)
+            XCTAssertEqual(larder.readToEnd(), [], "nothing on stdout: \(c)")
+            for dir in made { XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/" + name), "\(c): no directory \(dir)/\(name)") }
+        }
+    }
+
+    func testPostgreSQLsOwnSchemasAreRefused() throws {
+        for schema in ["public", "Information_Schema", "pg_catalog"] {
+            let larder = try LarderProcess(["--store", "postgresql://larder-e2e.invalid/x", "--pg-schema", schema])
+            XCTAssertEqual(larder.waitForExit(), 2, schema)
+            let err = larder.stderrAtEnd()
+            XCTAssertTrue(err.hasPrefix("larder: --pg-schema: \(schema) is PostgreSQL's own (public, information_schema and pg_… are the database's, in any case)"), err)
+            XCTAssertTrue(err.contains("USAGE"), err)
+        }
+    }
+
+    func testADirectoryWhosePathOnlyContainsColonSlashSlashIsADirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = dir + "/mysql://app@db/x"
+        let larder = try LarderProcess(["--store", store])
+        XCTAssertEqual(larder.request("initialize")?["result"]?["store"]?["path"], .string(store))
+        assertCleanExit(larder)
+    }
+
     func testTheBannerAtATerminalIsNotLabelledAnError() throws {
         let larder = try LarderProcess(["--memory"], terminalInput: true)
         XCTAssertNotNil(larder.request("cache.list"))

@@ -64,6 +64,30 @@ final class EncryptionProcessTests: XCTestCase {
         assertCleanExit(none)
     }
 
+    /// A FIFO nothing writes to blocked the start for ever: the open(2) of
+    /// a FIFO for reading waits for a writer.
+    func testAKeyFileThatIsAFIFOStopsTheStartSayingWhy() throws {
+        let fifo = dir + "/key-fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let larder = try LarderProcess(["--store", dir + "/store", "--key-file", fifo])
+        let code = larder.waitForExit(timeout: 10)
+        if code == nil { larder.kill() }
+        XCTAssertEqual(code, 2)
+        let stderr = larder.stderrAtEnd(timeout: 1)
+        XCTAssertTrue(stderr.contains("key file \(fifo) is a FIFO, not a regular file"), stderr)
+    }
+
+    func testAKeyFileOfThirtyTwoCharactersOfTextIsRefusedAsAmbiguous() throws {
+        let path = dir + "/key-text"
+        // 32 hex digits: 16 bytes written as text, or 32 bytes that are all text?
+        _ = FileManager.default.createFile(atPath: path, contents: Data("00112233445566778899aabbccddeeff".utf8), attributes: [.posixPermissions: 0o600])
+        let larder = try LarderProcess(["--store", dir + "/store", "--key-file", path])
+        XCTAssertEqual(larder.waitForExit(), 2)
+        let stderr = larder.stderrAtEnd(timeout: 1)
+        XCTAssertTrue(stderr.contains("holds 32 characters of text"), stderr)
+        XCTAssertTrue(stderr.contains("64 hexadecimal digits, base64 of 32 bytes (44 characters), or 32 raw bytes"), stderr)
+    }
+
     func testARekeyKilledMidwayLosesNothingAndTheNextFinishesIt() throws {
         let larder = try start(key: oldKey)
         XCTAssertNotNil(larder.request("cache.open", params: ["cache": "s", "encrypted": true])?["result"])

@@ -301,6 +301,49 @@ final class EncryptionTests: StoreTestCase {
         _ = FileManager.default.createFile(atPath: path, contents: Data((key.bytes.base64 + "\n").utf8), attributes: [.posixPermissions: 0o600])
         XCTAssertEqual(try EncryptionKey(file: path), key)
     }
+
+    /// Three forms no file can be two of: 64 hex digits, base64 of 32 bytes
+    /// (44 characters), 32 raw bytes that are not all text.
+    func testAKeyFileHoldsOneOfThreeFormsAndNothingAmbiguous() throws {
+        let path = directory.path + "/key"
+        func write(_ bytes: [UInt8]) { _ = FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) }
+        let hex = key.bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        for text in [hex, hex.uppercased(), "  " + hex + "\r\n", key.bytes.base64, key.bytes.base64 + "\n"] {
+            write(Array(text.utf8))
+            XCTAssertEqual(try EncryptionKey(file: path), key, text)
+        }
+        write(key.bytes.map { $0 | 0x80 })
+        XCTAssertNoThrow(try EncryptionKey(file: path), "raw bytes, not all text")
+
+        let forms = "a key file holds 64 hexadecimal digits, base64 of 32 bytes (44 characters), or 32 raw bytes (head -c 32 /dev/urandom)"
+        let refused: [([UInt8], String)] = [
+            (Array("0123456789abcdef0123456789abcdef".utf8), "holds 32 characters of text, which could be the key's 32 bytes or a shorter key encoded; " + forms),
+            (Array(Data(repeating: 1, count: 24).base64EncodedString().utf8), "holds 32 characters of text"),
+            (Array(String(hex.dropLast()).utf8), "holds no key (63 bytes); " + forms),
+            (Array((hex + "00").utf8), "holds no key (66 bytes)"),
+            (Array(repeating: 0x41, count: 5000), "is larger than 4096 bytes; " + forms),
+            ([], "holds no key (0 bytes)"),
+        ]
+        for (content, reason) in refused {
+            write(content)
+            XCTAssertThrowsError(try EncryptionKey(file: path)) { error in
+                let message = (error as? EncryptionKey.Refusal)?.reason ?? ""
+                XCTAssertTrue(message.contains("key file \(path) " + reason), message)
+            }
+        }
+    }
+
+    func testAKeyFileThatIsNotARegularFileIsRefusedWithoutReadingIt() throws {
+        let fifo = directory.path + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let kinds = [(fifo, "a FIFO"), (directory.path, "a directory"), ("/dev/null", "a character device")]
+        for (path, kind) in kinds {
+            XCTAssertThrowsError(try EncryptionKey(file: path)) { error in
+                let message = (error as? EncryptionKey.Refusal)?.reason ?? ""
+                XCTAssertTrue(message.contains("key file \(path) is \(kind), not a regular file"), message)
+            }
+        }
+    }
 }
 
 extension Array where Element == UInt8 {

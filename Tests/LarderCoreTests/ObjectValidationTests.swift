@@ -161,6 +161,9 @@ final class ObjectValidationTests: ObjectStoreTestCase {
     func testScalarMismatches() {
         assertInvalidObject(path: "value.i", reason: "expected integer, got number") { try self.put("Kinds", #"{"i":1.5}"#) }
         assertInvalidObject(path: "value.i", reason: "expected integer, got string") { try self.put("Kinds", #"{"i":"1"}"#) }
+        assertInvalidObject(path: "value.i", reason: "expected integer from -9223372036854775808 to 9223372036854775807, got 99999999999999999999") {
+            try self.put("Kinds", #"{"i":99999999999999999999}"#)
+        }
         assertInvalidObject(path: "value.n", reason: "expected number, got boolean") { try self.put("Kinds", #"{"n":true}"#) }
         assertInvalidObject(path: "value.b", reason: "expected bool, got integer") { try self.put("Kinds", #"{"b":1}"#) }
         assertInvalidObject(path: "value.s", reason: "expected string, got object") { try self.put("Kinds", #"{"s":{}}"#) }

@@ -89,6 +89,22 @@ final class ParamsReaderTests: XCTestCase {
         XCTAssertTrue(e?.message.contains("params.tags[1]: expected string, got integer") ?? false, e?.message ?? "")
     }
 
+    func testAnIntegerOutOfRangeIsRefusedNamingTheRange() throws {
+        let cases: [(String, String)] = [
+            ("99999999999999999999", "out of range at params.n: expected integer from -9223372036854775808 to 9223372036854775807, got 99999999999999999999"),
+            ("-9223372036854775809", "out of range at params.n: expected integer from -9223372036854775808 to 9223372036854775807, got -9223372036854775809"),
+            ("1e30", "out of range at params.n: expected integer from -9223372036854775808 to 9223372036854775807, got 1e30"),
+            ("1e16", "out of range at params.n: expected integer from -9007199254740992 to 9007199254740992 when written with a fraction or an exponent, got 1e16"),
+        ]
+        for (literal, expected) in cases {
+            let p = ParamsReader(try JSONParser.parse(Array(#"{"n":\#(literal)}"#.utf8)))
+            let e = expectError { () throws(ResponseError) in try p.require("n", as: Int.self) }
+            XCTAssertEqual(e?.message, "Invalid params: " + expected)
+        }
+        let p = ParamsReader(try JSONParser.parse(Array(#"{"n":9223372036854775807}"#.utf8)))
+        XCTAssertEqual(try p.require("n", as: Int.self), Int.max)
+    }
+
     func testIntegerRejectsFractions() {
         let p = ParamsReader(["n": 1.5])
         let e = expectError { () throws(ResponseError) in try p.require("n", as: Int.self) }

@@ -71,6 +71,9 @@ public struct EntityAttribute: Equatable, Sendable {
 
     /// Why `value` does not fit, for error messages.
     func mismatch(_ value: JSON, dates: DateFormat) -> String {
+        if type.required == .integer, case .number(let n) = value, let range = n.integerRange {
+            return "expected integer \(range), got \(n.literal)"
+        }
         let got: String
         switch (type.required, value) {
         case (.date, .string), (.date, .number), (.data, .string), (.integer, .number): got = value.description

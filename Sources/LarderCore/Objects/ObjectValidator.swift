@@ -87,7 +87,12 @@ public struct ObjectValidator {
     }
 
     func check(_ v: JSON, _ t: FieldType, path: String, relative: String) throws -> JSON {
-        func mismatch() -> StoreError { .invalidObject(path: path, reason: "expected \(t.name), got \(v.typeName)") }
+        func mismatch() -> StoreError {
+            if case .number(let n) = v, t == .integer, let range = n.integerRange {
+                return .invalidObject(path: path, reason: "expected integer \(range), got \(n.literal)")
+            }
+            return .invalidObject(path: path, reason: "expected \(t.name), got \(v.typeName)")
+        }
         switch t {
         case .optional(let inner):
             return v.isNull ? .null : try check(v, inner, path: path, relative: relative)

@@ -68,6 +68,7 @@ enum Initialize: MethodDefinition {
             let schema = try p.optional("schema", as: String.self)
             if path?.isEmpty == true { throw .invalidParams("\(p.path).path must not be empty") }
             if schema?.isEmpty == true { throw .invalidParams("\(p.path).schema must not be empty") }
+            if let why = schema.flatMap(PostgresStore.schemaRefusal) { throw .invalidParams("\(p.path).schema: \(why.echoed)") }
             var coherence: PostgresCoherence?
             if let name = try p.optional("coherence", as: String.self) {
                 switch StoreLocation.coherence(named: name) {
@@ -77,12 +78,18 @@ enum Initialize: MethodDefinition {
             }
             switch (path, url) {
             case (let path?, nil):
+                if let why = StoreLocation.unknownScheme(path, from: "\(p.path).path") { throw .invalidParams(why) }
+                guard !PostgresStore.isURL(path) else {
+                    throw .invalidParams("\(p.path).path is a PostgreSQL URL, not a directory: give it as \(p.path).url")
+                }
                 guard schema == nil else { throw .invalidParams("\(p.path).schema is for a store on PostgreSQL (url), not for a path") }
                 guard coherence == nil else { throw .invalidParams("\(p.path).coherence is for a store on PostgreSQL (url), not for a path") }
                 location = .directory(path)
             case (nil, let url?):
                 guard PostgresStore.isURL(url) else {
-                    throw .invalidParams("\(p.path).url must be a postgresql:// or postgres:// URL, not \(url.echoed)")
+                    let meant = PostgresStore.scheme(of: url).flatMap { NearestName.suggestion(for: String($0), among: PostgresStore.schemes) }
+                    throw .invalidParams("\(p.path).url must be a postgresql:// or postgres:// URL, not \(PostgresStore.redacted(url).echoed)"
+                                         + (meant.map { " (did you mean \($0)://?)" } ?? ""))
                 }
                 location = .postgreSQL(url: url, schema: schema ?? PostgresStore.defaultSchema, coherence: coherence ?? .strict)
             case (nil, nil): throw .invalidParams("\(p.path) needs path (a directory) or url (a PostgreSQL database)")

@@ -7,6 +7,7 @@ import LarderCore
 import LarderJSON
 import LarderPostgreSQL
 import LarderRPC
+import LarderServer
 
 /// `larder replay [--store postgresql://...] FILE|DIR...`: plays transcripts
 /// against fresh servers and reports the first mismatch of each with its
@@ -23,7 +24,8 @@ enum ReplayCommand {
             server = paths[1]
             paths.removeFirst(2)
             guard PostgresStore.isURL(server!) else {
-                Main.say("larder replay --store takes a postgresql:// URL; without it each transcript gets a directory of its own\n")
+                let why = StoreLocation.unknownScheme(server!, from: "--store").map { $0 + "\n" } ?? ""
+                Main.say(why + "larder replay --store takes a postgresql:// URL; without it each transcript gets a directory of its own\n")
                 return 2
             }
         }
