@@ -207,10 +207,16 @@ public final class Connection {
     private func handle(_ event: FrameDecoder.Event) {
         switch event {
         case .message(let range):
-            if range.count >= largeMessageBytes { quietWanted = true }
             let body = decoder.bytes(range)
             onTraffic?(.incoming, body)
             handle(body: body)
+            if range.count >= largeMessageBytes {
+                quietWanted = true
+                // Its bytes are no longer needed: they go before the
+                // messages read with them are answered, a get of the value
+                // just set among them.
+                decoder.releaseConsumed()
+            }
         case .oversized(let size):
             quietWanted = true
             Log.warn("skipped a message of \(size) bytes (limit \(decoder.maxMessageBytes))")

@@ -82,9 +82,33 @@ public final class FrameDecoder {
         lastBody = nil
     }
 
+    /// Moves what follows the messages consumed so far into a buffer of the
+    /// first size (or of what it needs), if the buffer grew past
+    /// `keptUntilPause`: called once a large message has been handled. Its
+    /// bytes were otherwise held until the next read, while the messages
+    /// read with it were answered: a 60 MB `cache.set` followed in the same
+    /// write by a `cache.get` of the value held the request, the stored
+    /// value and the answer at once. Invalidates the ranges of messages
+    /// already returned.
+    public func releaseConsumed() {
+        guard capacity > Self.keptUntilPause, start > 0 else { return }
+        let live = count - start
+        var newCapacity = initialCapacity
+        while newCapacity < live + Self.chunk { newCapacity *= 2 }
+        let fresh = Self.resize(nil, to: newCapacity)
+        if live > 0 { memcpy(fresh, storage + start, live) }
+        free(storage)
+        storage = fresh
+        capacity = newCapacity
+        scanned -= start
+        count = live
+        start = 0
+        lastBody = nil
+    }
+
     deinit { free(storage) }
 
-    /// The bytes of a `.message` range; valid until the next `append` or `read`.
+    /// The bytes of a `.message` range; valid until the next `append`, `read` or `releaseConsumed`.
     public func bytes(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: storage + range.lowerBound, count: range.count)
     }

@@ -107,8 +107,21 @@ extension Server {
     /// write's or when earlier answers are waiting for one.
     private func succeeded(_ request: RequestView, result: inout JSONWriter, afterCommit: Bool) -> DirectAnswer {
         guard answersAreWaiting || afterCommit else { return .answered }
+        if !afterCommit && result.count >= Self.maxHeldResultBytes { return answerAfterCommitting() }
         holdDirect(request.id, result: result)
         return .later
+    }
+
+    /// A large result read behind answers waiting for a commit: the commit
+    /// comes now, and the result is sent from where it lies rather than
+    /// copied to wait among the held ones (being over `maxHeldResultBytes`,
+    /// the copy would have been committed at once anyway). A 60 MB value got
+    /// right behind its set was otherwise in memory once more. If the commit
+    /// fails, what was read from it fails too, as when held.
+    @inline(never)
+    private func answerAfterCommitting() -> DirectAnswer {
+        if let failure = commit() { return .failed(failure.responseError) }
+        return .answered
     }
 
     /// Sends the error now, or holds it when earlier answers are waiting for the commit.

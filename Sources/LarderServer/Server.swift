@@ -310,8 +310,10 @@ final class Server: MessageHandler {
     }
 
     /// Commits the open transaction and releases the results that waited for
-    /// it; if the commit fails, each of them gets the error instead.
-    func commit() {
+    /// it; if the commit fails, each of them gets the error instead, which is
+    /// returned.
+    @discardableResult
+    func commit() -> StoreError? {
         checkedForeignWrites = false
         // Like the look for other processes' writes, per burst: a burst waits for a lock once.
         store.waitForLocksAgain()
@@ -347,8 +349,11 @@ final class Server: MessageHandler {
                 case .event: break
                 }
             }
+            releaseHeldResults()
+            return error
         }
         releaseHeldResults()
+        return nil
     }
 
     /// Empties the held results' buffer; one that grew for large results

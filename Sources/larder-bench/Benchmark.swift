@@ -114,6 +114,7 @@ final class Benchmark {
         switch store {
         case .directory(let path): ScratchDirectory.remove(path)
         case .schema(_, let name, _): postgres?.drop(schema: name)
+        case .memory: break
         }
     }
 
@@ -140,6 +141,7 @@ final class Benchmark {
         switch store {
         case .directory(let path): SQLiteFloor(directory: path, makeTables: !madeByCore)
         case .schema(_, let name, _): PostgresFloor(server: postgres!, schema: name, perRoundTrip: plan.window)
+        case .memory: Progress.fail("a memory-only store has no storage floor")
         }
     }
 
@@ -158,6 +160,8 @@ final class Benchmark {
                 let pg = postgres!.connect(schema: name)
                 try PostgresStoreSchema.migrate(pg, schema: name)
                 connection = PostgresSQLConnection(pg, location: name)
+            case .memory:
+                Progress.fail("Larder's core runs in-process on a store directory or a schema, not in memory only")
             }
             let recorder = StatementRecorder(connection)
             return (try Store(connection: recorder, otherWriters: nil), recorder)

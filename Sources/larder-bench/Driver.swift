@@ -26,7 +26,7 @@ final class Driver {
     private(set) var problems = 0
     private(set) var firstProblem: String?
     private var capturing = false
-    private var captured: [UInt8] = []
+    private var captured: [[UInt8]] = []
 
     private static let prefixText = Array(#"{"jsonrpc":"2.0","id":"#.utf8)
     private let prefix: UnsafeMutablePointer<UInt8>
@@ -128,11 +128,23 @@ final class Driver {
 
     /// Sends one line and returns the answer line (unchecked: the caller reads it).
     func exchange(_ line: [UInt8]) -> [UInt8] {
+        exchange(line, answers: 1)[0]
+    }
+
+    /// Sends `requests` in one write and returns their `answers` answer
+    /// lines, in order (unchecked). The whole write goes out before any
+    /// answer is read: the answers must fit in the pipe unless the last
+    /// request is the one whose answer does not.
+    func exchange(_ requests: [UInt8], answers: Int) -> [[UInt8]] {
         setBlocking(true)
         capturing = true
-        defer { capturing = false }
-        line.withUnsafeBytes { writeAll($0.baseAddress!, $0.count) }
-        awaitLine()
+        captured = []
+        defer {
+            capturing = false
+            captured = []
+        }
+        requests.withUnsafeBytes { writeAll($0.baseAddress!, $0.count) }
+        awaitLines(answers)
         return captured
     }
 
@@ -144,8 +156,10 @@ final class Driver {
 
     // MARK: - Bytes
 
-    private func awaitLine() {
-        let want = lines + 1
+    private func awaitLine() { awaitLines(1) }
+
+    private func awaitLines(_ count: Int) {
+        let want = lines + count
         while lines < want {
             makeRoom()
             let r = read(readFD, buffer + filled, capacity - filled)
@@ -220,7 +234,7 @@ final class Driver {
     @inline(__always)
     private func check(_ start: Int, _ end: Int) {
         if capturing {
-            captured = Array(UnsafeBufferPointer(start: buffer + start, count: end - start))
+            captured.append(Array(UnsafeBufferPointer(start: buffer + start, count: end - start)))
             return
         }
         let p = buffer + start

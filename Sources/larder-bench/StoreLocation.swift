@@ -1,13 +1,16 @@
-/// Where a store is: a directory, or a schema on a PostgreSQL server.
+/// Where a store is: a directory, a schema on a PostgreSQL server, or
+/// nowhere but the process's memory (`--memory`).
 enum StoreLocation {
     case directory(String)
     case schema(url: String, name: String, coherence: String)
+    case memory
 
     /// larder's arguments for it.
     var arguments: [String] {
         switch self {
         case .directory(let path): ["--store", path]
         case .schema(let url, let name, let coherence): ["--store", url, "--pg-schema", name, "--pg-coherence", coherence]
+        case .memory: ["--memory"]
         }
     }
 

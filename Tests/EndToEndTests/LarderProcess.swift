@@ -236,6 +236,18 @@ final class LarderProcess {
 
     /// The next Content-Length framed message; nil (and a test failure) at a timeout or a bad frame.
     func readFramedMessage(timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> JSON? {
+        guard let body = readFramedBody(timeout: timeout, file: file, line: line) else { return nil }
+        do {
+            return try JSONParser.parse(body)
+        } catch {
+            XCTFail("framed body is not JSON: \(String(decoding: body, as: UTF8.self))", file: file, line: line)
+            return nil
+        }
+    }
+
+    /// The body of the next Content-Length framed message, unparsed; nil (and
+    /// a test failure) at a timeout or a bad frame.
+    func readFramedBody(timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [UInt8]? {
         let deadline = Self.now() + timeout
         let separator: [UInt8] = [13, 10, 13, 10]
         while true {
@@ -255,12 +267,7 @@ final class LarderProcess {
                 }
                 let body = Array(stdoutBuffer[bodyStart..<(bodyStart + length)])
                 stdoutBuffer.removeSubrange(..<(bodyStart + length))
-                do {
-                    return try JSONParser.parse(body)
-                } catch {
-                    XCTFail("framed body is not JSON: \(String(decoding: body, as: UTF8.self))", file: file, line: line)
-                    return nil
-                }
+                return body
             }
             guard fill(until: deadline) else {
                 XCTFail("no framed message within \(timeout) s; got \(String(decoding: stdoutBuffer, as: UTF8.self))",

@@ -130,3 +130,28 @@ final class FrameDecoderContentLengthTests: XCTestCase {
         XCTAssertEqual(FrameDecoder.eventsByteByByte(input), [.message("{}")])
     }
 }
+
+extension FrameDecoderContentLengthTests {
+    /// A large body's bytes are given back as soon as it is handled; the
+    /// messages read with it, whole, cut in their header or in their body,
+    /// come through unchanged.
+    func testReleasingALargeBodyKeepsTheMessagesThatCameWithIt() {
+        let d = FrameDecoder(maxMessageBytes: 8 << 20)
+        let large = "\"" + String(repeating: "x", count: 5 << 20) + "\""
+        d.append(bytes(framed(large) + framed("[2]") + "Content-Len"))
+        XCTAssertEqual(d.next().map(d.convert), .message(large))
+        d.releaseConsumed()
+        XCTAssertEqual(d.drain(), [.message("[2]")])
+        d.append(bytes("gth: 3\r\n\r\n[3]Content-Length: 3\r\n\r\n[4"))
+        XCTAssertEqual(d.drain(), [.message("[3]")])
+        d.append(bytes("]"))
+        XCTAssertEqual(d.drain(), [.message("[4]")])
+
+        d.append(bytes(framed(large) + "Content-Length: 3\r\n\r\n[5"))
+        XCTAssertEqual(d.next().map(d.convert), .message(large))
+        d.releaseConsumed()
+        XCTAssertEqual(d.drain(), [])
+        d.append(bytes("]"))
+        XCTAssertEqual(d.drain(), [.message("[5]")])
+    }
+}

@@ -191,3 +191,18 @@ extension FrameDecoderLineTests {
         XCTAssertEqual(seen, [.message("[1]"), .message("large"), .message("after")])
     }
 }
+
+extension FrameDecoderLineTests {
+    /// A large message's bytes are given back as soon as it is handled; the
+    /// lines read with it, whole or in part, come through unchanged.
+    func testReleasingALargeMessageKeepsTheLinesThatCameWithIt() {
+        let d = FrameDecoder(maxMessageBytes: 8 << 20)
+        let large = "\"" + String(repeating: "x", count: 5 << 20) + "\""
+        d.append(Array((large + "\n[2]\n[3").utf8))
+        XCTAssertEqual(d.next().map(d.convert), .message(large))
+        d.releaseConsumed()
+        XCTAssertEqual(d.drain(), [.message("[2]")])
+        d.append(Array("]\n".utf8))
+        XCTAssertEqual(d.drain(), [.message("[3]")])
+    }
+}

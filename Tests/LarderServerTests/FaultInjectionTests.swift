@@ -78,6 +78,22 @@ final class FaultInjectionTests: XCTestCase {
         }
     }
 
+    /// A result too large to be held (1 MiB or more) read behind a set is
+    /// answered after a commit made for it; when that commit fails, the read
+    /// fails with the set, as one held behind it does.
+    func testALargeReadBehindAFailingCommitFailsWithIt() throws {
+        let large = String(repeating: "x", count: 2 << 20)
+        try directory.serve(prepare: Fault.commit(Self.diskFull).arm) { session in
+            let answers = session.send([
+                request(1, "cache.set", #"{"key":"big","value":"\#(large)"}"#),
+                request(2, "cache.get", #"{"key":"big"}"#),
+            ])
+            XCTAssertEqual(answers.map { $0["id"] }, [.int(1), .int(2)])
+            assertStorageFailures(answers, sqlite: Self.diskFull)
+            XCTAssertEqual(values(session.send(gets(["big"], from: 10))), [nil])
+        }
+    }
+
     // MARK: - cache.setMany
 
     func testACacheSetManyFailingAtAStatementFailsEveryWaitingCaller() throws {
