@@ -115,7 +115,7 @@ final class ManyHostsTests: SharedStoreTests {
         let arguments = ["--store", try url(from: 0), "--pg-schema", try XCTUnwrap(store).schema] + NetworkCut.arguments
         let launcher = ["/usr/sbin/ip", "netns", "exec", hosts[0].namespace]
         var cut = NetworkCut(try LarderProcess(arguments, launcher: launcher), fresh: try LarderProcess(arguments, launcher: launcher))
-        addTeardownBlock { try? Self.ip(["link", "set", link, "up"]) }
+        addTeardownBlock { _ = try? Self.ip(["link", "set", link, "up"]) }
         let figures = try cut.run(cut: { try Self.ip(["link", "set", link, "down"]) }, restore: { try Self.ip(["link", "set", link, "up"]) })
         print("network cut of a link: \(figures)")
     }

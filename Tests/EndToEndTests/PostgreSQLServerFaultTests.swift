@@ -66,13 +66,10 @@ final class PostgreSQLServerFaultTests: XCTestCase {
     /// that stops forwarding (`BlackholeProxy`), then restored (see `NetworkCut`).
     func testASilentNetworkCutHoldsNoRequestPastTheTimeoutAndServiceResumesWhenItEnds() throws {
         let store = try XCTUnwrap(store)
-        guard let address = store.url.range(of: #"@127\.0\.0\.1:[0-9]+/"#, options: .regularExpression),
-              let port = UInt16(store.url[address].dropFirst("@127.0.0.1:".count).dropLast()) else {
-            throw XCTSkip("the test server is not at 127.0.0.1:PORT: \(PostgresStore.redacted(store.url))")
+        guard let (proxy, url) = try BlackholeProxy.inFront(of: store.url) else {
+            throw XCTSkip("the test server is not named by an IPv4 address and port: \(PostgresStore.redacted(store.url))")
         }
-        let proxy = try BlackholeProxy(to: "127.0.0.1", port: port)
         defer { proxy.stop() }
-        let url = store.url.replacingCharacters(in: address, with: "@127.0.0.1:\(proxy.port)/")
         let arguments = ["--store", url, "--pg-schema", store.schema] + NetworkCut.arguments
         var cut = NetworkCut(try LarderProcess(arguments), fresh: try LarderProcess(arguments))
         let figures = try cut.run(cut: { proxy.cut(true) }, restore: { proxy.cut(false) })

@@ -12,8 +12,8 @@ import Foundation
 /// when the cut began are dropped when it ends, as a cut loses them: their
 /// bytes never reach the server. New connections wait, unanswered, until
 /// then.
-final class BlackholeProxy: @unchecked Sendable {
-    let port: UInt16
+public final class BlackholeProxy: @unchecked Sendable {
+    public let port: UInt16
     private let target: sockaddr_in
     private let listener: Int32
     private let lock = NSLock()
@@ -25,14 +25,14 @@ final class BlackholeProxy: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// A proxy to `host` (an IPv4 address) and `port`.
-    init(to host: String, port targetPort: UInt16) throws {
+    public init(to host: String, port targetPort: UInt16) throws {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = targetPort.bigEndian
         inet_pton(AF_INET, host, &address.sin_addr)
         target = address
 
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         self.listener = listener
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
@@ -43,15 +43,28 @@ final class BlackholeProxy: @unchecked Sendable {
                 bind(listener, address, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, address, &length) == 0
             }
         }
-        guard bound else { throw ProxyError(message: "cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))") }
+        guard bound else { throw ProxyError(description: "cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))") }
         port = UInt16(bigEndian: local.sin_port)
         Thread.detachNewThread { [self] in run() }
     }
 
-    struct ProxyError: Error { let message: String }
+    public struct ProxyError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A proxy in front of the server a libpq URL names by IPv4 address and
+    /// port (`postgresql://user@127.0.0.1:5432/db`), and the same URL
+    /// naming the proxy instead; nil for a URL naming its server otherwise.
+    public static func inFront(of url: String) throws -> (proxy: BlackholeProxy, url: String)? {
+        guard let at = url.range(of: #"@[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+:[0-9]+/"#, options: .regularExpression) else { return nil }
+        let address = url[at].dropFirst().dropLast().split(separator: ":")
+        guard address.count == 2, let port = UInt16(address[1]) else { return nil }
+        let proxy = try BlackholeProxy(to: String(address[0]), port: port)
+        return (proxy, url.replacingCharacters(in: at, with: "@127.0.0.1:\(proxy.port)/"))
+    }
 
     /// Stops forwarding (true) or forwards again (false).
-    func cut(_ on: Bool) {
+    public func cut(_ on: Bool) {
         lock.withLock {
             if !on && isCut {
                 for pair in pairs {
@@ -65,7 +78,7 @@ final class BlackholeProxy: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         lock.withLock { stopped = true }
         finished.wait()
         for pair in pairs {
@@ -111,14 +124,16 @@ final class BlackholeProxy: @unchecked Sendable {
                 close(pairs[i].server)
                 pairs.remove(at: i)
             }
-            if fds[0].revents != 0 { accept() }
+            if fds[0].revents != 0 { acceptClient() }
         }
     }
 
-    private func accept() {
-        let client = Glibc.accept(listener, nil, nil)
+    private func acceptClient() {
+        let client = accept(listener, nil, nil)
         guard client >= 0 else { return }
-        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // Not for the processes the tests start meanwhile.
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = target
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
@@ -134,7 +149,7 @@ final class BlackholeProxy: @unchecked Sendable {
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ count: Int) -> Bool {
         var sent = 0
         while sent < count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + sent, count - sent) }
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return false }
             sent += n
