@@ -25,9 +25,9 @@ public enum PostgresStore {
     /// against its limits, whether an object still needs migrating, a batch's
     /// references — is as of that moment: limits hold, `migrate.run` from two
     /// sidecars migrates each object once, and entity batches apply one after
-    /// the other. A sidecar waits for the lock up to the same 5 s as SQLite's
-    /// busy timeout (or four fifths of `timeout` if that is less, so that the
-    /// wait ends before the call gives up on the server), then answers -31002
+    /// the other. A sidecar waits for the lock up to four fifths of `timeout`
+    /// (so that the wait ends before the call would give up on the server)
+    /// and at most SQLite's busy timeout, 5 s, then answers -31002
     /// (retryable). A burst of writes is one transaction: sidecars take turns
     /// per burst, not per write.
     ///
