@@ -714,6 +714,10 @@ extension Cache: TransactionObserver {
     /// Another writer changed entries only: those of this cache leave the
     /// memory tier, and its totals are read again before they are next needed.
     func storeChanged(elsewhere changes: ChangeRecord) {
+        // A memory-only cache's entries are this writer's own: while the
+        // store cannot be read, it keeps serving them with the settings it
+        // has, rather than fail reading its settings again.
+        if changes.isUnknown && !config.persistent { return }
         if changes.everything { return transactionDidRollBack() }
         guard changes.touches(cache: id), config.persistent else { return }
         if changes.wholeCaches.contains(id) {

@@ -31,6 +31,19 @@ public struct ChangeRecord: Sendable, Equatable {
         return r
     }
 
+    /// Set when the other writers could not be asked (their server cannot
+    /// be reached): anything may have changed, and the writer is not told
+    /// what.
+    public private(set) var isUnknown = false
+
+    /// What others changed when they cannot be asked: everything, as far
+    /// as anything held from the store goes.
+    public static var unknown: ChangeRecord {
+        var r = all
+        r.isUnknown = true
+        return r
+    }
+
     public var isEmpty: Bool { !everything && keys.isEmpty && wholeCaches.isEmpty }
 
     public mutating func noteEverything() {

@@ -51,7 +51,11 @@ typealias CText = UnsafePointer<CChar>?
 typealias CTextArray = UnsafePointer<UnsafePointer<CChar>?>?
 
 // Connections
-let PQconnectdbParams = LibPQ.function("PQconnectdbParams", (@convention(c) (CTextArray, CTextArray, Int32) -> PGPointer).self)
+let PQconnectStartParams = LibPQ.function("PQconnectStartParams", (@convention(c) (CTextArray, CTextArray, Int32) -> PGPointer).self)
+let PQconnectPoll = LibPQ.function("PQconnectPoll", (@convention(c) (PGPointer) -> PostgresPollingStatusType).self)
+let PQsetnonblocking = LibPQ.function("PQsetnonblocking", (@convention(c) (PGPointer, Int32) -> Int32).self)
+let PQflush = LibPQ.function("PQflush", (@convention(c) (PGPointer) -> Int32).self)
+let PQisBusy = LibPQ.function("PQisBusy", (@convention(c) (PGPointer) -> Int32).self)
 let PQfinish = LibPQ.function("PQfinish", (@convention(c) (PGPointer) -> Void).self)
 let PQstatus = LibPQ.function("PQstatus", (@convention(c) (PGPointer) -> ConnStatusType).self)
 let PQtransactionStatus = LibPQ.function("PQtransactionStatus", (@convention(c) (PGPointer) -> PGTransactionStatusType).self)
@@ -71,14 +75,9 @@ let PQfreemem = LibPQ.function("PQfreemem", (@convention(c) (UnsafeMutableRawPoi
 let PQconsumeInput = LibPQ.function("PQconsumeInput", (@convention(c) (PGPointer) -> Int32).self)
 let PQnotifies = LibPQ.function("PQnotifies", (@convention(c) (PGPointer) -> UnsafeMutablePointer<PGnotify>?).self)
 
-// Statements
-let PQexec = LibPQ.function("PQexec", (@convention(c) (PGPointer, CText) -> PGPointer).self)
-let PQexecParams = LibPQ.function("PQexecParams",
-    (@convention(c) (PGPointer, CText, Int32, UnsafePointer<Oid>?, CTextArray, UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> PGPointer).self)
-let PQprepare = LibPQ.function("PQprepare", (@convention(c) (PGPointer, CText, CText, Int32, UnsafePointer<Oid>?) -> PGPointer).self)
-let PQexecPrepared = LibPQ.function("PQexecPrepared",
-    (@convention(c) (PGPointer, CText, Int32, CTextArray, UnsafePointer<Int32>?, UnsafePointer<Int32>?, Int32) -> PGPointer).self)
-let PQdescribePrepared = LibPQ.function("PQdescribePrepared", (@convention(c) (PGPointer, CText) -> PGPointer).self)
+// Statements (sent without waiting; `PostgresConnection.answer` waits for the results, within its deadline)
+let PQsendQuery = LibPQ.function("PQsendQuery", (@convention(c) (PGPointer, CText) -> Int32).self)
+let PQsendDescribePrepared = LibPQ.function("PQsendDescribePrepared", (@convention(c) (PGPointer, CText) -> Int32).self)
 
 // Pipelines
 let PQenterPipelineMode = LibPQ.function("PQenterPipelineMode", (@convention(c) (PGPointer) -> Int32).self)

@@ -5,6 +5,12 @@ import LarderCore
 /// `limit`, each shortened by up to `jitter` of itself at random, so that
 /// the sidecars of many hosts that lost the server together do not all come
 /// back at the same instant. A successful connection starts over.
+///
+/// The longest wait is 1 s by default: a network that comes back is used
+/// within about a second even when the attempts failed at once meanwhile
+/// ("No route to host", as a link that is down makes them after the
+/// kernel's three unanswered ARP requests), and a server refusing
+/// connections meets one attempt a second from each client.
 public struct PostgresBackoff: Sendable {
     public var first: Duration
     public var limit: Duration
@@ -12,7 +18,7 @@ public struct PostgresBackoff: Sendable {
     public var jitter: Double
     private var current: Duration?
 
-    public init(first: Duration = .milliseconds(50), limit: Duration = .seconds(5), jitter: Double = 0.25) {
+    public init(first: Duration = .milliseconds(50), limit: Duration = .seconds(1), jitter: Double = 0.25) {
         self.first = first
         self.limit = limit
         self.jitter = min(max(jitter, 0), 1)

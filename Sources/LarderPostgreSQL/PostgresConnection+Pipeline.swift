@@ -102,13 +102,14 @@ extension PostgresConnection {
     }
 
     /// Sends `items` in pipeline mode, then a sync, then reads the reply to
-    /// each, in order, and the sync's.
+    /// each, in order, and the sync's: one round trip, waiting at most
+    /// `timeout` in all.
     ///
-    /// The connection stays in libpq's blocking mode: libpq writes in chunks
-    /// of 8 kB as items are queued, and when the socket is full it reads
-    /// what the server has answered meanwhile into its own buffer before
-    /// writing on, so a burst larger than the socket buffers cannot stall
-    /// with both sides writing.
+    /// libpq writes in chunks of 8 kB as items are queued, as far as the
+    /// socket takes them without waiting, and keeps the rest; the flush
+    /// after the sync reads what the server answers meanwhile while it
+    /// writes, so a burst larger than the socket buffers cannot stall with
+    /// both sides writing.
     func exchange(_ items: [PipelineItem], on connection: OpaquePointer) throws(StoreError) -> [PipelineReply] {
         do {
             return try exchangeOnce(items, on: connection)
@@ -125,11 +126,13 @@ extension PostgresConnection {
         for item in items where !send(item, on: connection) { throw failure(nil, connection) }
         guard PQpipelineSync(connection) == 1 else { throw failure(nil, connection) }
         roundTrips += 1
+        let deadline = ContinuousClock.now + timeout
+        try flush(connection, until: deadline)
 
         var replies: [PipelineReply] = []
         replies.reserveCapacity(items.count)
         for index in items.indices {
-            guard let result = PQgetResult(connection) else { throw failure(nil, connection) }
+            guard let result = try nextResult(connection, until: deadline) else { throw failure(nil, connection) }
             switch PQresultStatus(result) {
             case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
                 replies.append(.done(PostgresResult(result)))
@@ -144,13 +147,13 @@ extension PostgresConnection {
                 replies.append(.failed(error))
             }
             // Each item's results end with a null one.
-            while let extra = PQgetResult(connection) {
+            while let extra = try nextResult(connection, until: deadline) {
                 let lost = PQstatus(connection) != CONNECTION_OK
                 PQclear(extra)
                 if lost { throw failure(nil, connection) }
             }
         }
-        guard let sync = PQgetResult(connection) else { throw failure(nil, connection) }
+        guard let sync = try nextResult(connection, until: deadline) else { throw failure(nil, connection) }
         let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
         guard synced else { throw failure(sync, connection) }
         PQclear(sync)

@@ -85,7 +85,8 @@ extension PostgresConnection {
     func rollback() {
         guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
         roundTrips += 1
-        PQclear(PQexec(handle, "ROLLBACK"))
+        // A server that does not answer loses the session, and with it the transaction.
+        PQclear((try? answer(on: handle) { PQsendQuery(handle, "ROLLBACK") }) ?? nil)
     }
 
     /// Waits until this session holds the advisory lock `key`, which it then

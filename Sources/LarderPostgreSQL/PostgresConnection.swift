@@ -10,12 +10,20 @@ import LarderCore
 /// it prepared and the channels it listens to, both restored on each new
 /// session.
 ///
+/// No call waits longer than `timeout` for the server: libpq is used
+/// without blocking, and each round trip waits for its answer with poll(2)
+/// on the session's socket. A server that stays silent past it (a network
+/// cut that drops packets, a host gone, a stopped process) loses its
+/// session: the socket is closed, and the call throws
+/// `StoreError.storageUnavailable`.
+///
 /// When the server goes away (stopped, crashed, restarting, unreachable),
 /// the call that finds out throws `StoreError.storageUnavailable`, and so
-/// does every call until a new session is open: each call tries to connect
-/// again once the backoff's wait has passed, and fails at once before that,
-/// so that a caller is never held longer than one connection attempt and a
-/// server coming back is not met by every client at once. A new session
+/// does every call until a new session is open. Connecting again never
+/// holds a call: an attempt is started once the backoff's wait has passed
+/// (a server that refuses is not met by every client at once) and goes on
+/// between calls; each call moves it on, waiting for it at most
+/// `connectWait`, and fails if it has not finished by then. A new session
 /// prepares the statements of the last and listens to its channels (in one
 /// round trip) before any call runs on it.
 ///
@@ -35,8 +43,13 @@ public final class PostgresConnection {
     /// The session; nil after it was lost, until the next one opens.
     private(set) var handle: OpaquePointer?
     public var backoff: PostgresBackoff
+    /// The longest a call waits for the server: for a round trip's answer,
+    /// or for a session to open at `init`.
+    public let timeout: Duration
     /// When the next connection attempt may be made, after one failed.
     private var retryAt: ContinuousClock.Instant?
+    /// The connection attempt under way, if any.
+    private var attempt: ConnectionAttempt?
     /// Why the server could not be reached, for the errors given meanwhile.
     private var unreachable = ""
     /// Statements by name: prepared on each session, once.
@@ -61,25 +74,54 @@ public final class PostgresConnection {
 
     /// Connects to the server `conninfo` names. `settings` are connection
     /// parameters that win over the conninfo's and the environment's.
+    /// `timeout` bounds every wait for the server, this first connection included.
     public init(_ conninfo: String, settings: [String: String] = [:], sessionSetup: String? = nil,
+                timeout: Duration = PostgresConnection.defaultTimeout,
                 backoff: PostgresBackoff = PostgresBackoff()) throws(StoreError) {
         // libpq reads a URL only when its scheme is in lowercase; URL schemes are case-insensitive.
         self.conninfo = PostgresStore.lowercasingScheme(conninfo)
         self.settings = settings.sorted { $0.key < $1.key }
         self.sessionSetup = sessionSetup
+        self.timeout = timeout
         self.backoff = backoff
         try Self.validate(self.conninfo)
-        handle = try openSession()
-        sessions = 1
+        // Attempts whose SYN went unanswered are started again, within the timeout.
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do throws(StoreError) {
+                try startAttempt()
+                guard let connection = try advanceAttempt(until: deadline) else {
+                    throw StoreError.storageUnavailable(reason: "could not connect to the server within \(Self.text(timeout))", sqlState: nil)
+                }
+                try establish(connection)
+                return
+            } catch {
+                close()
+                guard silentAttempt, ContinuousClock.now < deadline else { throw error }
+            }
+        }
     }
 
     deinit { close() }
 
-    /// Ends the session. The connection can still be used: the next call opens a new one.
+    /// The default of `timeout` (`--pg-timeout`).
+    public static let defaultTimeout: Duration = .seconds(5)
+
+    /// The longest a call waits for a connection attempt under way. A
+    /// server that answers opens a session in a few milliseconds (a server
+    /// process forked and the client authenticated), so the first call after
+    /// it is back is served; one that does not answer holds no call longer
+    /// than this.
+    public static let connectWait: Duration = .milliseconds(100)
+
+    /// Ends the session, and any connection attempt. The connection can
+    /// still be used: the next call opens a new one.
     public func close() {
         if let handle { PQfinish(handle) }
         handle = nil
         prepared = []
+        if let attempt { PQfinish(attempt.connection) }
+        attempt = nil
     }
 
     /// Whether a session is open (as far as libpq knows: a server that went
@@ -105,7 +147,7 @@ public final class PostgresConnection {
     @discardableResult
     public func execute(_ sql: String) throws(StoreError) -> PostgresResult {
         let connection = try session()
-        return try check(PQexec(connection, sql), connection)
+        return try check(try answer(on: connection) { PQsendQuery(connection, sql) }, connection)
     }
 
     /// Runs one statement with `parameters` as `$1`, `$2`…, parsed and
@@ -113,9 +155,11 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = [], format: PostgresFormat = .binary) throws(StoreError) -> PostgresResult {
         let connection = try session()
-        let result = PostgresParameters.lend(parameters, format: format) { lent in
-            lent.withArrays { count, types, values, lengths, formats in
-                PQexecParams(connection, sql, count, types, values, lengths, formats, format.rawValue)
+        let result = try answer(on: connection) {
+            PostgresParameters.lend(parameters, format: format) { lent in
+                lent.withArrays { count, types, values, lengths, formats in
+                    PQsendQueryParams(connection, sql, count, types, values, lengths, formats, format.rawValue)
+                }
             }
         }
         return try check(result, connection)
@@ -134,9 +178,11 @@ public final class PostgresConnection {
         try register(statement)
         let connection = try session()
         if !prepared.contains(statement.name) { try prepare(statement, on: connection) }
-        let result = PostgresParameters.lend(parameters, format: format) { lent in
-            lent.withArrays { count, _, values, lengths, formats in
-                PQexecPrepared(connection, statement.name, count, values, lengths, formats, format.rawValue)
+        let result = try answer(on: connection) {
+            PostgresParameters.lend(parameters, format: format) { lent in
+                lent.withArrays { count, _, values, lengths, formats in
+                    PQsendQueryPrepared(connection, statement.name, count, values, lengths, formats, format.rawValue)
+                }
             }
         }
         return try check(result, connection)
@@ -147,7 +193,7 @@ public final class PostgresConnection {
     public func parameterTypes(of statement: PostgresStatement) throws(StoreError) -> [PostgresType] {
         try prepare(statement)
         let connection = try session()
-        let result = try check(PQdescribePrepared(connection, statement.name), connection)
+        let result = try check(try answer(on: connection) { PQsendDescribePrepared(connection, statement.name) }, connection)
         return (0..<PQnparams(result.raw)).map { PostgresType(rawValue: PQparamtype(result.raw, $0)) }
     }
 
@@ -162,8 +208,10 @@ public final class PostgresConnection {
 
     private func prepare(_ statement: PostgresStatement, on connection: OpaquePointer) throws(StoreError) {
         let types = statement.parameterTypes.map(\.rawValue)
-        let result = types.withUnsafeBufferPointer {
-            PQprepare(connection, statement.name, statement.sql, Int32($0.count), $0.baseAddress)
+        let result = try answer(on: connection) {
+            types.withUnsafeBufferPointer {
+                PQsendPrepare(connection, statement.name, statement.sql, Int32($0.count), $0.baseAddress)
+            }
         }
         _ = try check(result, connection)
         prepared.insert(statement.name)
@@ -194,8 +242,10 @@ public final class PostgresConnection {
 
     // MARK: - Sessions
 
-    /// The open session, or a new one if the last was lost (once the backoff's wait has passed).
-    func session() throws(StoreError) -> OpaquePointer {
+    /// The open session, or a new one if the last was lost: a connection
+    /// attempt is started once the backoff's wait has passed, and moved on
+    /// for at most `wait`; until it has opened a session, calls fail at once.
+    func session(waiting wait: Duration = connectWait) throws(StoreError) -> OpaquePointer {
         if let handle {
             if PQstatus(handle) == CONNECTION_OK { return handle }
             lose(PostgresSQLState.trimmed(cText(PQerrorMessage(handle))))
@@ -203,26 +253,41 @@ public final class PostgresConnection {
         if transactionLost {
             throw .storageUnavailable(reason: "the connection was lost during the transaction, which the server rolled back", sqlState: nil)
         }
-        let now = ContinuousClock.now
-        if let retryAt, now < retryAt {
-            let wait = (retryAt - now).components
-            let milliseconds = wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000
-            throw .storageUnavailable(reason: "\(unreachable) (next attempt in \(milliseconds) ms)", sqlState: nil)
+        if attempt == nil {
+            if let retryAt, ContinuousClock.now < retryAt {
+                throw .storageUnavailable(reason: "\(unreachable) (next attempt in \(Self.milliseconds(retryAt - .now)) ms)", sqlState: nil)
+            }
+            do { try startAttempt() } catch { throw attemptFailed(error) }
         }
-        do {
-            let connection = try openSession()
-            handle = connection
-            sessions += 1
-            try restore(connection)
-            backoff.reset()
-            retryAt = nil
-            return connection
+        let connection: OpaquePointer
+        do throws(StoreError) {
+            guard let connected = try advanceAttempt(until: .now + wait) else {
+                let started = attempt.map { Self.milliseconds(.now - $0.started) } ?? 0
+                throw StoreError.storageUnavailable(reason: "\(unreachable) (connecting again for \(started) ms)", sqlState: nil)
+            }
+            connection = connected
         } catch {
-            if handle != nil { close() }
-            unreachable = Self.reason(error)
-            retryAt = ContinuousClock.now + backoff.next()
-            throw error
+            throw attempt == nil ? attemptFailed(error) : error
         }
+        do { try establish(connection) } catch { throw attemptFailed(error) }
+        return connection
+    }
+
+    /// Notes that a connection attempt failed with `error`, and returns it.
+    private func attemptFailed(_ error: StoreError) -> StoreError {
+        // An attempt that was never answered waited long enough already: the
+        // next starts at once, so that a network that comes back is used
+        // within about a second.
+        retryAt = silentAttempt ? nil : ContinuousClock.now + backoff.next()
+        unreachable = Self.reason(error)
+        return error
+    }
+
+    /// Opens a session now if none is open and none is being opened, or
+    /// moves on the attempt under way, waiting at most `wait`; throws
+    /// `storageUnavailable` while there is no session.
+    public func connect(waiting wait: Duration) throws(StoreError) {
+        _ = try session(waiting: wait)
     }
 
     /// Reconnects now if the session was lost, waiting out the backoff
@@ -231,7 +296,7 @@ public final class PostgresConnection {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
-                _ = try session()
+                _ = try session(waiting: deadline - .now)
                 return
             } catch {
                 guard case .storageUnavailable = error, !transactionLost else { throw error }
@@ -269,49 +334,207 @@ public final class PostgresConnection {
         _ = try exchange(items, on: connection)
     }
 
-    /// Opens a session with libpq. Defaults that the conninfo and the
-    /// environment may replace come first; `settings` next; last the client
-    /// encoding, which must be UTF-8 for the text sent and read here.
-    private func openSession() throws(StoreError) -> OpaquePointer {
+    // MARK: - Connection attempts
+
+    /// A session being opened by libpq, step by step (`PQconnectPoll`).
+    private struct ConnectionAttempt {
+        let connection: OpaquePointer
+        let started: ContinuousClock.Instant
+        /// What the last step waits for on the socket; OK or FAILED when done.
+        var polling: PostgresPollingStatusType
+    }
+
+    /// Linux sends a connection's SYN again 1 s after the first (its initial
+    /// retransmission timeout), then 3 s after that. An attempt whose SYN is
+    /// still unanswered just after the first repeat is abandoned, and the
+    /// next starts at once, rather than waiting 3 s more: a network that
+    /// comes back is then used within about a second of its return.
+    static let unansweredConnectionLimit: Duration = .milliseconds(1500)
+
+    /// Whether the last attempt ended because the server never answered
+    /// (its SYN unanswered, or the whole attempt past `timeout`).
+    private var silentAttempt = false
+
+    /// Starts connecting with libpq, without waiting. Defaults that the
+    /// conninfo and the environment may replace come first; `settings`
+    /// next; last the client encoding, which must be UTF-8 for the text sent
+    /// and read here.
+    private func startAttempt() throws(StoreError) {
+        silentAttempt = false
         var parameters = [("fallback_application_name", "larder")]
-        // Without a timeout, connecting to a host that drops packets waits
-        // for the kernel's, minutes; PGCONNECT_TIMEOUT still wins.
-        if getenv("PGCONNECT_TIMEOUT") == nil { parameters.append(("connect_timeout", "10")) }
-        // Over TCP, a server that vanished without closing the connection (a
-        // host down, a network cut) is otherwise noticed after the kernel's
-        // two hours of silence: probe an idle connection after 10 s, give up
-        // after 3 unanswered probes 5 s apart, or when sent data stays
-        // unacknowledged for 30 s. (Unix sockets ignore these.)
+        // Over TCP, a server that vanished without closing an idle
+        // connection (a host down, a network cut) is otherwise noticed after
+        // the kernel's two hours of silence: probe after 10 s, give up after
+        // 3 unanswered probes 5 s apart, or when sent data stays
+        // unacknowledged for `timeout` (a call gives up then anyway). Unix
+        // sockets ignore these.
         parameters += [("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
-                       ("tcp_user_timeout", "30000")]
+                       ("tcp_user_timeout", String(Self.milliseconds(timeout)))]
         if !conninfo.isEmpty { parameters.append(("dbname", conninfo)) }
         parameters += settings
         parameters.append(("client_encoding", "UTF8"))
         let connection = Self.withCStrings(parameters.map(\.0)) { keywords in
             Self.withCStrings(parameters.map(\.1)) { values in
                 // 1: the first dbname may be a whole conninfo, expanded in place.
-                PQconnectdbParams(keywords, values, 1)
+                PQconnectStartParams(keywords, values, 1)
             }
         }
         guard let connection else { throw .storageUnavailable(reason: "libpq is out of memory", sqlState: nil) }
-        guard PQstatus(connection) == CONNECTION_OK else {
+        guard PQstatus(connection) != CONNECTION_BAD else {
             let reason = PostgresSQLState.trimmed(cText(PQerrorMessage(connection)))
             PQfinish(connection)
             throw .storageUnavailable(reason: reason, sqlState: nil)
         }
+        // Before the first PQconnectPoll, libpq waits to write (its docs).
+        attempt = ConnectionAttempt(connection: connection, started: .now, polling: PGRES_POLLING_WRITING)
+    }
+
+    /// Moves the attempt under way on until it has connected (returning the
+    /// connection, no longer an attempt), failed (thrown), or `deadline`
+    /// came first (nil: it goes on at the next call).
+    private func advanceAttempt(until deadline: ContinuousClock.Instant) throws(StoreError) -> OpaquePointer? {
+        guard var current = attempt else { return nil }
+        defer { if attempt != nil { attempt = current } }
+        while true {
+            switch current.polling {
+            case PGRES_POLLING_OK:
+                attempt = nil
+                return current.connection
+            case PGRES_POLLING_FAILED:
+                return try abandonAttempt(PostgresSQLState.trimmed(cText(PQerrorMessage(current.connection))), silent: false)
+            default:
+                break
+            }
+            let unanswered = PQstatus(current.connection) == CONNECTION_STARTED
+            let limit = current.started + (unanswered ? min(timeout, Self.unansweredConnectionLimit) : timeout)
+            let events = current.polling == PGRES_POLLING_READING ? Int16(POLLIN) : Int16(POLLOUT)
+            if Self.isReady(PQsocket(current.connection), for: events, until: min(deadline, limit)) {
+                current.polling = PQconnectPoll(current.connection)
+                continue
+            }
+            let now = ContinuousClock.now
+            if now >= limit {
+                let what = unanswered ? "the server did not answer a connection attempt within \(Self.text(Self.unansweredConnectionLimit))"
+                                      : "could not connect to the server within \(Self.text(timeout))"
+                return try abandonAttempt(what, silent: true)
+            }
+            if now >= deadline { return nil }
+        }
+    }
+
+    private func abandonAttempt(_ reason: String, silent: Bool) throws(StoreError) -> OpaquePointer? {
+        if let attempt { PQfinish(attempt.connection) }
+        attempt = nil
+        silentAttempt = silent
+        throw .storageUnavailable(reason: reason, sqlState: nil)
+    }
+
+    /// Makes a newly connected `connection` the session: non-blocking, its
+    /// setup run and the last session's statements and channels restored.
+    private func establish(_ connection: OpaquePointer) throws(StoreError) {
         // libpq prints the server's notices (such as "relation already
         // exists, skipping") on stderr unless told otherwise.
         _ = PQsetNoticeProcessor(connection, { _, _ in }, nil)
-        if let sessionSetup {
-            let result = PQexec(connection, sessionSetup)
-            defer { PQclear(result) }
-            guard PQresultStatus(result) == PGRES_COMMAND_OK else {
-                let error = StoreError.postgres(result, connection: connection)
-                PQfinish(connection)
-                throw error
+        handle = connection
+        do throws(StoreError) {
+            guard PQsetnonblocking(connection, 1) == 0 else { throw failure(nil, connection) }
+            if let sessionSetup {
+                let result = try answer(on: connection) { PQsendQuery(connection, sessionSetup) }
+                defer { PQclear(result) }
+                guard PQresultStatus(result) == PGRES_COMMAND_OK else { throw StoreError.postgres(result, connection: connection) }
+            }
+            try restore(connection)
+        } catch {
+            close()
+            throw error
+        }
+        sessions += 1
+        backoff.reset()
+        retryAt = nil
+    }
+
+    // MARK: - Waiting for the server
+
+    /// Sends what `send` queues (false from it: libpq refused), then waits
+    /// for the answer: the last result, as PQexec would return it. Waits at
+    /// most `timeout`; past it the session is lost.
+    func answer(on connection: OpaquePointer, _ send: () -> Int32) throws(StoreError) -> OpaquePointer? {
+        guard send() == 1 else { throw failure(nil, connection) }
+        let deadline = ContinuousClock.now + timeout
+        try flush(connection, until: deadline)
+        var last: OpaquePointer?
+        while let result = try nextResult(connection, until: deadline) {
+            PQclear(last)
+            last = result
+        }
+        return last
+    }
+
+    /// Waits until libpq has sent everything it holds, reading what the
+    /// server answers meanwhile (it may wait for its answers to be read
+    /// before it reads more).
+    func flush(_ connection: OpaquePointer, until deadline: ContinuousClock.Instant) throws(StoreError) {
+        while true {
+            switch PQflush(connection) {
+            case 0: return
+            case 1:
+                let ready = try wait(on: connection, for: Int16(POLLIN | POLLOUT), until: deadline)
+                if ready & Int16(POLLIN) != 0, PQconsumeInput(connection) == 0 { throw failure(nil, connection) }
+            default: throw failure(nil, connection)
             }
         }
-        return connection
+    }
+
+    /// The next result, as PQgetResult returns it, once it has arrived
+    /// whole: nil after each statement's results.
+    func nextResult(_ connection: OpaquePointer, until deadline: ContinuousClock.Instant) throws(StoreError) -> OpaquePointer? {
+        while PQisBusy(connection) == 1 {
+            _ = try wait(on: connection, for: Int16(POLLIN), until: deadline)
+            guard PQconsumeInput(connection) == 1 else { throw failure(nil, connection) }
+        }
+        return PQgetResult(connection)
+    }
+
+    /// Waits until the session's socket is ready for `events`, and returns
+    /// those it is ready for; past `deadline` the session is lost and the
+    /// server taken as unreachable.
+    private func wait(on connection: OpaquePointer, for events: Int16, until deadline: ContinuousClock.Instant) throws(StoreError) -> Int16 {
+        var ready = pollfd(fd: PQsocket(connection), events: events, revents: 0)
+        while true {
+            let left = deadline - .now
+            guard left > .zero else {
+                let reason = "the server did not answer within \(Self.text(timeout))"
+                lose(reason)
+                throw .storageUnavailable(reason: reason, sqlState: nil)
+            }
+            let n = poll(&ready, 1, Int32(clamping: Self.milliseconds(left) + 1))
+            if n > 0 { return ready.revents }
+            if n < 0 && errno != EINTR { throw failure(nil, connection) }
+        }
+    }
+
+    /// Whether `socket` is ready for `events`, or becomes ready before
+    /// `deadline` (looked at once if that has passed). An error is readiness:
+    /// libpq's next step finds it.
+    private static func isReady(_ socket: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
+        var ready = pollfd(fd: socket, events: events, revents: 0)
+        while true {
+            let left = deadline - .now
+            let n = poll(&ready, 1, left > .zero ? Int32(clamping: milliseconds(left) + 1) : 0)
+            if n > 0 || (n < 0 && errno != EINTR) { return true }
+            if n == 0 && left <= .zero { return false }
+        }
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+
+    /// A duration for messages: "5 s", "1.5 s".
+    static func text(_ duration: Duration) -> String {
+        let ms = milliseconds(duration)
+        return ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
     }
 
     /// Refuses a URL or key=value conninfo that libpq cannot read, once,

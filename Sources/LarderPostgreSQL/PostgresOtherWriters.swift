@@ -96,13 +96,17 @@ final class PostgresOtherWriters: OtherWriters {
         do {
             return try lookOutsideATransaction()
         } catch {
-            // Not knowing what others did, nothing held may be trusted: reads
-            // go to the database, and fail there while it cannot be reached.
-            return .all
+            // Not knowing what others did, nothing held from the store may
+            // be trusted: reads go to the database, and fail there while it
+            // cannot be reached.
+            return .unknown
         }
     }
 
     private func lookOutsideATransaction() throws(StoreError) -> ChangeRecord? {
+        // A look never waits for a connection attempt: the request that
+        // looks may need no database (a memory-only cache, rpc.discover).
+        try database.connection.connect(waiting: .zero)
         // Notifications sent while a session was lost never come: a new session looks.
         let sameSession = database.connection.sessions == sessionAtLastLook
         switch coherence {

@@ -47,19 +47,24 @@ public enum PostgresStore {
     /// against its limits, whether an object still needs migrating, a batch's
     /// references — is as of that moment: limits hold, `migrate.run` from two
     /// sidecars migrates each object once, and entity batches apply one after
-    /// the other. A sidecar waits for the lock up to the same 5 s as SQLite's
-    /// busy timeout, then answers -31002 (retryable). A burst of writes is one
-    /// transaction: sidecars take turns per burst, not per write.
+    /// the other. A sidecar waits for the lock up to four fifths of `timeout`
+    /// (so that the wait ends before the call would give up on the server)
+    /// and at most SQLite's busy timeout, 5 s, then answers -31002
+    /// (retryable). A burst of writes is one transaction: sidecars take turns
+    /// per burst, not per write.
     ///
     /// `coherence` says how a sidecar learns of the others' commits before
-    /// answering from its memory tiers (see `PostgresCoherence`).
+    /// answering from its memory tiers (see `PostgresCoherence`); `timeout`
+    /// is the longest any call waits for the server (`PostgresConnection`).
     public static func open(url: String, schema: String = defaultSchema, coherence: PostgresCoherence = .strict,
-                            clock: Clock = Clock()) throws(StoreError) -> Store {
+                            timeout: Duration = PostgresConnection.defaultTimeout, clock: Clock = Clock()) throws(StoreError) -> Store {
         try LibPQ.require()
         if let why = schemaRefusal(schema) { throw .invalidArgument(field: "schema", reason: why) }
+        let lockWait = min(Int64(CacheSQL.busyTimeoutMilliseconds), PostgresConnection.milliseconds(timeout) * 4 / 5)
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
-            sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(CacheSQL.busyTimeoutMilliseconds)")
+            sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(max(1, lockWait))",
+            timeout: timeout)
         try PostgresStoreSchema.migrate(connection, schema: schema)
         let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
         let location = Self.location(url: url, schema: schema)

@@ -1,4 +1,5 @@
 import LarderCore
+import LarderPostgreSQL
 
 /// How the server was started (from the command line).
 public struct ServerOptions: Sendable {
@@ -15,6 +16,9 @@ public struct ServerOptions: Sendable {
     public var encryptionKey: EncryptionKey?
     /// The store-wide disk budget (`--max-store-bytes`); nil: none.
     public var maxStoreBytes: Int?
+    /// The longest a store on PostgreSQL waits for its server (`--pg-timeout`),
+    /// the one `initialize`'s `store.url` opens included.
+    public var pgTimeout = PostgresConnection.defaultTimeout
     /// Answer plain `cache.get` and `cache.set` requests straight from their
     /// bytes; turned off only to check that both paths answer alike.
     public var directAnswers = true

@@ -57,11 +57,13 @@ public enum StoreLocation: Equatable, Sendable {
         public let message: String
     }
 
-    public func open(clock: Clock) throws(StoreError) -> Store {
+    /// `pgTimeout` (`--pg-timeout`): the longest a store on PostgreSQL waits for its server.
+    public func open(clock: Clock, pgTimeout: Duration = PostgresConnection.defaultTimeout) throws(StoreError) -> Store {
         switch self {
         case .directory(let path): try Store(directory: path, clock: clock)
         case .memory: try Store(directory: nil, clock: clock)
-        case .postgreSQL(let url, let schema, let coherence): try PostgresStore.open(url: url, schema: schema, coherence: coherence, clock: clock)
+        case .postgreSQL(let url, let schema, let coherence):
+            try PostgresStore.open(url: url, schema: schema, coherence: coherence, timeout: pgTimeout, clock: clock)
         }
     }
 

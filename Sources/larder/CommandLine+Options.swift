@@ -19,6 +19,8 @@ struct ServeOptions {
     var pgSchema: String?
     /// `--pg-coherence MODE`: how a store on PostgreSQL learns of other sidecars' commits.
     var pgCoherence: PostgresCoherence?
+    /// Whether `--pg-timeout` was given (its value is in `server`).
+    var pgTimeoutGiven = false
     var logLevel = Log.Level.warn
     /// Milliseconds since 1970 for a fixed clock (`--clock`).
     var clock: Int64?
@@ -58,6 +60,10 @@ extension Invocation {
                                     burst asks: never stale), notify (LISTEN/NOTIFY, no
                                     round trip) or poll (asks every 50 ms at most).
                                     Default: strict.
+          --pg-timeout SECONDS      The longest a request waits for PostgreSQL (a
+                                    decimal, 0.1 to 3600; default: 5). A server silent
+                                    past it is taken as unreachable: -31003, and larder
+                                    connects again without holding other requests.
           --memory                  Keep everything in memory; nothing is written.
           --log-level LEVEL         error, warn, info or debug (default: warn). Logs go to stderr.
           --max-message-bytes N     Largest accepted message (default: 67108864).
@@ -113,6 +119,13 @@ extension Invocation {
                 case .success(let c): options.pgCoherence = c
                 case .failure(let e): throw UsageError(message: "--pg-coherence \(e.message)")
                 }
+            case "--pg-timeout":
+                let text = try value(arg)
+                guard let seconds = Double(text), seconds >= 0.1, seconds <= 3600 else {
+                    throw UsageError(message: "--pg-timeout must be a number of seconds from 0.1 to 3600, not \(text)")
+                }
+                options.server.pgTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+                options.pgTimeoutGiven = true
             case "--memory": options.inMemory = true
             case "--enable-test-methods": options.server.enableTestMethods = true
             case "--require-initialize": options.server.requireInitialize = true
@@ -147,7 +160,7 @@ extension Invocation {
             default:
                 throw UsageError(message: "unknown argument \(arg)")
             }
-            if !["--store", "--pg-schema", "--pg-coherence", "--record", "--key-file"].contains(arg) {
+            if !["--store", "--pg-schema", "--pg-coherence", "--pg-timeout", "--record", "--key-file"].contains(arg) {
                 options.replayArguments += arguments[argumentStart...k]
             }
             k += 1
@@ -156,7 +169,8 @@ extension Invocation {
             throw UsageError(message: "--store and --memory cannot be used together")
         }
         // A --pg-schema without --store is checked once $LARDER_STORE is read (StoreLocation).
-        for (flag, given) in [("--pg-schema", options.pgSchema != nil), ("--pg-coherence", options.pgCoherence != nil)]
+        for (flag, given) in [("--pg-schema", options.pgSchema != nil), ("--pg-coherence", options.pgCoherence != nil),
+                              ("--pg-timeout", options.pgTimeoutGiven)]
         where given && (options.inMemory || options.explicitStore.map(PostgresStore.isURL) == false) {
             throw UsageError(message: "\(flag) needs a store on PostgreSQL: --store postgresql://...")
         }

@@ -49,13 +49,16 @@ enum Main {
             }
             if case .directory(let path) = location { serverOptions.storePath = path }
             storeText = text
+            if options.pgTimeoutGiven, case .directory = location {
+                fail("--pg-timeout needs a store on PostgreSQL (--store or $LARDER_STORE a postgresql:// URL), not the directory \(text)", code: 2)
+            }
         }
         if let path = options.keyFile ?? environment()["LARDER_KEY_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             do { serverOptions.encryptionKey = try EncryptionKey(file: path) } catch { fail("refusing to start: \(error.reason)", code: 2) }
         }
         let store: Store
         do {
-            store = try location.open(clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock())
+            store = try location.open(clock: options.clock.map { Clock(fixedAt: $0) } ?? Clock(), pgTimeout: serverOptions.pgTimeout)
         } catch {
             fail("cannot open the store: \(error.responseError.message)", code: 2)
         }

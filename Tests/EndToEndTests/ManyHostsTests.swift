@@ -107,6 +107,43 @@ final class ManyHostsTests: SharedStoreTests {
         }
     }
 
+    /// Host A's link cut silently on the database host's side under load
+    /// (`ip link set DEV down`: packets dropped, nothing reset), then
+    /// brought up again (see `NetworkCut`).
+    func testASilentCutOfOneHostsLinkHoldsNoRequestPastTheTimeoutAndServiceResumesWhenItComesBack() throws {
+        let link = try linkOnTheDatabaseHost(to: 0)
+        let arguments = ["--store", try url(from: 0), "--pg-schema", try XCTUnwrap(store).schema] + NetworkCut.arguments
+        let launcher = ["/usr/sbin/ip", "netns", "exec", hosts[0].namespace]
+        var cut = NetworkCut(try LarderProcess(arguments, launcher: launcher), fresh: try LarderProcess(arguments, launcher: launcher))
+        addTeardownBlock { _ = try? Self.ip(["link", "set", link, "up"]) }
+        let figures = try cut.run(cut: { try Self.ip(["link", "set", link, "down"]) }, restore: { try Self.ip(["link", "set", link, "up"]) })
+        print("network cut of a link: \(figures)")
+    }
+
+    /// The database host's end of the link to application host `host`: the
+    /// device holding the server's address as that host sees it (the tests
+    /// run on the database host).
+    private func linkOnTheDatabaseHost(to host: Int) throws -> String {
+        let line = try Self.ip(["-o", "-4", "addr", "show", "to", hosts[host].server + "/32"])
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count > 1 else { throw XCTSkip("no device holds \(hosts[host].server) here: \(line)") }
+        return String(fields[1].split(separator: "@")[0])
+    }
+
+    @discardableResult
+    private static func ip(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PostgresTestURL.Refused(description: "ip \(arguments.joined(separator: " ")) failed") }
+        return text
+    }
+
     /// The server stopped and started again while both hosts keep writing:
     /// what either acknowledged is there, what either was refused is not.
     func testTheServerRestartedUnderLoadFromBothHostsLosesNothingAcknowledged() throws {

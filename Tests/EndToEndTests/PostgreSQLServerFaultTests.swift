@@ -62,6 +62,20 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         XCTAssertEqual(next.request("cache.get", params: ["key": "during"], id: 2)?["result"]?["found"], false)
     }
 
+    /// The network to the server cut silently under load, through a proxy
+    /// that stops forwarding (`BlackholeProxy`), then restored (see `NetworkCut`).
+    func testASilentNetworkCutHoldsNoRequestPastTheTimeoutAndServiceResumesWhenItEnds() throws {
+        let store = try XCTUnwrap(store)
+        guard let (proxy, url) = try BlackholeProxy.inFront(of: store.url) else {
+            throw XCTSkip("the test server is not named by an IPv4 address and port: \(PostgresStore.redacted(store.url))")
+        }
+        defer { proxy.stop() }
+        let arguments = ["--store", url, "--pg-schema", store.schema] + NetworkCut.arguments
+        var cut = NetworkCut(try LarderProcess(arguments), fresh: try LarderProcess(arguments))
+        let figures = try cut.run(cut: { proxy.cut(true) }, restore: { proxy.cut(false) })
+        print("network cut through a proxy: \(figures)")
+    }
+
     /// A crash while bursts of writes keep coming: every write acknowledged
     /// is there after the restart, and every write refused is not (each
     /// burst is one transaction: all of it, or none of it).
@@ -167,5 +181,27 @@ final class PostgreSQLServerFaultTests: XCTestCase {
         let memory = try LarderProcess(["--memory", "--pg-coherence", "notify"])
         XCTAssertEqual(memory.waitForExit(), 2)
         XCTAssertTrue(memory.stderrAtEnd().contains("--pg-coherence needs a store on PostgreSQL"))
+    }
+
+    /// `--pg-timeout` takes seconds, for a store on PostgreSQL only.
+    func testThePostgreSQLTimeoutIsSecondsForAStoreOnPostgreSQL() throws {
+        let (url, schema) = (try XCTUnwrap(store).url, try XCTUnwrap(store).schema)
+        let larder = try LarderProcess(["--store", url, "--pg-schema", schema, "--pg-timeout", "0.5"])
+        XCTAssertEqual(larder.request("cache.set", params: ["key": "k", "value": 1])?["result"]?["stored"], true)
+        larder.closeStdin()
+        XCTAssertEqual(larder.waitForExit(), 0)
+
+        for value in ["0", "5s", "-1", "3601"] {
+            let refused = try LarderProcess(["--store", url, "--pg-timeout", value])
+            XCTAssertEqual(refused.waitForExit(), 2)
+            XCTAssertTrue(refused.stderrAtEnd().contains("--pg-timeout must be a number of seconds from 0.1 to 3600, not \(value)"))
+        }
+        let memory = try LarderProcess(["--memory", "--pg-timeout", "2"])
+        XCTAssertEqual(memory.waitForExit(), 2)
+        XCTAssertTrue(memory.stderrAtEnd().contains("--pg-timeout needs a store on PostgreSQL"))
+        let directory = NSTemporaryDirectory() + "larder-not-pg-" + UUID().uuidString
+        let inDirectory = try LarderProcess(["--pg-timeout", "2"], environment: ["LARDER_STORE": directory])
+        XCTAssertEqual(inDirectory.waitForExit(), 2)
+        XCTAssertTrue(inDirectory.stderrAtEnd().contains("--pg-timeout needs a store on PostgreSQL"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LarderTestSupport
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
@@ -78,6 +79,52 @@ final class PostgreSQLFaultTests: PostgresTestCase {
         })
         XCTAssertEqual(db.sessions, 2)
         XCTAssertEqual(try count("t", on: db), 1)
+    }
+
+    /// A server behind a network that drops packets (`BlackholeProxy`): the
+    /// call that meets the silence waits out the timeout and loses the
+    /// session; the calls after it wait for no server, and once the network
+    /// is back a call is served again, on a new session.
+    func testASilentServerHoldsOneCallForTheTimeoutAndTheNextOnesNotAtAll() throws {
+        guard let (proxy, proxied) = try BlackholeProxy.inFront(of: url) else {
+            throw XCTSkip("the test server is not named by an IPv4 address and port")
+        }
+        defer { proxy.stop() }
+        let db = try connect(proxied, timeout: .seconds(1))
+        try db.execute("CREATE TABLE t (k int8 PRIMARY KEY)")
+        try db.run(insert, [.int8(1)])
+
+        proxy.cut(true)
+        var start = ContinuousClock.now
+        let lost = assertThrowsStoreError("a call the server does not answer") { () throws(StoreError) in
+            try db.run(insert, [.int8(2)])
+        }
+        assertUnavailable(lost)
+        if case .storageUnavailable(let reason, _) = lost { XCTAssertTrue(reason.contains("did not answer within 1 s"), reason) }
+        XCTAssertGreaterThanOrEqual(seconds(since: start), 1, "the call waited for the server until its timeout")
+        XCTAssertLessThan(seconds(since: start), 3, "and not much longer")
+        XCTAssertFalse(db.isConnected)
+
+        start = ContinuousClock.now
+        for _ in 0..<10 {
+            assertUnavailable(assertThrowsStoreError("a call while the network is cut") { () throws(StoreError) in
+                try db.run(insert, [.int8(2)])
+            })
+        }
+        XCTAssertLessThan(seconds(since: start), 2, "each call waits at most 100 ms for a connection attempt")
+
+        proxy.cut(false)
+        XCTAssertTrue(try waitFor(seconds: 5) { () throws(StoreError) in
+            do throws(StoreError) {
+                try db.run(insert, [.int8(3)])
+                return true
+            } catch {
+                guard error.isRetryable else { throw error }
+                return false
+            }
+        })
+        XCTAssertEqual(db.sessions, 2)
+        XCTAssertEqual(try count("t", on: db), 2, "the rows of the calls answered, not the one lost with the network")
     }
 
     func testAServerCrashedMidBurstCommitsNothingOfIt() throws {

@@ -56,11 +56,11 @@ class PostgresTestCase: XCTestCase {
     }
 
     /// A connection to the test server whose tables are this test's schema's.
-    func connect(_ conninfo: String? = nil, settings: [String: String] = [:],
+    func connect(_ conninfo: String? = nil, settings: [String: String] = [:], timeout: Duration = PostgresConnection.defaultTimeout,
                  backoff: PostgresBackoff = PostgresBackoff()) throws -> PostgresConnection {
         var settings = settings
         settings["options"] = settings["options"] ?? "-c search_path=\(schema)"
-        let connection = try PostgresConnection(conninfo ?? url, settings: settings, backoff: backoff)
+        let connection = try PostgresConnection(conninfo ?? url, settings: settings, timeout: timeout, backoff: backoff)
         opened.append(connection)
         return connection
     }

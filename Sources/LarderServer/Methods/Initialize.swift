@@ -149,7 +149,7 @@ enum Initialize: MethodDefinition {
         server.clientInfo = p.clientInfo?.json
         if let location = p.store?.location, location.description != server.store.location {
             do {
-                server.replaceStore(with: try location.open(clock: server.store.clock))
+                server.replaceStore(with: try location.open(clock: server.store.clock, pgTimeout: server.options.pgTimeout))
             } catch {
                 throw error.responseError
             }
