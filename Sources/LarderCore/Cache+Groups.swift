@@ -46,7 +46,7 @@ extension DiskTier {
     /// with `validAt`, expired entries are not counted.
     func groups(prefix: String, after cursor: String?, limit: Int, validAt now: Int64?,
                 lifespan: Int64) throws(StoreError) -> [GroupCount] {
-        if let sealer { return try sealedGroups(sealer, prefix: prefix, after: cursor, limit: limit, validAt: now, lifespan: lifespan) }
+        if sealer != nil { return try sealedGroups(prefix: prefix, after: cursor, limit: limit, validAt: now, lifespan: lifespan) }
         // Two statements, not one with "?3 IS NULL OR …": SQLite then seeks to
         // the cursor rather than counting every group before it again.
         let valid = "(validated_at + COALESCE(ttl, ?5) > ?4 OR COALESCE(ttl, ?5) <= 0 OR ?4 IS NULL)"
@@ -76,10 +76,10 @@ extension DiskTier {
     /// `groups` of an encrypted cache: its groups are stored as tokens, so
     /// every valid row's sealed key is opened and counted here. A page costs
     /// a pass over the whole cache.
-    private func sealedGroups(_ sealer: CacheSealer, prefix: String, after cursor: String?, limit: Int,
+    private func sealedGroups(prefix: String, after cursor: String?, limit: Int,
                               validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [GroupCount] {
         let s = try db.statement("""
-            SELECT sealed_key FROM entries
+            SELECT grp, key, sealed_key FROM entries
             WHERE cache = ?1 AND (validated_at + COALESCE(ttl, ?3) > ?2 OR COALESCE(ttl, ?3) <= 0 OR ?2 IS NULL)
             """)
         s.bind(1, cacheID).bind(3, lifespan)
@@ -87,8 +87,7 @@ extension DiskTier {
         defer { s.reset() }
         var counts: [ExactString: Int] = [:]
         while try s.step() {
-            let group: String
-            do { group = try sealer.openKey(s.blob(0)).group } catch { throw .integrity(cache: cacheName, key: nil) }
+            let group = try key(from: s, columns: 0, sealed: 2).group
             guard group.utf8.starts(with: prefix.utf8) else { continue }
             if let cursor, !cursor.utf8.lexicographicallyPrecedes(group.utf8) { continue }
             counts[ExactString(group), default: 0] += 1

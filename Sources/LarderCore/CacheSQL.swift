@@ -45,6 +45,14 @@ public enum CacheSQL {
         ALTER TABLE caches ADD COLUMN rekey_cursor INTEGER;
         """
 
+    /// Each encrypted cache's generation, bound into what it seals (see
+    /// `CacheSealer`), and the one a rekey under way seals with. Added by
+    /// store schema 6: caches encrypted before it have none.
+    public static let generations = """
+        ALTER TABLE caches ADD COLUMN generation BLOB;
+        ALTER TABLE caches ADD COLUMN rekey_generation BLOB;
+        """
+
     /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
     /// commit survives the process being killed; only a power cut can lose the
     /// last transactions.

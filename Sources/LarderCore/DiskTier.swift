@@ -17,14 +17,17 @@ struct DiskTier {
         return e
     }
 
-    /// Binds the columns that find `k` (group, then key) from parameter `first`.
-    private func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) {
-        if let sealer {
-            let t = try sealer.tokens(k)
-            s.bind(first, blob: t.group).bind(first + 1, blob: t.key)
-        } else {
+    /// Binds the columns that find `k` (group, then key) from parameter
+    /// `first`; for an encrypted cache, returns the MACs bound.
+    @discardableResult
+    private func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) -> (group: [UInt8], key: [UInt8])? {
+        guard let sealer else {
             s.bind(k, from: first)
+            return nil
         }
+        let t = try sealer.tokens(k)
+        s.bind(first, blob: t.group).bind(first + 1, blob: t.key)
+        return t
     }
 
     /// Binds the column that finds `group` at parameter `index`.
@@ -32,10 +35,14 @@ struct DiskTier {
         if let sealer { s.bind(index, blob: try sealer.token(group: group)) } else { s.bind(index, group) }
     }
 
-    /// The key of a row read with `grp, key` at `columns` and, for an encrypted cache, `sealed_key` at `sealed`.
-    private func key(from s: any SQLStatement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
+    /// The key of a row read with `grp, key` at `columns` and, for an
+    /// encrypted cache, `sealed_key` at `sealed`: a sealed key that does not
+    /// open in its row (changed, or copied from another) is -31061.
+    func key(from s: any SQLStatement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
         guard let sealer else { return EntryKey(group: s.string(first), key: s.string(first + 1)) }
-        do { return try sealer.openKey(s.blob(sealed)) } catch { throw .integrity(cache: cacheName, key: nil) }
+        do { return try sealer.openKey(s.blob(sealed), tokens: (s.blob(first), s.blob(first + 1))) } catch {
+            throw .integrity(cache: cacheName, key: nil)
+        }
     }
 
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
@@ -81,9 +88,9 @@ struct DiskTier {
         if let known, try update(id: known.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) { return (known.id, known.size) }
         let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
         s.bind(1, cacheID)
-        try bind(k, to: s, from: 2)
+        let tokens = try bind(k, to: s, from: 2)
         bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
-        if let sealer { s.bind(12, blob: try sealer.seal(key: k)) }
+        if let sealer, let tokens { s.bind(12, blob: try sealer.seal(key: k, tokens: tokens)) }
         if let id = try insertedRowID(s) { return (id, nil) }
         guard let old = try existing(k), try update(id: old.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) else {
             // The insert found the key taken, yet no row holds it: within one
@@ -103,12 +110,12 @@ struct DiskTier {
                         written: @escaping (_ id: Int64, _ replaced: Int?) -> Void) throws(StoreError) {
         let s = try db.statement(sealer == nil ? .write : .writeSealed)
         s.bind(1, cacheID)
-        try bind(k, to: s, from: 2)
+        let tokens = try bind(k, to: s, from: 2)
         let expiresAt = e.expiresAt(lifespan: lifespan)
-        if let sealer {
+        if let sealer, let tokens {
             let sealed = try sealer.seal(value, kind: e.kind, for: k)
             sealed.withUnsafeBufferPointer { bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4) }
-            s.bind(12, blob: try sealer.seal(key: k))
+            s.bind(12, blob: try sealer.seal(key: k, tokens: tokens))
         } else {
             bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4)
         }
@@ -283,7 +290,7 @@ struct DiskTier {
     private func sealedKeys(group: String, prefix: String, after cursor: String?, limit: Int,
                             validAt now: Int64?, lifespan: Int64) throws(StoreError) -> [String] {
         let s = try db.statement("""
-            SELECT sealed_key FROM entries
+            SELECT grp, key, sealed_key FROM entries
             WHERE cache = ?1 AND grp = ?2 AND (validated_at + COALESCE(ttl, ?4) > ?3 OR COALESCE(ttl, ?4) <= 0 OR ?3 IS NULL)
             """)
         s.bind(1, cacheID).bind(4, lifespan)
@@ -292,7 +299,7 @@ struct DiskTier {
         defer { s.reset() }
         var keys: [String] = []
         while try s.step() {
-            let k = try key(from: s, columns: 0, sealed: 0).key
+            let k = try key(from: s, columns: 0, sealed: 2).key
             guard k.utf8.starts(with: prefix.utf8) else { continue }
             if let cursor, !cursor.utf8.lexicographicallyPrecedes(k.utf8) { continue }
             keys.append(k)
@@ -336,9 +343,10 @@ struct DiskTier {
     func reseal(id: Int64, _ k: EntryKey, kind: Entry.Kind, value: [UInt8]) throws(StoreError) {
         guard let sealer else { throw .internalFailure("resealing a row of a cache that is not encrypted") }
         let s = try db.statement("UPDATE entries SET grp = ?, key = ?, value = ?, sealed_key = ? WHERE id = ?")
-        try bind(k, to: s, from: 1)
+        let tokens = try sealer.tokens(k)
+        s.bind(1, blob: tokens.group).bind(2, blob: tokens.key)
         let sealed = try value.withUnsafeBufferPointer { (v) throws(StoreError) in try sealer.seal(v, kind: kind, for: k) }
-        s.bind(3, blob: sealed).bind(4, blob: try sealer.seal(key: k)).bind(5, id)
+        s.bind(3, blob: sealed).bind(4, blob: try sealer.seal(key: k, tokens: tokens)).bind(5, id)
         try s.run()
     }
 }

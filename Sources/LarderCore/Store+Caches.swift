@@ -51,11 +51,11 @@ extension Store {
         }
         let config = change.applied(to: CacheConfig())
         try Self.checkDurable(config, existing: nil)
-        let check = config.encrypted ? try keyCheck(forNew: name) : nil
-        let s = try database.statement("INSERT INTO caches (name, config, app_version, key_check) VALUES (?, ?, ?, ?) RETURNING id")
+        let sealing = config.encrypted ? try sealing(forNew: name) : nil
+        let s = try database.statement("INSERT INTO caches (name, config, app_version, key_check, generation) VALUES (?, ?, ?, ?, ?) RETURNING id")
         s.bind(1, name).bind(2, config.storedJSON.description)
         if let appVersion { s.bind(3, appVersion) } else { s.bindNull(3) }
-        if let check { s.bind(4, blob: check) } else { s.bindNull(4) }
+        if let sealing { s.bind(4, blob: sealing.check).bind(5, blob: sealing.generation) } else { s.bindNull(4).bindNull(5) }
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)

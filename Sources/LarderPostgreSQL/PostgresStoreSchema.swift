@@ -8,13 +8,13 @@ import LarderCore
 /// version again once it holds it, so exactly one of them does the work and
 /// the others find it done.
 ///
-/// The tables are the SQLite store's (`StoreSchema`, store schema 5) in
+/// The tables are the SQLite store's (`StoreSchema`, store schema 6) in
 /// PostgreSQL's terms: `bytea` for blobs, `bigint` identities for rowids,
 /// and group and key as `bytea`, whose order is byte order — SQLite's binary
 /// collation — and which hold an encrypted cache's MACs as well as text.
 public enum PostgresStoreSchema {
     /// The layout this Larder writes; a database with a newer one is refused.
-    public static let version: Int64 = 3
+    public static let version: Int64 = 4
 
     /// Creates or upgrades Larder's tables in `schema`; returns whether this
     /// call changed anything (false when another sidecar had done it).
@@ -34,6 +34,7 @@ public enum PostgresStoreSchema {
             if current < 1 { try createTables(c, schema: s) }
             if current < 2 { try orderTextByBytes(c, schema: s) }
             if current < 3 { try recordChanges(c, schema: s) }
+            if current < 4 { try addGenerations(c, schema: s) }
             _ = try c.query("""
                 INSERT INTO \(s).meta (name, value) VALUES ('schemaVersion', $1)
                 ON CONFLICT (name) DO UPDATE SET value = excluded.value
@@ -114,6 +115,11 @@ public enum PostgresStoreSchema {
     /// `PostgresOtherWriters`): NULL for anything, else `ChangeRecord`'s bytes.
     private static func recordChanges(_ c: PostgresConnection, schema s: String) throws(StoreError) {
         _ = try c.execute("CREATE TABLE \(s).changes (sequence bigint PRIMARY KEY, keys bytea)")
+    }
+
+    /// Each encrypted cache's generation and its rekey's, as in store schema 6.
+    private static func addGenerations(_ c: PostgresConnection, schema s: String) throws(StoreError) {
+        _ = try c.execute("ALTER TABLE \(s).caches ADD COLUMN generation bytea, ADD COLUMN rekey_generation bytea")
     }
 
     /// `name` as a PostgreSQL identifier: a schema named by the user is always one identifier.

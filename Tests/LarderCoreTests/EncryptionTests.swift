@@ -188,6 +188,131 @@ final class EncryptionTests: StoreTestCase {
         XCTAssertEqual(try c.text("a"), "for a")
     }
 
+    /// Copies the sealed key of the first row onto the last, as someone with
+    /// write access to the store could.
+    private func copyFirstSealedKeyOntoLast(_ store: Store) throws {
+        try store.database.execute("""
+            UPDATE entries SET sealed_key = (SELECT sealed_key FROM entries WHERE id = (SELECT MIN(id) FROM entries))
+            WHERE id = (SELECT MAX(id) FROM entries)
+            """)
+    }
+
+    func testASealedKeyCopiedOntoAnotherRowIsReportedNotListed() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        for k in ["a", "b", "c"] { try cache.put(k, "for \(k)") }
+        try store.commit()
+        try copyFirstSealedKeyOntoLast(store)
+        store.close()
+        let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        // Not ["a", "a", "b"]: the listing stops at the row whose key is not its own.
+        XCTAssertThrowsError(try c.allKeys()) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: nil)) }
+        XCTAssertThrowsError(try c.groups(prefix: "", after: nil, limit: 10)) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: nil)) }
+        // Each value is still bound to its own key: reads by key are unaffected.
+        for k in ["a", "b", "c"] { XCTAssertEqual(try c.text(k), "for \(k)") }
+        XCTAssertTrue(try c.remove(EntryKey(group: "g", key: "c")))
+        XCTAssertEqual(try c.allKeys(), ["a", "b"])
+    }
+
+    func testARowSavedBeforeADropDoesNotOpenInTheCacheMadeAgain() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        try cache.put("a", "before the drop")
+        try store.commit()
+        try store.database.execute("CREATE TABLE saved AS SELECT * FROM entries")
+        try store.drop("c")
+        try store.commit()
+        let again = try encrypted(store)
+        try again.put("b", "after")
+        try store.commit()
+        try store.database.execute("""
+            INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key)
+            SELECT (SELECT id FROM caches WHERE name = 'c'), grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key
+            FROM saved
+            """)
+        store.close()
+        let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        XCTAssertThrowsError(try c.text("a")) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: "a")) }
+        XCTAssertEqual(try c.text("b"), "after")
+        XCTAssertThrowsError(try c.allKeys()) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: nil)) }
+        XCTAssertTrue(try c.remove(EntryKey(group: "g", key: "a")))
+        XCTAssertEqual(try c.allKeys(), ["b"])
+    }
+
+    func testARowSavedBeforeARekeyDoesNotOpenAfterIt() throws {
+        let store = try keyedStore()
+        let cache = try encrypted(store)
+        try cache.put("a", "old")
+        try store.commit()
+        try store.database.execute("CREATE TABLE saved AS SELECT * FROM entries")
+        try cache.put("a", "new")
+        // A rekey to the very same key: its lookup MACs stay, its generation does not.
+        let rekey = try cache.beginRekey(to: key)
+        XCTAssertTrue(try rekey.step(limit: 10))
+        try store.commit()
+        rekey.adopt()
+        XCTAssertEqual(try cache.text("a"), "new")
+        try store.database.execute("""
+            UPDATE entries SET value = (SELECT value FROM saved), sealed_key = (SELECT sealed_key FROM saved)
+            """)
+        store.close()
+        let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        XCTAssertThrowsError(try c.text("a")) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: "a")) }
+        XCTAssertThrowsError(try c.allKeys()) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: nil)) }
+    }
+
+    /// An encrypted cache written before generations: what it holds reads
+    /// as before, a sealed key copied onto another row is caught all the
+    /// same, and a rekey moves it to a generation.
+    func testACacheSealedBeforeGenerationsKeepsReadingUntilRekeyed() throws {
+        let store = try keyedStore()
+        _ = try encrypted(store)
+        try store.commit()
+        try store.database.execute("UPDATE caches SET generation = NULL")
+        store.close()
+        let first = try keyedStore()
+        let cache = try XCTUnwrap(first.cache(named: "c", create: false))
+        for k in ["a", "b", "c"] { try cache.put(k, "for \(k)") }
+        try first.commit()
+        try copyFirstSealedKeyOntoLast(first)
+        first.close()
+
+        let reopened = try keyedStore()
+        let c = try XCTUnwrap(reopened.cache(named: "c", create: false))
+        XCTAssertThrowsError(try c.allKeys()) { XCTAssertEqual($0 as? StoreError, .integrity(cache: "c", key: nil)) }
+        XCTAssertTrue(try c.remove(EntryKey(group: "g", key: "c")))
+        XCTAssertEqual(try c.allKeys(), ["a", "b"])
+        let rekey = try c.beginRekey(to: key)
+        XCTAssertTrue(try rekey.step(limit: 10))
+        try reopened.commit()
+        rekey.adopt()
+        XCTAssertEqual(try reopened.database.integer("SELECT COUNT(*) FROM caches WHERE generation IS NOT NULL"), 1)
+        reopened.close()
+        let rekeyed = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        XCTAssertEqual(try rekeyed.allKeys(), ["a", "b"])
+        XCTAssertEqual(try rekeyed.text("b"), "for b")
+    }
+
+    func testAStoreOfSchemaFiveOpensWithItsEncryptedCaches() throws {
+        try requireSQLite("upgrades a store SQLite wrote in an older layout")
+        let store = try keyedStore()
+        _ = try encrypted(store)
+        try store.commit()
+        try store.database.execute("UPDATE caches SET generation = NULL")
+        store.close()
+        let older = try keyedStore()
+        try XCTUnwrap(older.cache(named: "c", create: false)).put("a", "sealed by schema 5")
+        try older.commit()
+        // As schema 5 left it.
+        try older.database.execute("""
+            ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation; PRAGMA user_version = 5
+            """)
+        older.close()
+        let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
+        XCTAssertEqual(try c.text("a"), "sealed by schema 5")
+        XCTAssertEqual(try c.allKeys(), ["a"])
+    }
+
     func testCachesOfOneKeySealApart() throws {
         let store = try keyedStore(byCache: ["mine": otherKey])
         let one = try encrypted(store, "one")

@@ -111,6 +111,7 @@ final class ExpiredDataTests: StoreTestCase {
             DROP INDEX entries_by_expiry; ALTER TABLE entries DROP COLUMN expires_at; ALTER TABLE entries DROP COLUMN sealed_key;
             ALTER TABLE caches DROP COLUMN app_version; DROP TABLE store_meta;
             ALTER TABLE caches DROP COLUMN key_check; ALTER TABLE caches DROP COLUMN rekey_check; ALTER TABLE caches DROP COLUMN rekey_cursor;
+            ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation;
             PRAGMA user_version = 3
             """)
         store.close()

@@ -9,14 +9,15 @@ extension Cache {
         guard let check = state.keyCheck else {
             throw .corrupt(.cacheSettings(cache: name), reason: "an encrypted cache without the check value of its key")
         }
-        let sealer = try CacheSealer(key: key, salt: try store.encryptionSalt(create: false), cache: name)
+        let sealer = try CacheSealer(key: key, salt: try store.encryptionSalt(create: false), cache: name, generation: state.generation)
         guard sealer.check == check else { throw .encryption(cache: name, problem: .keyMismatch) }
         self.sealer = sealer
     }
 
-    /// Starts re-sealing every entry under `key` (or resumes a rekey to the
-    /// same key that stopped part-way). Until the returned rekey finishes,
-    /// every other use of the cache is refused.
+    /// Starts re-sealing every entry under `key` in a new generation (or
+    /// resumes a rekey to the same key that stopped part-way, in the
+    /// generation it began). Until the returned rekey finishes, every other
+    /// use of the cache is refused.
     public func beginRekey(to key: EncryptionKey) throws(StoreError) -> Rekey {
         try ready(unlocking: false)
         guard config.encrypted else {
@@ -26,21 +27,24 @@ extension Cache {
         guard let current = store.encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
         let state = try store.keyState(of: self)
         let salt = try store.encryptionSalt(create: false)
-        let old = try CacheSealer(key: current, salt: salt, cache: name)
+        let old = try CacheSealer(key: current, salt: salt, cache: name, generation: state.generation)
         guard old.check == state.keyCheck else { throw .encryption(cache: name, problem: .keyMismatch) }
-        let new = try CacheSealer(key: key, salt: salt, cache: name)
+        let new: CacheSealer
         var resumed = false
         var cursor: Int64 = 0
         if let pending = state.rekeyCheck {
+            new = try CacheSealer(key: key, salt: salt, cache: name, generation: state.rekeyGeneration)
             guard pending == new.check else {
                 throw .invalidArgument(field: "key", reason: "a rekey of cache \"\(name)\" to another key stopped part-way; finish it with that key first")
             }
             resumed = true
             cursor = state.rekeyCursor
         } else {
+            let generation = try CacheSealer.newGeneration()
+            new = try CacheSealer(key: key, salt: salt, cache: name, generation: generation)
             try store.beginWrite()
-            let s = try store.database.statement("UPDATE caches SET rekey_check = ?, rekey_cursor = 0 WHERE id = ?")
-            s.bind(1, blob: new.check).bind(2, id)
+            let s = try store.database.statement("UPDATE caches SET rekey_check = ?, rekey_generation = ?, rekey_cursor = 0 WHERE id = ?")
+            s.bind(1, blob: new.check).bind(2, blob: generation).bind(3, id)
             try s.run()
         }
         sealer = nil
@@ -49,11 +53,11 @@ extension Cache {
     }
 }
 
-/// A `cache.rekey` at work: entries re-sealed under the new key a batch at
-/// a time, in row order. Each batch records how far it got in the same
-/// transaction as its rows, so a rekey stopped anywhere (even by kill -9)
-/// resumes where the last committed batch ended; rows up to there are under
-/// the new key, the rest under the old.
+/// A `cache.rekey` at work: entries re-sealed under the new key, in a new
+/// generation, a batch at a time, in row order. Each batch records how far
+/// it got in the same transaction as its rows, so a rekey stopped anywhere
+/// (even by kill -9) resumes where the last committed batch ended; rows up
+/// to there are under the new key and generation, the rest under the old.
 public final class Rekey {
     public let cache: Cache
     private let key: EncryptionKey
@@ -95,7 +99,10 @@ public final class Rekey {
                 s = try db.statement("UPDATE caches SET rekey_cursor = ? WHERE id = ?")
                 s.bind(1, last).bind(2, cache.id)
             } else {
-                s = try db.statement("UPDATE caches SET key_check = ?, rekey_check = NULL, rekey_cursor = NULL WHERE id = ?")
+                s = try db.statement("""
+                    UPDATE caches SET key_check = ?, generation = rekey_generation,
+                        rekey_check = NULL, rekey_generation = NULL, rekey_cursor = NULL WHERE id = ?
+                    """)
                 s.bind(1, blob: new.check).bind(2, cache.id)
             }
             try s.run()

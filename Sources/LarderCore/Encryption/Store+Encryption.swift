@@ -2,18 +2,23 @@ extension Store {
     /// What the store records of an encrypted cache's key.
     struct KeyState {
         var keyCheck: [UInt8]?
+        /// What the cache's entries are sealed in (nil: the first format, see `CacheSealer`).
+        var generation: [UInt8]?
         /// The check value of the key a rekey under way (or stopped) seals with.
         var rekeyCheck: [UInt8]?
+        /// The generation that rekey seals in (nil for one begun before generations).
+        var rekeyGeneration: [UInt8]?
         /// The last row that rekey re-sealed.
         var rekeyCursor: Int64
     }
 
     func keyState(of cache: Cache) throws(StoreError) -> KeyState {
-        let s = try database.statement("SELECT key_check, rekey_check, rekey_cursor FROM caches WHERE id = ?")
+        let s = try database.statement("SELECT key_check, generation, rekey_check, rekey_generation, rekey_cursor FROM caches WHERE id = ?")
         s.bind(1, cache.id)
         defer { s.reset() }
         guard try s.step() else { throw .cacheNotFound(cache.name) }
-        return KeyState(keyCheck: s.isNull(0) ? nil : s.blob(0), rekeyCheck: s.isNull(1) ? nil : s.blob(1), rekeyCursor: s.int64(2))
+        func blob(_ column: Int32) -> [UInt8]? { s.isNull(column) ? nil : s.blob(column) }
+        return KeyState(keyCheck: blob(0), generation: blob(1), rekeyCheck: blob(2), rekeyGeneration: blob(3), rekeyCursor: s.int64(4))
     }
 
     /// The store's salt for deriving cache keys: random, made when the first
@@ -51,10 +56,11 @@ extension Store {
         for c in caches.values { c.sealer = nil }
     }
 
-    /// Seals a new encrypted cache's key check, or refuses when the session has no key.
-    func keyCheck(forNew name: String) throws(StoreError) -> [UInt8] {
+    /// A new encrypted cache's key check and generation, or a refusal when the session has no key.
+    func sealing(forNew name: String) throws(StoreError) -> (check: [UInt8], generation: [UInt8]) {
         guard let key = encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
-        return try CacheSealer(key: key, salt: try encryptionSalt(create: true), cache: name).check
+        let generation = try CacheSealer.newGeneration()
+        return (try CacheSealer(key: key, salt: try encryptionSalt(create: true), cache: name, generation: generation).check, generation)
     }
 
     private static func bytes(hex: String) -> [UInt8]? {
