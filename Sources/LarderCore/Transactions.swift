@@ -89,9 +89,9 @@ final class Transactions {
     /// `commit`, or joins it, for a write that changes `scope`.
     func begin(changing scope: ChangeScope = .everything) throws(StoreError) {
         if scope == .everything && !changes.everything { changes.noteEverything() }
+        if !requestWrites { noteFirstWriteOfRequest() }
         guard !database.isInTransaction else { return }
         try database.begin()
-        if rowsChangedBeforeRequest == nil { rowsChangedBeforeRequest = database.rowsChanged }
         // Other processes' commits were last looked for at the start of the
         // burst; one may have landed between then and this lock. What this
         // transaction writes is decided from what the observers hold (above
@@ -119,21 +119,26 @@ final class Transactions {
 
     // MARK: - Requests
 
-    /// The open transaction's rows changed when the current request began
-    /// (nil until the transaction opens, when the request began outside one:
-    /// reading the count takes SQLite's mutex, which a memory hit need not
-    /// pay), and how many rows the request changed that its savepoints undid
-    /// since: what it changed and kept is the difference.
-    private var rowsChangedBeforeRequest: Int64?
+    /// Whether the current request has joined the write transaction; then
+    /// the rows changed and the statement errors seen before its first
+    /// write, and how many rows it changed that its savepoints undid since.
+    /// Noted at its first write rather than when it begins: a read pays
+    /// nothing (reading SQLite's count of changes takes its mutex).
+    private var requestWrites = false
+    private var rowsChangedBeforeRequest: Int64 = 0
+    private var statementFailuresBeforeRequest = 0
     private var rowsUndoneInRequest: Int64 = 0
     /// A request's statement error that could not be undone alone, which
     /// dooms the transaction as a failed commit would.
     private var requestFailure: StoreError?
 
     /// A request begins: what fails from here on is its own.
-    func beginRequest() {
-        _ = database.takeStatementFailure()
-        rowsChangedBeforeRequest = database.isInTransaction ? database.rowsChanged : nil
+    func beginRequest() { requestWrites = false }
+
+    private func noteFirstWriteOfRequest() {
+        requestWrites = true
+        rowsChangedBeforeRequest = database.rowsChanged
+        statementFailuresBeforeRequest = database.statementFailures
         rowsUndoneInRequest = 0
     }
 
@@ -143,11 +148,13 @@ final class Transactions {
     /// burst commit. But if the request had changed rows before that
     /// statement, outside a savepoint that took them back, they would commit
     /// without the rest of it: then the transaction is doomed, as by any
-    /// other storage error, and every request waiting for it fails.
+    /// other storage error, and every request waiting for it fails. A
+    /// request that never joined the transaction changed nothing in it.
     func requestFailed() {
-        guard let error = database.takeStatementFailure(), requestFailure == nil, database.isInTransaction,
-              let before = rowsChangedBeforeRequest else { return }
-        if database.rowsChanged - before - rowsUndoneInRequest != 0 { requestFailure = error }
+        guard requestWrites, requestFailure == nil, database.isInTransaction,
+              database.statementFailures != statementFailuresBeforeRequest,
+              let error = database.lastStatementFailure else { return }
+        if database.rowsChanged - rowsChangedBeforeRequest - rowsUndoneInRequest != 0 { requestFailure = error }
     }
 
     /// Notes a cache entry changed by the open transaction (see `ChangeRecord`).
@@ -184,7 +191,6 @@ final class Transactions {
             throw error
         }
         otherWriters?.transactionDidCommit()
-        rowsChangedBeforeRequest = nil
         for o in observers { o.transactionDidCommit() }
     }
 
@@ -192,7 +198,6 @@ final class Transactions {
     func rollBack() {
         changes = ChangeRecord()
         requestFailure = nil
-        rowsChangedBeforeRequest = nil
         database.rollback()
         for o in observers { o.transactionDidRollBack() }
     }

@@ -45,12 +45,12 @@ public protocol SQLConnection: AnyObject {
     /// The first error reported while the write transaction was open: after
     /// it, the transaction can only be rolled back.
     var transactionFailure: StoreError? { get }
-    /// The last error since this was last asked that undid only the
-    /// statement that failed and left the write transaction open (a broken
-    /// constraint, a value too long): it dooms nothing by itself, and the
+    /// How many errors so far undid only the statement that failed and left
+    /// the write transaction open (a broken constraint, a value too long),
+    /// and the last of them: such an error dooms nothing by itself, and the
     /// caller decides what else of its work must go (`Transactions.requestFailed`).
-    /// Asking forgets it.
-    func takeStatementFailure() -> StoreError?
+    var statementFailures: Int { get }
+    var lastStatementFailure: StoreError? { get }
     /// Rows changed by every statement this connection ran so far (SQLite's
     /// total_changes), undone or not.
     var rowsChanged: Int64 { get }
@@ -130,7 +130,8 @@ extension SQLConnection {
     /// An engine on which any failed statement dooms the write transaction
     /// (PostgreSQL aborts it) reports no statement failure apart, and so
     /// needs no count of rows changed either.
-    public func takeStatementFailure() -> StoreError? { nil }
+    public var statementFailures: Int { 0 }
+    public var lastStatementFailure: StoreError? { nil }
     public var rowsChanged: Int64 { 0 }
 
     /// A single integer from a query (0 when it returns no row).

@@ -83,8 +83,8 @@ public final class SQLiteDatabase: SQLConnection {
     /// transaction can no longer be committed, only rolled back.
     public private(set) var transactionFailure: StoreError?
 
-    /// The last error that undid only its own statement (`takeStatementFailure`).
-    private var statementFailure: StoreError?
+    public private(set) var statementFailures = 0
+    public private(set) var lastStatementFailure: StoreError?
 
     /// An error SQLite reported; while the write transaction is open, the
     /// first one is kept, and dooms it — unless SQLite undid the failed
@@ -95,7 +95,8 @@ public final class SQLiteDatabase: SQLConnection {
         let error = StoreError.storage(code: code, message: message)
         guard writing else { return error }
         if Self.undoesOnlyItself(code) && isInTransaction {
-            statementFailure = error
+            statementFailures += 1
+            lastStatementFailure = error
         } else if transactionFailure == nil {
             transactionFailure = error
         }
@@ -112,11 +113,6 @@ public final class SQLiteDatabase: SQLConnection {
         case SQLITE_ERROR, SQLITE_TOOBIG, SQLITE_CONSTRAINT, SQLITE_MISMATCH, SQLITE_RANGE: true
         default: false
         }
-    }
-
-    public func takeStatementFailure() -> StoreError? {
-        defer { statementFailure = nil }
-        return statementFailure
     }
 
     public var rowsChanged: Int64 { sqlite3_total_changes64(handle) }
@@ -166,7 +162,6 @@ public final class SQLiteDatabase: SQLConnection {
         guard !isInTransaction else { return }
         writing = false
         transactionFailure = nil
-        statementFailure = nil
     }
 
     public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { try prepared(sql) }
