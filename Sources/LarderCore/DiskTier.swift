@@ -214,6 +214,15 @@ struct DiskTier {
         return (s.int(0), s.int(1))
     }
 
+    /// When the cache's first entry to expire does; nil when none expires.
+    func earliestExpiry() throws(StoreError) -> Int64? {
+        let s = try db.statement("SELECT MIN(expires_at) FROM entries WHERE cache = ? AND expires_at IS NOT NULL")
+        s.bind(1, cacheID)
+        defer { s.reset() }
+        _ = try s.step()
+        return s.isNull(0) ? nil : s.int64(0)
+    }
+
     func maxUsed() throws(StoreError) -> Int64 {
         let s = try db.statement("SELECT COALESCE(MAX(used), 0) FROM entries WHERE cache = ?")
         s.bind(1, cacheID)

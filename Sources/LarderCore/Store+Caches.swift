@@ -59,8 +59,7 @@ extension Store {
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
-        caches[ExactString(name)] = c
-        transactions.observe(c)
+        loaded.add(c)
         return (c, true)
     }
 
@@ -87,6 +86,8 @@ extension Store {
         }
         existing.evictFromMemory()
         try existing.evictFromDisk()
+        // Entries may now expire sooner, or the cache purge what it kept.
+        existing.purgeSoon()
     }
 
     /// A durable store keeps what it is given: nothing about it may expire or
@@ -118,8 +119,7 @@ extension Store {
         let config = try CacheConfig(stored: configText, cache: name)
         let c = Cache(name: name, id: id, config: config, store: self)
         try c.loadTotals()
-        caches[ExactString(name)] = c
-        transactions.observe(c)
+        loaded.add(c)
         try reconcileAppVersion(c, recorded: recorded)
         return c
     }
@@ -171,15 +171,31 @@ extension Store {
     /// Removes expired entries of the caches in use, a batch at a time, until
     /// `budget` nanoseconds have passed (checked after each batch); returns
     /// whether some may remain. Run between requests, so that expired data
-    /// does not pile up (SPEC 6.6) and no request waits long for it.
+    /// does not pile up (SPEC 6.6) and no request waits long for it. Looks
+    /// only at caches due (`purgeSchedule`): with nothing due it does nothing.
     public func purgeExpiredInBackground(budget: UInt64) throws(StoreError) -> Bool {
         let start = Self.monotonicNanoseconds()
-        // An encrypted cache the session has no key for waits: its expired keys cannot be read.
-        for c in caches.values where !c.isDropped && !c.isStale && c.config.purgeGrace != nil && (!c.config.encrypted || c.sealer != nil) {
-            while try c.purgeExpired(limit: Self.purgeBatch) == Self.purgeBatch {
-                if Self.monotonicNanoseconds() - start >= budget { return true }
+        let now = clock.now
+        while let (due, c) = purgeSchedule.next(dueBy: now) {
+            guard c.purgeDue == due, !c.isDropped else { continue }
+            c.purgeDue = nil
+            purgeLooks += 1
+            do {
+                if c.isStale {
+                    try c.reload()
+                    if c.isDropped { continue }
+                    // Reading it again scheduled it anew: it is looked at now.
+                    c.purgeDue = nil
+                }
+                // An encrypted cache the session has no key for waits until
+                // unlocked (`Cache.unlock`): its expired keys cannot be read.
+                guard !c.config.encrypted || c.sealer != nil else { continue }
+                if try c.purgeExpired(limit: Self.purgeBatch) == Self.purgeBatch { c.purgeSoon() } else { try c.scheduleNextPurge() }
+            } catch {
+                c.purgeSoon()
+                throw error
             }
-            if Self.monotonicNanoseconds() - start >= budget { return true }
+            if Self.monotonicNanoseconds() - start >= budget { return purgeSchedule.hasDue(by: now) }
         }
         return false
     }
@@ -217,8 +233,7 @@ extension Store {
         try s.run()
         c.memory.removeAll()
         c.isDropped = true
-        caches[ExactString(name)] = nil
-        transactions.stopObserving(c)
+        loaded.remove(c)
     }
 
     // MARK: - Transactions

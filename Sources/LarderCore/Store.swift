@@ -30,8 +30,14 @@ public final class Store {
     /// The version the store last saw before this process declared one.
     public internal(set) var previousAppVersion: String?
 
+    /// Open caches by name and by id, following the store's transactions.
+    let loaded = LoadedCaches()
     /// Open caches by name.
-    var caches: [ExactString: Cache] = [:]
+    var caches: [ExactString: Cache] { loaded.byName }
+    /// When caches with entries that expire are next due for the background purge.
+    var purgeSchedule = PurgeSchedule()
+    /// Caches the background purge looked at (for tests: only those with entries due).
+    var purgeLooks = 0
     /// The cache found last: bursts of requests name one cache, and comparing
     /// its name is cheaper than hashing it.
     var lastCache: Cache?
@@ -130,7 +136,7 @@ public final class Store {
     }
 
     private func observeDerivedState() {
-        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging] as [TransactionObserver] {
+        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging, loaded] as [TransactionObserver] {
             transactions.observe(observer)
         }
     }

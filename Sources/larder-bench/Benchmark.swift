@@ -96,6 +96,7 @@ final class Benchmark {
         part("entities") { measureEntities() }
         part("start") { measureColdStart() }
         part("coherence") { measureCoherence() }
+        part("caches") { measureManyCaches() }
         report.loadAverage = Self.loadAverage()
         checkTargets()
         report.seconds = Double(MonotonicClock.now() - start) / 1e9

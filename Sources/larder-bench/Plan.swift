@@ -48,6 +48,10 @@ struct Plan {
     var modelReps = 3
     /// Bytes of the value stored and read back for the peak RSS of a large value.
     var largeValue = 60_000_000
+    /// Caches loaded in the sidecar for the caches part: the fewest first, the figures of the others against it.
+    var loadedCaches = [10, 100_000]
+    /// Seconds the caches part leaves each sidecar idle to measure its CPU.
+    var idleSeconds = 5
 
     static let full = Plan(mode: "full", ops: 100_000, bigWriteOps: 100_000, strictOps: 100_000, extraStrictOps: 20_000,
                            reps: 5, strictReps: 3, warmup: 10_000,
@@ -57,7 +61,7 @@ struct Plan {
                             reps: 3, strictReps: 3, warmup: 1_000, mixedKeys: 50_000,
                             scaleTiers: [10_000, 100_000], largestTierReps: 3,
                             objects: 20_000, entityBands: 1_000, entityReadOps: 5_000, coherenceWrites: 200,
-                            largeValue: 16_000_000)
+                            largeValue: 16_000_000, loadedCaches: [10, 10_000], idleSeconds: 2)
 
     func writeOps(_ valueSize: Int) -> Int { valueSize >= 1024 ? bigWriteOps : ops }
     func writeReps(_ valueSize: Int) -> Int { valueSize >= 1024 ? strictReps : reps }

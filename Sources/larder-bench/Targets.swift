@@ -17,6 +17,7 @@ extension Benchmark {
             return
         }
         checkMemoryGetTargets(add)
+        checkManyCachesTargets(add)
         // A hit of cache.getOrFetch is a get (the few bytes of `"fetched":false` aside).
         if let ratio = report.row("fetch.hit.pipelined")?.ratio {
             add("pipelined getOrFetch hit / get", "\(Format.fixed(ratio.value * 100, 1))%", "≥ 90%", ratio.value >= 0.9)
@@ -55,6 +56,21 @@ extension Benchmark {
             let growth = Double(largest.kib - smallest.kib) / 1024
             add("RSS growth, \(Format.count(smallest.entries)) → \(Format.count(largest.entries)) entries on disk",
                 "\(Format.fixed(growth, 1)) MB (\(Format.fixed(Double(largest.kib) / 1024, 1)) MB in all)", "≤ 2 MB", growth <= 2)
+        }
+    }
+
+    /// With the most caches loaded, a request takes at most 1.2 times what it
+    /// takes with the fewest, and the idle sidecar uses no CPU (under 1% of a core).
+    private func checkManyCachesTargets(_ add: (String, String, String, Bool) -> Void) {
+        guard let most = plan.loadedCaches.last, most != plan.loadedCaches.first else { return }
+        let n = Format.count(most)
+        for (series, what) in [("get.memory.pipelined", "memory get"), ("set.pipelined", "pipelined set")] {
+            if let ratio = report.row("caches.\(most).\(series)")?.ratio {
+                add("\(what) with \(n) caches loaded, time / with \(Format.count(plan.loadedCaches[0]))", "\(Format.fixed(ratio.value, 2))×", "≤ 1.2×", ratio.value <= 1.2)
+            }
+        }
+        if let f = report.figure("caches.\(most).idleCPU") {
+            add("idle CPU with \(n) caches loaded", "\(Format.fixed(f.value.median, 2))% of a core", "≤ 1%", f.value.median <= 1)
         }
     }
 

@@ -44,6 +44,19 @@ final class BenchmarkSmokeTests: XCTestCase {
         XCTAssertTrue(output.contains("of storage floor entity.upsert"), output)
     }
 
+    /// The caches part loads few caches, then many, in a sidecar: one cache's
+    /// gets and sets with many loaded are printed against the same series
+    /// with few, and the sidecar's idle CPU beside them.
+    func testTheCachesPartComparesManyCachesLoadedWithFew() throws {
+        let output = try runBench(["--only", "caches", "--keys", "1000"])
+        for row in ["10 caches: get, memory hit, pipelined", "10,000 caches: get, memory hit, pipelined",
+                    "10,000 caches: set (overwrite), pipelined", "10,000 caches: CPU while idle", "10,000 caches: open each"] {
+            XCTAssertTrue(output.contains(row), "no row \(row):\n\(output)")
+        }
+        XCTAssertTrue(output.contains("time per request with 10 caches loaded"), output)
+        XCTAssertTrue(output.contains("idle CPU with 10,000 caches loaded"), output)
+    }
+
     /// With --store postgresql://…, larder keeps each series' store in a
     /// schema of its own on that server, and every figure is printed against
     /// a floor on the same server; the parts that measure SQLite are skipped,

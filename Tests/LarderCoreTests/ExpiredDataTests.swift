@@ -82,6 +82,49 @@ final class ExpiredDataTests: StoreTestCase {
         XCTAssertEqual(try store.purgeExpiredInBackground(budget: 1_000_000), false, "nothing is left to do")
     }
 
+    func testThePurgeLooksOnlyAtCachesWithEntriesDue() throws {
+        let clock = Clock(fixedAt: start)
+        let store = try makeStore(clock: clock)
+        for i in 0..<500 { try openCache(store, "plain\(i)").put("k", "v") }
+        let expiring = try openCache(store, "expiring")
+        let memoryOnly = try openCache(store, "memory only") { $0.persistent = false }
+        try expiring.put("soon", "v", ttl: 1000)
+        try memoryOnly.put("soon", "v", ttl: 2000)
+        try store.commit()
+        XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
+        XCTAssertEqual(store.purgeLooks, 0, "nothing is due yet")
+
+        advance(clock, 1000)
+        XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
+        XCTAssertEqual(store.purgeLooks, 1)
+        XCTAssertEqual(try expiring.allKeys(), [])
+        advance(clock, 1000)
+        XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
+        XCTAssertEqual(store.purgeLooks, 2)
+        XCTAssertEqual(memoryOnly.memoryCount, 0)
+        try store.commit()
+
+        XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
+        XCTAssertEqual(store.purgeLooks, 2, "an idle store with nothing left to expire looks at no cache")
+    }
+
+    func testCachesLoadedFromTheStoreArePurgedWhenTheirEntriesAreDue() throws {
+        let clock = Clock(fixedAt: start)
+        let writer = try makeStore(clock: clock)
+        try openCache(writer, "expiring").put("soon", "v", ttl: 1000)
+        for i in 0..<100 { try openCache(writer, "plain\(i)").put("k", "v") }
+        try writer.commit()
+        writer.close()
+
+        let store = try makeStore(clock: clock)
+        let expiring = try XCTUnwrap(store.cache(named: "expiring", create: false))
+        for i in 0..<100 { _ = try store.cache(named: "plain\(i)", create: false) }
+        advance(clock, 1000)
+        XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
+        XCTAssertEqual(store.purgeLooks, 1)
+        XCTAssertEqual(expiring.count, 0)
+    }
+
     func testChangingTheLifespanChangesWhenStoredEntriesExpire() throws {
         let clock = Clock(fixedAt: start)
         let store = try makeStore(clock: clock)

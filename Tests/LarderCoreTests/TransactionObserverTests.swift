@@ -54,15 +54,71 @@ final class TransactionObserverTests: StoreTestCase {
         XCTAssertEqual(recorder.calls, [])
     }
 
-    func testADroppedCacheIsNoLongerTold() throws {
+    func testCachesLoadedOrDroppedRegisterNoObserverOfTheirOwn() throws {
         let store = try makeStore()
-        let cache = try openCache(store, "gone")
-        try cache.put("k", "v")
+        let storeWide = store.transactions.observerCount
+        for i in 0..<1000 { try openCache(store, "c\(i)").put("k", "v") }
         try store.commit()
-        try store.drop("gone")
+        XCTAssertEqual(store.transactions.observerCount, storeWide, "a commit tells the store-wide observers, not every cache loaded")
+        for i in 0..<1000 { try store.drop("c\(i)") }
         try store.commit()
-        cache.isStale = false
-        store.transactions.rollBack()
-        XCTAssertFalse(cache.isStale, "a dropped cache no longer follows the store's transactions")
+        XCTAssertEqual(store.transactions.observerCount, storeWide)
+        XCTAssertTrue(store.loaded.byName.isEmpty && store.loaded.byID.isEmpty, "dropped caches leave nothing behind")
+    }
+
+    func testARollbackReachesEveryCacheThatChangedInTheFailedTransaction() throws {
+        let store = try makeStore()
+        let recorder = Recorder()
+        store.transactions.observe(recorder)
+        let caches = try (0..<100).map { i throws -> Cache in try openCache(store, "c\(i)") }
+        let memoryOnly = try openCache(store, "m") { $0.persistent = false }
+        for c in caches + [memoryOnly] { try c.put("k", "v") }
+        try store.commit()
+
+        recorder.failWillCommit = true
+        try caches[7].put("k", "changed")
+        try caches[42].put("new", "unacknowledged")
+        _ = try store.open("m", change: { var c = CacheConfigChange(); c.lifespan = 5000; return c }())
+        let created = try openCache(store, "created in the failed transaction")
+        try created.put("k", "v")
+        XCTAssertThrowsError(try store.commit())
+
+        XCTAssertEqual(try caches[7].text("k"), "v", "the overwrite is not served from memory")
+        XCTAssertNil(try caches[42].text("new"))
+        XCTAssertEqual(caches[42].count, 1, "its totals followed the rollback")
+        XCTAssertEqual(try store.cache(named: "m", create: false)?.config.lifespan, 0, "the settings change was rolled back")
+        XCTAssertNil(try store.cache(named: "created in the failed transaction", create: false))
+        for c in caches { XCTAssertEqual(try c.text("k"), "v") }
+        XCTAssertEqual(try memoryOnly.text("k"), "v", "a memory-only cache's entries are its own, not the store's")
+    }
+
+    func testACacheWhoseCreationWasRolledBackIsNotTakenForTheNextOneCreated() throws {
+        let store = try makeStore()
+        try refuseCommits(store, true)
+        let rolledBack = try openCache(store, "rolled back")
+        try rolledBack.put("k", "v")
+        XCTAssertThrowsError(try store.commit())
+        try refuseCommits(store, false)
+        try openCache(store, "next").put("k", "next's")
+        try store.commit()
+        XCTAssertNil(try store.cache(named: "rolled back", create: false), "the next cache may have its id, not its name")
+        XCTAssertThrowsError(try rolledBack.text("k"))
+    }
+
+    func testAnotherWritersCommitToOneCacheLeavesTheOthersAsTheyAre() throws {
+        guard TestEngine.isPostgreSQL else { throw XCTSkip("SQLite tells other processes only that something changed") }
+        let store = try makeStore()
+        let caches = try (0..<100).map { i throws -> Cache in try openCache(store, "c\(i)") }
+        for c in caches { try c.put("k", "v") }
+        try store.commit()
+        let other = try makeStore()
+        try XCTUnwrap(other.cache(named: "c3", create: false)).put("k", "from another sidecar")
+        try other.commit()
+        try store.noticeForeignWrites()
+        XCTAssertEqual(try caches[3].text("k"), "from another sidecar")
+        for (i, c) in caches.enumerated() where i != 3 {
+            XCTAssertEqual(c.memoryCount, 1, "cache c\(i) keeps its memory tier")
+            XCTAssertEqual(try c.lookup("k")?.tier, .memory)
+        }
     }
 }

@@ -12,6 +12,8 @@ extension Cache {
         let sealer = try CacheSealer(key: key, salt: try store.encryptionSalt(create: false), cache: name, generation: state.generation)
         guard sealer.check == check else { throw .encryption(cache: name, problem: .keyMismatch) }
         self.sealer = sealer
+        // The purge passed it by while its keys could not be read.
+        purgeSoon()
     }
 
     /// Starts re-sealing every entry under `key` in a new generation (or
