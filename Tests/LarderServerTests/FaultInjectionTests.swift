@@ -209,14 +209,7 @@ final class FaultInjectionTests: XCTestCase {
     private func migrationBatch(failing fault: Fault) throws {
         let keys = ["o1", "o2", "o3", "o4"]
         try directory.serve { session in
-            var setup = [request(1, "schema.register", #"{"type":"Note","version":"1","fields":{"title":"string"}}"#)]
-            for (k, key) in keys.enumerated() {
-                setup.append(request(2 + k, "object.put", #"{"key":"\#(key)","type":"Note","value":{"title":"\#(key)"}}"#))
-            }
-            setup.append(request(9, "schema.register", #"""
-                {"type":"Note","version":"2","fields":{"name":"string"},"migrations":[{"from":"1","steps":[{"op":"rename","from":"title","to":"name"}]}]}
-                """#))
-            assertResults(session.send(setup))
+            assertResults(session.send(notesBehindTheirSchema(keys)))
         }
         try directory.serve(prepare: fault.arm) { session in
             assertStorageFailures(session.send([request(1, "migrate.run", #"{"batchSize":2}"#)]), sqlite: fault.code)

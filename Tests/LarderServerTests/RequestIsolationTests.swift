@@ -95,14 +95,7 @@ final class RequestIsolationTests: XCTestCase {
     func testAMigrationWriteBackBreakingAConstraintFailsThatObjectAlone() throws {
         let keys = ["o1", "o2", "o3", "o4"]
         try directory.serve { session in
-            var setup = [request(1, "schema.register", #"{"type":"Note","version":"1","fields":{"title":"string"}}"#)]
-            for (k, key) in keys.enumerated() {
-                setup.append(request(2 + k, "object.put", #"{"key":"\#(key)","type":"Note","value":{"title":"\#(key)"}}"#))
-            }
-            setup.append(request(9, "schema.register", #"""
-                {"type":"Note","version":"2","fields":{"name":"string"},"migrations":[{"from":"1","steps":[{"op":"rename","from":"title","to":"name"}]}]}
-                """#))
-            XCTAssertNil(session.send(setup).first { $0["result"] == nil })
+            XCTAssertNil(session.send(notesBehindTheirSchema(keys)).first { $0["result"] == nil })
         }
         let refuseO3 = """
             CREATE TEMP TRIGGER refuse_o3 BEFORE UPDATE ON entries WHEN OLD.key = 'o3'

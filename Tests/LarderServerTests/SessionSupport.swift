@@ -35,6 +35,20 @@ func request(_ id: Int, _ method: String, _ params: String) -> String {
     #"{"jsonrpc":"2.0","id":\#(id),"method":"\#(method)","params":\#(params)}"#
 }
 
+/// Requests storing a `Note` (version 1) under each of `keys` (up to
+/// seven), then registering version 2, which renames its field: every
+/// object is one version behind, for `migrate.run`.
+func notesBehindTheirSchema(_ keys: [String]) -> [String] {
+    var setup = [request(1, "schema.register", #"{"type":"Note","version":"1","fields":{"title":"string"}}"#)]
+    for (k, key) in keys.enumerated() {
+        setup.append(request(2 + k, "object.put", #"{"key":"\#(key)","type":"Note","value":{"title":"\#(key)"}}"#))
+    }
+    setup.append(request(9, "schema.register", #"""
+        {"type":"Note","version":"2","fields":{"name":"string"},"migrations":[{"from":"1","steps":[{"op":"rename","from":"title","to":"name"}]}]}
+        """#))
+    return setup
+}
+
 /// Serves `lines` with direct answers off and on and requires the same
 /// output, byte for byte; returns it, one answer or notification a line.
 @discardableResult
