@@ -155,7 +155,11 @@ extension PostgresConnection {
         }
         guard let sync = try nextResult(connection, until: deadline) else { throw failure(nil, connection) }
         let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
-        guard synced else { throw failure(sync, connection) }
+        guard synced else {
+            let error = failure(sync, connection)
+            PQclear(sync)
+            throw error
+        }
         PQclear(sync)
         guard PQexitPipelineMode(connection) == 1 else { throw failure(nil, connection) }
         return replies

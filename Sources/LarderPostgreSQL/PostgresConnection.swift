@@ -463,9 +463,15 @@ public final class PostgresConnection {
         let deadline = ContinuousClock.now + timeout
         try flush(connection, until: deadline)
         var last: OpaquePointer?
-        while let result = try nextResult(connection, until: deadline) {
+        do {
+            while let result = try nextResult(connection, until: deadline) {
+                PQclear(last)
+                last = result
+            }
+        } catch {
+            // The session was lost after an earlier result of the statement came.
             PQclear(last)
-            last = result
+            throw error
         }
         return last
     }
