@@ -321,6 +321,7 @@ final class Server: MessageHandler {
         awaitingCommit = []
         // A burst of writes leaves freed memory behind; give it back at the next pause.
         if waiting.count >= Self.largeCommit { connection.wantQuiet() }
+        defer { releaseHeldResults() }
         do {
             let wrote = store.hasPendingWrites
             try store.commit()
@@ -349,10 +350,8 @@ final class Server: MessageHandler {
                 case .event: break
                 }
             }
-            releaseHeldResults()
             return error
         }
-        releaseHeldResults()
         return nil
     }
 
