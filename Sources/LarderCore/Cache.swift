@@ -161,8 +161,12 @@ public final class Cache {
     /// handing a found entry to `body`; returns whether there was one. A
     /// memory hit makes no `EntryKey` and no optional lookup (destroying one
     /// went through the runtime's generic value witnesses, on every hit).
-    public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
-                    _ body: (Lookup) -> Void) throws(StoreError) -> Bool {
+    /// A value too large for the memory tier that the disk tier can read in
+    /// place is handed to `inPlace` instead, with the entry's `bytes` empty,
+    /// to be read from there: a 60 MB value read into an entry, then into an
+    /// answer, was held twice.
+    public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, _ body: (Lookup) -> Void,
+                    inPlace: (Lookup, BlobReader) throws(StoreError) -> Void) throws(StoreError) -> Bool {
         try ready()
         if let i = memory.use(group: group, key: key) {
             let entry = memory.entry(at: i)
@@ -170,8 +174,9 @@ public final class Cache {
             body(Lookup(entry: entry, expired: expired, tier: .memory, expiresAt: entry.expiresAt(lifespan: config.lifespan)))
             return true
         }
-        guard let found = try getFromDisk(EntryKey(group: group, key: key)) else { return false }
-        body(found)
+        var value: BlobReader?
+        guard let found = try getFromDisk(EntryKey(group: group, key: key), leavingLargeValueIn: &value) else { return false }
+        if let value { try inPlace(found, value) } else { body(found) }
         return true
     }
 
@@ -190,14 +195,30 @@ public final class Cache {
     }
 
     /// The rest of a get once the memory tier holds nothing under `k`: the
-    /// entry from the disk tier, kept in memory from now on.
+    /// entry from the disk tier, kept in memory from now on if it fits.
     private func getFromDisk(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {
-        guard config.persistent, let e = try disk.lookup(k) else {
+        var whole: BlobReader?
+        return try getFromDisk(k, includingExpired: includingExpired, leavingLargeValueIn: &whole, leaving: false)
+    }
+
+    /// `getFromDisk`, leaving a value too large to keep in memory where the
+    /// disk tier holds it, if it can read it there (`DiskTier.lookup`).
+    private func getFromDisk(_ k: EntryKey, leavingLargeValueIn inPlace: inout BlobReader?) throws(StoreError) -> Lookup? {
+        try getFromDisk(k, includingExpired: false, leavingLargeValueIn: &inPlace, leaving: true)
+    }
+
+    private func getFromDisk(_ k: EntryKey, includingExpired: Bool, leavingLargeValueIn inPlace: inout BlobReader?,
+                             leaving: Bool) throws(StoreError) -> Lookup? {
+        guard config.persistent, var e = try leaving ? disk.lookup(k, leavingLargeValueIn: &inPlace) : disk.lookup(k) else {
             stats.memory.misses += 1
             if config.persistent { stats.disk.misses += 1 }
             return nil
         }
-        if fitsInMemory(e.size) { keepInMemory(k, e) }
+        if let value = inPlace, fitsInMemory(value.count) {
+            e.bytes = try value.readAll()
+            inPlace = nil
+        }
+        if inPlace == nil && fitsInMemory(e.size) { keepInMemory(k, e) }
         return found(e, in: .disk, includingExpired: includingExpired)
     }
 

@@ -62,8 +62,58 @@ public enum CacheSQL {
     public static let writeAheadLog = "PRAGMA journal_mode = WAL"
     public static let synchronous = "PRAGMA synchronous = NORMAL"
 
+    /// The entries table again, its columns in the order they had, but
+    /// `value` last: SQLite makes no zeros for a zero blob in a row's last
+    /// column, so a large value is stored as its size in zeros, a record of a
+    /// few bytes, and its bytes then copied over them in place. Elsewhere in
+    /// the row the zeros were made whole, then copied into the pages: three
+    /// copies of a 60 MB value at once in a memory-only store, where its pages
+    /// are memory too. Added by store schema 7 (the other engine, which has
+    /// no such copies, keeps its layout).
+    public static let valueLast = """
+        CREATE TABLE entries_value_last (
+            id INTEGER PRIMARY KEY,
+            cache INTEGER NOT NULL,
+            grp TEXT NOT NULL,
+            key TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            stored_at INTEGER NOT NULL,
+            validated_at INTEGER NOT NULL,
+            ttl INTEGER,
+            used INTEGER NOT NULL,
+            expires_at INTEGER,
+            sealed_key BLOB,
+            value BLOB NOT NULL,
+            UNIQUE (cache, grp, key)
+        );
+        INSERT INTO entries_value_last (id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, value)
+            SELECT id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, value FROM entries;
+        DROP TABLE entries;
+        ALTER TABLE entries_value_last RENAME TO entries;
+        CREATE INDEX entries_by_use ON entries (cache, used);
+        CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
+        """
+
+    /// Every step of the cache tier's layout, in order: what a new store has.
+    public static let layout = [tables, expiry, sealing, generations, valueLast].joined(separator: "\n")
+
+    /// A value of this many bytes or more is moved in place where the engine
+    /// can (`SQLConnection.movesBlobsInPlace`): stored over zeros, and read
+    /// without a whole copy of SQLite's own.
+    public static let inPlaceValueBytes = 1 << 20
+
     /// One entry by (cache, group, key).
     public static let lookup = "SELECT id, kind, value, stored_at, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
+
+    /// `lookup`, but a value of `inPlaceValueBytes` or more is NULL, to be
+    /// read in place: SQLite evaluates a CASE lazily, so the value's column
+    /// is not read then. The size is written into the text rather than bound:
+    /// binding it cost a disk hit about 60 instructions (callgrind).
+    public static let lookupLeavingLargeValues = """
+        SELECT id, kind, CASE WHEN size < \(inPlaceValueBytes) THEN value END, stored_at, validated_at, ttl FROM entries
+        WHERE cache = ? AND grp = ? AND key = ?
+        """
 
     /// A new entry.
     public static let insert = """
@@ -95,11 +145,12 @@ public enum CacheSQL {
     /// them by number (`SQLConnection.statement(_:)`): finding one by its
     /// text, hashing and comparing it, cost about as much as binding it.
     public enum Hot: Int, CaseIterable, Sendable {
-        case lookup, insertIfNew, update, insertSealedIfNew, write, writeSealed
+        case lookup, lookupLeavingLargeValues, insertIfNew, update, insertSealedIfNew, write, writeSealed
 
         public func sql(for dialect: SQLDialect) -> String {
             switch self {
             case .lookup: CacheSQL.lookup
+            case .lookupLeavingLargeValues: CacheSQL.lookupLeavingLargeValues
             case .insertIfNew: CacheSQL.insertIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
             case .insertSealedIfNew: CacheSQL.insertSealedIfNew + (dialect.insertReturnsRowID ? " RETURNING id" : "")
             case .update: CacheSQL.update

@@ -46,12 +46,38 @@ struct DiskTier {
     }
 
     func lookup(_ k: EntryKey) throws(StoreError) -> Entry? {
-        let s = try db.statement(.lookup)
+        var wholeAlways: BlobReader?
+        return try lookup(k, leavingLargeValueIn: &wholeAlways, leaving: false)
+    }
+
+    /// The entry under `k`; a value of `CacheSQL.inPlaceValueBytes` or more,
+    /// where the engine can read it in place, is left there: the entry's
+    /// `bytes` are then empty and `inPlace` reads them, as they were at the
+    /// lookup, until it is released.
+    func lookup(_ k: EntryKey, leavingLargeValueIn inPlace: inout BlobReader?) throws(StoreError) -> Entry? {
+        try lookup(k, leavingLargeValueIn: &inPlace, leaving: true)
+    }
+
+    /// Not `leaving`, a large value is read whole, straight from the pages,
+    /// rather than through a copy SQLite makes of its own first.
+    private func lookup(_ k: EntryKey, leavingLargeValueIn inPlace: inout BlobReader?, leaving: Bool) throws(StoreError) -> Entry? {
+        // A sealed value is opened whole, so it is read whole.
+        let s = try db.statement(sealer == nil && db.movesBlobsInPlace ? .lookupLeavingLargeValues : .lookup)
         s.bind(1, cacheID)
         try bind(k, to: s, from: 2)
         defer { s.reset() }
         guard try s.step() else { return nil }
         var e = entry(from: s)
+        if e.bytes.isEmpty && s.isNull(2) {
+            // Opened while the lookup's statement still holds its read of the
+            // store: another process's write in between cannot be seen.
+            let value = try db.openBlob(table: "entries", column: "value", row: e.diskID)
+            if leaving {
+                inPlace = value
+            } else {
+                e.bytes = try value.readAll()
+            }
+        }
         if let sealer {
             do { e.bytes = try sealer.open(e.bytes, kind: e.kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
         }
@@ -85,14 +111,29 @@ struct DiskTier {
     private func write(_ k: EntryKey, _ e: Entry, stored value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64, lifespan: Int64,
                        known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
         let expiresAt = e.expiresAt(lifespan: lifespan)
-        if let known, try update(id: known.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) { return (known.id, known.size) }
+        // A large value is stored as zeros, then copied over them in place:
+        // SQLite would otherwise build the row's record from it, one more
+        // copy of the whole value while it is stored.
+        let inPlace = value.count >= CacheSQL.inPlaceValueBytes && db.movesBlobsInPlace
+        let row = try writeRow(k, e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, known: known)
+        if inPlace { try db.writeBlob(table: "entries", column: "value", row: row.id, from: value) }
+        return row
+    }
+
+    /// The row of `write`, its value's bytes or, `inPlace`, as many zeros.
+    private func writeRow(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool, size: Int, used: Int64,
+                          expiresAt: Int64?, known: (id: Int64, size: Int)?) throws(StoreError) -> (id: Int64, replaced: Int?) {
+        if let known, try update(id: known.id, k, e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt) {
+            return (known.id, known.size)
+        }
         let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
         s.bind(1, cacheID)
         let tokens = try bind(k, to: s, from: 2)
-        bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
         if let sealer, let tokens { s.bind(12, blob: try sealer.seal(key: k, tokens: tokens)) }
         if let id = try insertedRowID(s) { return (id, nil) }
-        guard let old = try existing(k), try update(id: old.id, k, e, value: value, size: size, used: used, expiresAt: expiresAt) else {
+        guard let old = try existing(k),
+              try update(id: old.id, k, e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt) else {
             // The insert found the key taken, yet no row holds it: within one
             // transaction that cannot be, unless Larder's own bookkeeping is wrong.
             throw .internalFailure("an entry could be neither inserted nor updated")
@@ -136,10 +177,10 @@ struct DiskTier {
     }
 
     /// Replaces the row `id` if it still holds `k`; false if it does not.
-    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64,
+    private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool, size: Int, used: Int64,
                         expiresAt: Int64?) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, value: value, size: size, used: used, expiresAt: expiresAt, to: s, from: 1)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 1)
         s.bind(9, id).bind(10, cacheID)
         try bind(k, to: s, from: 11)
         try s.run()
@@ -149,10 +190,13 @@ struct DiskTier {
     /// Binds an entry's columns, in the order `CacheSQL.insert` and
     /// `CacheSQL.update` both list them (kind, value, size, stored_at,
     /// validated_at, ttl, used, expires_at), starting at parameter `first`.
-    /// `size` is the value's own size, before any sealing: limits count it.
-    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64, expiresAt: Int64?,
+    /// `size` is the value's own size, before any sealing: limits count it;
+    /// `inPlace`, the value is bound as zeros, to be written over.
+    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool = false, size: Int, used: Int64, expiresAt: Int64?,
                       to s: any SQLStatement, from first: Int32) {
-        s.bind(first, e.kind.rawValue).bind(first + 1, lentBlob: value).bind(first + 2, size)
+        s.bind(first, e.kind.rawValue)
+        if inPlace { s.bind(first + 1, zeroBlob: value.count) } else { s.bind(first + 1, lentBlob: value) }
+        s.bind(first + 2, size)
             .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
         if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
         s.bind(first + 6, used)

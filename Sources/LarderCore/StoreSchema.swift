@@ -1,7 +1,7 @@
 /// The store's SQLite schema, versioned with `PRAGMA user_version` so a newer
 /// Larder can upgrade a store an older one wrote.
 enum StoreSchema {
-    static let version: Int64 = 6
+    static let version: Int64 = 7
 
     static func migrate(_ db: SQLiteDatabase) throws(StoreError) {
         guard try checkedVersion(db) < version else { return }
@@ -16,6 +16,7 @@ enum StoreSchema {
             if current < 4 { try addAppVersions(db) }
             if current < 5 { try db.execute(CacheSQL.sealing) }
             if current < 6 { try db.execute(CacheSQL.generations) }
+            if current < 7 { try db.execute(CacheSQL.valueLast) }
             try db.execute("PRAGMA user_version = \(version); COMMIT")
         } catch {
             try? db.execute("ROLLBACK")

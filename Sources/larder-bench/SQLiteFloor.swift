@@ -8,9 +8,9 @@ import LarderCore
 /// Larder's disk tier could do at best without any protocol in the way.
 final class SQLiteFloor: StorageFloor {
     /// The store's own SQL: the floor runs exactly what Larder runs.
-    static let schema = CacheSQL.tables + CacheSQL.expiry
+    static let schema = CacheSQL.layout
     static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
-    static let selectSQL = CacheSQL.lookup
+    static let selectSQL = CacheSQL.lookupLeavingLargeValues
     static let insertSQL = CacheSQL.insert
     static let upsertSQL = CacheSQL.upsert
     static let updateSQL = CacheSQL.update

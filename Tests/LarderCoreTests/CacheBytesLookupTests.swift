@@ -6,7 +6,7 @@ final class CacheBytesLookupTests: StoreTestCase {
     private func get(_ cache: Cache, _ key: String, group: String = "g") throws -> Cache.Lookup? {
         var group = group, key = key
         var seen: [Cache.Lookup] = []
-        let found = try group.withUTF8 { g in try key.withUTF8 { k in try cache.get(group: g, key: k) { seen.append($0) } } }
+        let found = try group.withUTF8 { g in try key.withUTF8 { k in try cache.get(group: g, key: k, { seen.append($0) }, inPlace: { _, _ in XCTFail("small values are read whole") }) } }
         XCTAssertEqual(found, !seen.isEmpty, "the answer says whether the entry was handed over")
         XCTAssertLessThanOrEqual(seen.count, 1)
         return seen.first

@@ -1,3 +1,5 @@
+import LarderCore
+import LarderJSON
 import LarderTestSupport
 import XCTest
 @testable import LarderServer
@@ -23,6 +25,39 @@ final class DirectAnswerTests: XCTestCase {
             id += 1; lines.append(request(id, "cache.get", #"{"key":"k\#(k)"}"#))
         }
         try assertBothPathsAgree(lines)
+    }
+
+    /// Values of 1 MiB and more are read back in place, piece by piece into
+    /// the answer (`CacheGet.writeInPlace`): a string, data whose base64
+    /// spans several pieces and ends in padding, and an object, each read
+    /// back whole and alike on both paths, with what follows the value.
+    func testLargeValuesOfEveryKindAnswerAlikeAndWhole() throws {
+        let text = String(repeating: "0123456789abcdef", count: 80_000) + "tail"
+        let bytes = (0..<(1 << 20) + 1_000_001).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        let data = Base64.encode(bytes)
+        let lines = [
+            request(1, "cache.open", #"{"cache":"big","memory":{"maxBytes":1048576}}"#),
+            request(2, "schema.register", #"{"type":"Note","version":"1","fields":{"text":"string"}}"#),
+            request(3, "cache.set", #"{"cache":"big","key":"s","value":"\#(text)","ttl":60}"#),
+            request(4, "cache.set", #"{"cache":"big","key":"d","data":"\#(data)"}"#),
+            request(5, "object.put", #"{"cache":"big","key":"o","type":"Note","value":{"text":"\#(text)"}}"#),
+            request(6, "cache.get", #"{"cache":"big","key":"s"}"#),
+            request(7, "cache.get", #"{"cache":"big","key":"d"}"#),
+            request(8, "cache.get", #"{"cache":"big","key":"o"}"#),
+        ]
+        let answers = try assertBothPathsAgree(lines)
+        XCTAssertEqual(answers.count, lines.count)
+        guard answers.count == lines.count else { return }
+        let string = try JSONParser.parse(Array(answers[5].utf8))["result"]
+        XCTAssertEqual(string?["value"], .string(text))
+        XCTAssertEqual(string?["tier"], "disk")
+        XCTAssertEqual(string?["expiresAt"], "2026-01-01T00:01:00.000Z", "a ttl of 60 s")
+        let read = try JSONParser.parse(Array(answers[6].utf8))["result"]
+        XCTAssertEqual(read?["data"]?.stringValue.flatMap(Base64.decode), bytes)
+        XCTAssertEqual(read?["expired"], false)
+        let object = try JSONParser.parse(Array(answers[7].utf8))["result"]
+        XCTAssertEqual(object?["value"]?["text"], .string(text))
+        XCTAssertEqual(object?["type"], "Note")
     }
 
     func testParamsThatArePlainOrNotAnswerAlike() throws {

@@ -63,6 +63,39 @@ public protocol SQLConnection: AnyObject {
 
     var isClosed: Bool { get }
     func close()
+
+    // MARK: Large values in place
+
+    /// Whether a row's bytes can be written and read where they lie, in
+    /// pieces (SQLite's incremental blob I/O): a large value is then stored
+    /// as zeros of its size and its bytes copied over them, and read
+    /// straight into what needs it, rather than through one more whole copy.
+    var movesBlobsInPlace: Bool { get }
+    /// Copies `bytes` over the start of the bytes of `column` in row `row`
+    /// of `table`, which must hold at least as many.
+    func writeBlob(table: String, column: String, row: Int64, from bytes: UnsafeBufferPointer<UInt8>) throws(StoreError)
+    /// The bytes of `column` in row `row` of `table`, for reading in pieces.
+    func openBlob(table: String, column: String, row: Int64) throws(StoreError) -> BlobReader
+}
+
+/// A value read where it lies, piece by piece (`SQLConnection.openBlob`).
+/// Only what the database holds of it is in memory until a piece is read;
+/// it reads the value as it was when opened, and is closed when released.
+/// The connection must not change the row while it is open.
+public protocol BlobReader: AnyObject {
+    var count: Int { get }
+    /// Hands `body` the bytes in pieces of `piece` bytes (the last shorter), in order.
+    func read(inPiecesOf piece: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError)
+}
+
+extension BlobReader {
+    /// The whole value, in one array.
+    public func readAll() throws(StoreError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        try read(inPiecesOf: 1 << 20) { bytes.append(contentsOf: $0) }
+        return bytes
+    }
 }
 
 /// A prepared statement: parameters bound from 1, columns read from 0.
@@ -76,6 +109,8 @@ public protocol SQLStatement: AnyObject {
     /// valid until the statement has run, and it must be bound anew before
     /// each run.
     @discardableResult func bind(_ index: Int32, lentBlob: UnsafeBufferPointer<UInt8>) -> Self
+    /// `count` zero bytes, to be written over in place (`SQLConnection.writeBlob`).
+    @discardableResult func bind(_ index: Int32, zeroBlob count: Int) -> Self
     @discardableResult func bindNull(_ index: Int32) -> Self
     // These four have default implementations below, in terms of those
     // above; SQLite's statement has its own, which spare a disk hit a call
@@ -124,6 +159,9 @@ extension SQLStatement {
     }
 
     public func int(_ column: Int32) -> Int { Int(int64(column)) }
+
+    @discardableResult
+    public func bind(_ index: Int32, zeroBlob count: Int) -> Self { bind(index, blob: [UInt8](repeating: 0, count: count)) }
 }
 
 extension SQLConnection {
@@ -133,6 +171,15 @@ extension SQLConnection {
     public var statementFailures: Int { 0 }
     public var lastStatementFailure: StoreError? { nil }
     public var rowsChanged: Int64 { 0 }
+
+    /// An engine that cannot move a value in place takes and gives it whole.
+    public var movesBlobsInPlace: Bool { false }
+    public func writeBlob(table: String, column: String, row: Int64, from bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        throw .internalFailure("\(dialect.engine) does not write a value in place")
+    }
+    public func openBlob(table: String, column: String, row: Int64) throws(StoreError) -> BlobReader {
+        throw .internalFailure("\(dialect.engine) does not read a value in place")
+    }
 
     /// A single integer from a query (0 when it returns no row).
     public func integer(_ sql: String) throws(StoreError) -> Int64 {

@@ -200,6 +200,46 @@ public final class SQLiteDatabase: SQLConnection {
 
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    // MARK: Large values in place
+
+    public var movesBlobsInPlace: Bool { true }
+
+    public func writeBlob(table: String, column: String, row: Int64, from bytes: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        let blob = try open(table: table, column: column, row: row, writable: true)
+        defer { sqlite3_blob_close(blob) }
+        var offset = 0
+        while offset < bytes.count {
+            // sqlite3_blob_write takes an Int32 count.
+            let n = min(bytes.count - offset, 1 << 30)
+            let rc = sqlite3_blob_write(blob, bytes.baseAddress! + offset, Int32(n), Int32(offset))
+            // The row was made to be written over: any failure leaves it
+            // holding zeros, which must never commit.
+            guard rc == SQLITE_OK else { throw dooming(failure(rc, errorMessage)) }
+            offset += n
+        }
+    }
+
+    public func openBlob(table: String, column: String, row: Int64) throws(StoreError) -> BlobReader {
+        SQLiteBlobReader(try open(table: table, column: column, row: row, writable: false), database: self)
+    }
+
+    private func open(table: String, column: String, row: Int64, writable: Bool) throws(StoreError) -> OpaquePointer {
+        var blob: OpaquePointer?
+        let rc = sqlite3_blob_open(handle, "main", table, column, row, writable ? 1 : 0, &blob)
+        guard rc == SQLITE_OK, let blob else {
+            if let blob { sqlite3_blob_close(blob) }
+            let error = failure(rc, errorMessage)
+            throw writable ? dooming(error) : error
+        }
+        return blob
+    }
+
+    /// `error`, having doomed the write transaction if one is open.
+    private func dooming(_ error: StoreError) -> StoreError {
+        if writing && transactionFailure == nil { transactionFailure = error }
+        return error
+    }
+
     /// Makes every COMMIT fail (SQLite turns it into a rollback), so that the
     /// paths taken when a commit fails — a full disk, an I/O error — can be tested.
     func refuseCommits(_ refuse: Bool) {
@@ -286,5 +326,34 @@ private struct SQLText: Hashable {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.suffix(32)))) }
         hasher.combine(text.utf8.count)
+    }
+}
+
+/// A value read in place (`SQLiteDatabase.openBlob`): SQLite's incremental
+/// blob I/O, which copies from the database's pages only the piece asked for.
+final class SQLiteBlobReader: BlobReader {
+    private let blob: OpaquePointer
+    private unowned let database: SQLiteDatabase
+    let count: Int
+
+    init(_ blob: OpaquePointer, database: SQLiteDatabase) {
+        self.blob = blob
+        self.database = database
+        count = Int(sqlite3_blob_bytes(blob))
+    }
+
+    deinit { sqlite3_blob_close(blob) }
+
+    func read(inPiecesOf piece: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(StoreError) {
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: min(piece, max(count, 1)))
+        defer { buffer.deallocate() }
+        var offset = 0
+        while offset < count {
+            let n = min(count - offset, piece)
+            let rc = sqlite3_blob_read(blob, buffer, Int32(n), Int32(offset))
+            guard rc == SQLITE_OK else { throw database.failure(rc, database.errorMessage) }
+            body(UnsafeBufferPointer(start: buffer, count: n))
+            offset += n
+        }
     }
 }

@@ -86,6 +86,15 @@ public final class SQLiteStatement: SQLStatement {
         return self
     }
 
+    /// Binds zeros that SQLite does not make: in a row's last column, a
+    /// record of any size costs only its header until the bytes are written
+    /// over them in place (`SQLiteDatabase.writeBlob`).
+    @discardableResult
+    public func bind(_ index: Int32, zeroBlob count: Int) -> SQLiteStatement {
+        sqlite3_bind_zeroblob64(raw, index, sqlite3_uint64(count))
+        return self
+    }
+
     @discardableResult
     public func bindNull(_ index: Int32) -> SQLiteStatement {
         sqlite3_bind_null(raw, index)

@@ -27,8 +27,34 @@ enum CacheGet: MethodDefinition {
     @inline(__always)
     static func lookup(in store: Store, cache: UnsafeBufferPointer<UInt8>, group: UnsafeBufferPointer<UInt8>,
                        key: UnsafeBufferPointer<UInt8>, into w: inout JSONWriter) throws(StoreError) {
-        let found = try store.cache(namedUTF8: cache, create: false)?.get(group: group, key: key) { write($0, into: &w) } ?? false
+        let found = try store.cache(namedUTF8: cache, create: false)?.get(group: group, key: key, { write($0, into: &w) },
+                                                                         inPlace: { (found, value) throws(StoreError) in
+            try writeInPlace(found, value, into: &w)
+        }) ?? false
         if !found { w.writeASCII("{\"found\":false}") }
+    }
+
+    /// `write` of a large value left where the disk tier holds it: read
+    /// from there a piece at a time, straight into the result, so that the
+    /// value is not held again between the two. After an error reading it,
+    /// what was written is not to be sent.
+    @inline(never)
+    private static func writeInPlace(_ found: Cache.Lookup, _ value: BlobReader, into w: inout JSONWriter) throws(StoreError) {
+        switch found.entry.kind {
+        case .json:
+            w.writeASCII("{\"found\":true,\"value\":")
+            try value.read(inPiecesOf: 1 << 20) { w.writeRaw($0) }
+        case .data:
+            w.writeASCII("{\"found\":true,\"data\":\"")
+            // Pieces of a multiple of three bytes: base64 with no padding between them.
+            try value.read(inPiecesOf: 3 << 18) { Base64.encode($0, into: &w) }
+            w.writeASCII("\"")
+        case .object:
+            var whole = found
+            whole.entry.bytes = try value.readAll()
+            return write(whole, into: &w)
+        }
+        writeState(found, into: &w)
     }
 
     /// The result: `{"found":false}`, or the entry with its metadata.
@@ -66,6 +92,14 @@ enum CacheGet: MethodDefinition {
                 if stored.isArray { w.writeASCII(",\"form\":\"array\"") }
             }
         }
+        writeState(found, into: &w)
+    }
+
+    /// Whether a found entry has expired, when it was stored and will
+    /// expire, and its tier: what closes the result.
+    @inline(__always)
+    private static func writeState(_ found: Cache.Lookup, into w: inout JSONWriter) {
+        let entry = found.entry
         w.writeASCII(found.expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")
         Timestamp.append(milliseconds: entry.storedAt, to: &w)
         if let expiresAt = found.expiresAt {
