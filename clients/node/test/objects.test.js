@@ -155,6 +155,17 @@ test('schema.register, get, list, extend and remove', () => withDb({}, async (db
   await assert.rejects(db.schema.extend('Dog', 'Tricks', { x: 'string' }), SchemaNotFound);
 }));
 
+test('schema.extend without a category name', () => withDb({}, async (db) => {
+  // HMCache's registerPropertyName: without a category name.
+  await db.schema.register('Person', '1', { name: 'string' });
+  await db.schema.extend('Person', 'Club', { club: 'string' });
+  assert.deepEqual((await db.schema.extend('Person', null, { nick: 'string' })).schema.extensions, { Club: { club: 'string' }, '': { nick: 'string' } });
+  assert.deepEqual((await db.schema.extend('Person', '', { mood: 'string' })).schema.extensions[''], { nick: 'string', mood: 'string' });
+  assert.deepEqual(await db.object.describe({ type: 'Person', value: { name: 'Bo', nick: 'B', club: 'C' } }), {
+    description: { '*Person': { name: 'Bo', '(Club)club': 'C', nick: 'B', mood: null } },
+  });
+}));
+
 test('schema errors', () => withDb({}, async (db) => {
   await db.schema.register('Person', '1', { name: 'string' });
   await assert.rejects(db.schema.register('Person', '1.0', { name: 'string', age: 'integer' }), SchemaConflict);

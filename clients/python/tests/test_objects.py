@@ -142,6 +142,18 @@ def test_schema_register_get_list_extend_remove(db):
         db.schema.extend("Dog", "Tricks", {"x": "string"})
 
 
+def test_schema_extend_without_a_category_name(db):
+    # HMCache's registerPropertyName: without a category name.
+    db.schema.register("Person", "1", {"name": "string"})
+    db.schema.extend("Person", "Club", {"club": "string"})
+    assert db.schema.extend("Person", None, {"nick": "string"})["schema"]["extensions"] == {
+        "Club": {"club": "string"}, "": {"nick": "string"}}
+    assert db.schema.extend("Person", "", {"mood": "string"})["schema"]["extensions"][""] == {
+        "nick": "string", "mood": "string"}
+    assert db.object.describe(type="Person", value={"name": "Bo", "nick": "B", "club": "C"}) == {"description": {
+        "*Person": {"name": "Bo", "(Club)club": "C", "nick": "B", "mood": None}}}
+
+
 def test_schema_errors(db):
     db.schema.register("Person", "1", {"name": "string"})
     with pytest.raises(larder.SchemaConflict):
