@@ -81,4 +81,28 @@ final class ObjectCanonicalJSONTests: StoreTestCase {
         XCTAssertEqual(CanonicalJSON.hash(type: b.type, value: b.plainValue), "8d8205c9b95eb0a8")
         XCTAssertEqual(fnv1a64(CanonicalJSON.canonical(["type": "Dog", "value": a.plainValue]).description), "8d8205c9b95eb0a8")
     }
+
+    /// HMCache has no null apart from unset: a field sent as null, one left
+    /// out, and one a migration removed compare and hash alike, at every level
+    /// of nested objects; a null inside a map or a `json` value is a value.
+    func testANullFieldEqualsAnUnsetOne() throws {
+        let store = try makeStore(inMemory: true)
+        let cache = try openCache(store)
+        try store.register("Person", "1", #"{"fields":{"name":"string","nick":"string?"}}"#)
+        try store.register("Team", "1", #"{"fields":{"lead":{"optional":{"ref":"Person"}},"members":{"array":{"ref":"Person"}},"notes":{"map":"string?"},"extra":"json?"}}"#)
+        func hash(_ value: String) throws -> String {
+            CanonicalJSON.hash(of: .single(try cache.putObject("t", "Team", value)))
+        }
+        XCTAssertEqual(try hash(#"{"lead":null,"members":[{"name":"A","nick":null}],"notes":{},"extra":null}"#),
+                       try hash(#"{"members":[{"name":"A"}],"notes":{}}"#))
+        XCTAssertEqual(try hash(#"{"lead":{"name":"B","nick":null},"members":[],"notes":{}}"#),
+                       try hash(#"{"lead":{"name":"B"},"members":[],"notes":{}}"#))
+        XCTAssertEqual(try cache.putObject("t", "Team", #"{"lead":null,"members":[],"notes":{}}"#).comparableValue,
+                       json(#"{"members":[],"notes":{}}"#))
+        XCTAssertNotEqual(try hash(#"{"members":[],"notes":{"a":null}}"#), try hash(#"{"members":[],"notes":{}}"#))
+        XCTAssertNotEqual(try hash(#"{"members":[],"notes":{},"extra":{"a":null}}"#), try hash(#"{"members":[],"notes":{},"extra":{}}"#))
+        // The plain value still shows the null that was sent.
+        XCTAssertEqual(try cache.putObject("t", "Team", #"{"lead":null,"members":[],"notes":{}}"#).plainValue,
+                       json(#"{"lead":null,"members":[],"notes":{}}"#))
+    }
 }

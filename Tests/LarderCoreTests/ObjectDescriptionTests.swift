@@ -64,4 +64,15 @@ final class ObjectDescriptionTests: ObjectStoreTestCase {
         let old = StoredObject(type: "Person", version: ver("1"), value: ["name": "Y"])
         XCTAssertEqual(try ObjectDescription(store: store).describe(old).description, #"{"*Person":{"name":"Y","photo":null}}"#)
     }
+
+    /// HMCache's `registerPropertyName:` without a category name: the field is
+    /// printed under its own name, beside the named categories' `(Category)field`.
+    func testAnUnnamedCategoryIsDescribedByTheFieldAlone() throws {
+        _ = try store.extend(type: "Dog", category: "", fields: FieldDefinition.list(from: json(#"{"nickname":"string"}"#), at: "fields"))
+        _ = try store.extend(type: "Dog", category: "", fields: FieldDefinition.list(from: json(#"{"mood":"string"}"#), at: "fields"))
+        XCTAssertEqual(try store.newestSchema(of: "Dog")?.json["extensions"], json(#"{"Tricks":{"trick":"string"},"":{"nickname":"string","mood":"string"}}"#))
+        try cache.putObject("d", "Dog", #"{"name":"D","tags":[],"breed":"b","scores":{},"nickname":"Dee","trick":"sit"}"#)
+        XCTAssertEqual(try describe("d"),
+                       #"{"*Dog":{"breed":"b","owner":null,"scores":{},"good":true,"(Tricks)trick":"sit","nickname":"Dee","mood":null,"**Animal":{"name":"D","born":null,"tags":[]}}}"#)
+    }
 }

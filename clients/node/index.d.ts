@@ -521,7 +521,8 @@ export class SchemaMethods {
   get(type: string, options?: { version?: string }): Promise<any>;
   list(): Promise<any>;
   remove(type: string): Promise<any>;
-  extend(type: string, category: string, fields: Record<string, unknown>): Promise<any>;
+  /** `category` null, undefined or '' is the unnamed category. */
+  extend(type: string, category: string | null | undefined, fields: Record<string, unknown>): Promise<any>;
 }
 
 export class ObjectMethods {

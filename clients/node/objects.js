@@ -92,9 +92,13 @@ export class SchemaMethods {
     return this.#db.call('schema.remove', { type });
   }
 
-  /** `schema.extend`: adds a category's (optional) fields to the newest version. `{schema}`. */
+  /**
+   * `schema.extend`: adds a category's (optional) fields to the newest version. `{schema}`.
+   * A `category` of null, undefined or '' is the unnamed one (HMCache's `registerPropertyName:`
+   * without a category name): descriptions label its fields by their names alone.
+   */
   extend(type, category, fields) {
-    return this.#db.call('schema.extend', { type, category, fields });
+    return this.#db.call('schema.extend', category == null ? { type, fields } : { type, category, fields });
   }
 }
 

@@ -53,17 +53,13 @@ struct Migrator {
             throw fail(stored.type, stored.version, "it was stored at \(stored.version), newer than any registered version")
         }
         var origins = StoredObject.origins(in: .object(stored.value))
-        // Each level migrates its own fields, the root ancestor first.
-        var stepped = stored.plainValue
-        for parent in stored.parents.reversed() {
-            stepped = try migrateSteps(type: parent.type, from: parent.version, value: stepped, at: "", origins: &origins)
-        }
-        stepped = try migrateSteps(type: stored.type, from: stored.version, value: stepped, at: "", origins: &origins)
+        let stepped = try migrateLevels(StoredObject.Origin(type: stored.type, version: stored.version, parents: stored.parents),
+                                        value: stored.plainValue, at: "", origins: &origins)
         var validator = ObjectValidator(store: store)
         validator.origins = origins
-        validator.upgradeNested = { relative, type, version, value in
+        validator.upgradeNested = { relative, origin, value in
             var nestedOrigins = origins
-            return try migrateSteps(type: type, from: version, value: value, at: relative, origins: &nestedOrigins)
+            return try migrateLevels(origin, value: value, at: relative, origins: &nestedOrigins)
         }
         do {
             return try validator.tag(stepped, as: stored.type, path: "value")
@@ -74,14 +70,22 @@ struct Migrator {
 
     /// True when nothing about the object is behind the registered schemas.
     func isCurrent(_ stored: StoredObject) throws(StoreError) -> Bool {
-        guard let newest = try store.newestSchema(of: stored.type), newest.version == stored.version else { return false }
-        let ancestors = try store.ancestors(of: newest)
-        guard ancestors.count == stored.parents.count,
-              zip(ancestors, stored.parents).allSatisfy({ $0.type == $1.type && $0.version == $1.version }) else { return false }
+        guard let newest = try store.newestSchema(of: stored.type), newest.version == stored.version,
+              try hasNewestAncestors(newest, stored.parents) else { return false }
         for (_, origin) in StoredObject.origins(in: .object(stored.value)) {
-            if let n = try store.newestSchema(of: origin.type), origin.version < n.version { return false }
+            // A nested object of a type no longer registered, or stored at a newer version, stays as it is.
+            guard let n = try store.newestSchema(of: origin.type), origin.version <= n.version else { continue }
+            if origin.version < n.version { return false }
+            if try !hasNewestAncestors(n, origin.parents) { return false }
         }
         return true
+    }
+
+    /// Whether `parents` are the ancestors of `newest` at their newest versions.
+    private func hasNewestAncestors(_ newest: TypeSchema, _ parents: [(type: String, version: SchemaVersion)]) throws(StoreError) -> Bool {
+        let ancestors = try store.ancestors(of: newest)
+        return ancestors.count == parents.count
+            && zip(ancestors, parents).allSatisfy { $0.type == $1.type && $0.version == $1.version }
     }
 
     private func fail(_ type: String, _ from: SchemaVersion, _ reason: String) -> MigrationStop {
@@ -89,10 +93,21 @@ struct Migrator {
         return .failed(.migrationFailed(key: key, type: type, from: from.text, to: to, reason: reason))
     }
 
+    /// Runs each level's chain on a plain value: the ancestors' from the
+    /// versions recorded, the root first, then the type's own.
+    func migrateLevels(_ origin: StoredObject.Origin, value: JSON, at relative: String,
+                       origins: inout [String: StoredObject.Origin]) throws -> JSON {
+        var stepped = value
+        for parent in origin.parents.reversed() {
+            stepped = try migrateSteps(type: parent.type, from: parent.version, value: stepped, at: relative, origins: &origins)
+        }
+        return try migrateSteps(type: origin.type, from: origin.version, value: stepped, at: relative, origins: &origins)
+    }
+
     /// Runs every hop's steps on a plain value.
     /// `origins` follows the values it describes when steps rename or move them.
     func migrateSteps(type: String, from version: SchemaVersion, value: JSON, at relative: String,
-                      origins: inout [String: (type: String, version: SchemaVersion)]) throws -> JSON {
+                      origins: inout [String: StoredObject.Origin]) throws -> JSON {
         let versions = try store.versions(of: type)
         guard let newest = versions.last, version < newest.version else { return value }
         guard case .object(var bag) = value else { throw fail(type, version, "the stored value is not an object") }
@@ -121,7 +136,7 @@ struct Migrator {
     }
 
     /// Re-keys recorded origins under `from` (and below it) to `to`.
-    static func follow(_ origins: inout [String: (type: String, version: SchemaVersion)], from: String, to: String) {
+    static func follow(_ origins: inout [String: StoredObject.Origin], from: String, to: String) {
         for (path, origin) in origins where path == from || path.hasPrefix(from + ".") {
             origins[path] = nil
             origins[to + path.dropFirst(from.count)] = origin

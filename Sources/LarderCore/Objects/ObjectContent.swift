@@ -48,6 +48,14 @@ public enum ObjectContent: Sendable {
         }
     }
 
+    /// What `object.equals` compares: `comparableValue`, or the array of them.
+    public var comparableValue: JSON {
+        switch self {
+        case .single(let o): return o.comparableValue
+        case .array(let a): return .array(a.comparableValues)
+        }
+    }
+
     public var isArray: Bool {
         if case .array = self { return true }
         return false

@@ -2,7 +2,7 @@ import LarderJSON
 
 /// HMCache's JSON description of objects: an object as `{"*Type": {…}}`, its
 /// parent's fields inside as `"**Parent": {…}`, extension fields as
-/// `"(Category)field"`, every field of the schema present, an absent one as
+/// `"(Category)field"` (those of the unnamed category as `"field"`), every field of the schema present, an absent one as
 /// null (HMCache prints `"barObjectDate" : null`); an array of objects as an
 /// array of such descriptions.
 public struct ObjectDescription {
@@ -36,7 +36,9 @@ public struct ObjectDescription {
         var out = JSONObject()
         var inherited = value
         for f in schema.ownFields {
-            let label = schema.category(of: f.name).map { "(\($0))\(f.name)" } ?? f.name
+            // HMCache prefixes a category property with its category's name,
+            // and one registered without a category name with nothing.
+            let label = schema.category(of: f.name).flatMap { $0.isEmpty ? nil : "(\($0))\(f.name)" } ?? f.name
             out.append(label, value[f.name].map(describeValue) ?? .null)
             inherited[f.name] = nil
         }
@@ -101,8 +103,8 @@ public enum CanonicalJSON {
 
     public static func hash(of content: ObjectContent) -> String {
         switch content {
-        case .single(let o): return hash(type: o.type, value: o.plainValue)
-        case .array(let a): return hash(type: a.type, values: a.plainValues)
+        case .single(let o): return hash(type: o.type, value: o.comparableValue)
+        case .array(let a): return hash(type: a.type, values: a.comparableValues)
         }
     }
 

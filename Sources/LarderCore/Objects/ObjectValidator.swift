@@ -5,9 +5,9 @@ import LarderJSON
 public struct ObjectValidator {
     let store: Store
     /// Nested objects that came from storage at an older version: upgrade them before validating.
-    var upgradeNested: ((_ path: String, _ type: String, _ version: SchemaVersion, _ value: JSON) throws -> JSON)?
-    /// Origins (type and version) of nested objects, by path relative to the top object.
-    var origins: [String: (type: String, version: SchemaVersion)] = [:]
+    var upgradeNested: ((_ path: String, _ origin: StoredObject.Origin, _ value: JSON) throws -> JSON)?
+    /// Where nested objects were written (type and versions), by path relative to the top object.
+    var origins: [String: StoredObject.Origin] = [:]
 
     init(store: Store) { self.store = store }
 
@@ -134,13 +134,51 @@ public struct ObjectValidator {
                 out.append(m.key, try check(m.value, element, path: "\(path).\(m.key)", relative: StoredObject.join(relative, m.key)))
             }
             return .object(out)
-        case .ref(let type):
-            var value = v
-            if let origin = origins[relative], origin.type == type, let upgrade = upgradeNested,
-               let newest = try store.newestSchema(of: type), origin.version < newest.version {
-                value = try upgrade(relative, type, origin.version, v)
+        case .ref(let declared):
+            // An object of a type inheriting from the declared one says so in `$type`.
+            guard case .object(var o) = v, let named = o[StoredObject.typeKey] else {
+                return try nested(v, as: declared, declared: declared, path: path, relative: relative)
             }
-            return try tag(value, as: type, path: path, relative: relative).json
+            o[StoredObject.typeKey] = nil
+            let type = try subtype(named, of: declared, path: "\(path).\(StoredObject.typeKey)")
+            return try nested(.object(o), as: type, declared: declared, path: path, relative: relative)
         }
+    }
+
+    /// A nested object of `type`, brought up to date first when a migration
+    /// found it stored at older versions, tagged with the type its field declares
+    /// when that is another.
+    private func nested(_ v: JSON, as type: String, declared: String, path: String, relative: String) throws -> JSON {
+        var value = v
+        if let origin = origins[relative], origin.type == type, let upgrade = upgradeNested {
+            value = try upgrade(relative, origin, v)
+        }
+        var stored = try tag(value, as: type, path: path, relative: relative)
+        if type != declared { stored.declared = declared }
+        return stored.json
+    }
+
+    /// The type a nested object's `$type` names: `declared` itself, or a
+    /// registered type that inherits from it.
+    private func subtype(_ named: JSON, of declared: String, path: String) throws -> String {
+        guard case .string(let name) = named else {
+            throw StoreError.invalidObject(path: path, reason: "expected the name of \(declared) or of a type inheriting from it, got \(named.typeName)")
+        }
+        if name == declared { return name }
+        if let schema = try store.newestSchema(of: name) {
+            guard try store.ancestors(of: schema).contains(where: { $0.type == declared }) else {
+                throw StoreError.invalidObject(path: path, reason: "\(name) does not inherit from \(declared)")
+            }
+            return name
+        }
+        var candidates: [String] = []
+        for type in try store.schemaTypes() {
+            guard let schema = try store.newestSchema(of: type) else { continue }
+            if type == declared || ((try? store.ancestors(of: schema)) ?? []).contains(where: { $0.type == declared }) {
+                candidates.append(type)
+            }
+        }
+        let meant = NearestName.suggestion(for: name, among: candidates).map { " (did you mean \($0)?)" } ?? ""
+        throw StoreError.invalidObject(path: path, reason: "no type \"\(name)\" is registered\(meant)")
     }
 }

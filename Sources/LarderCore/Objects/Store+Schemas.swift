@@ -13,6 +13,7 @@ extension Store {
         try beginWrite()
         if try isRegistered(schema) { return false }
         try checkAgainstAncestors(schema)
+        try checkNames(schema.fields + schema.extensions.flatMap(\.fields))
         try checkDefaults(schema.fields + schema.extensions.flatMap(\.fields))
         try save(schema)
         return true
@@ -42,6 +43,7 @@ extension Store {
         for f in fields where !taken.insert(f.name).inserted {
             throw .invalidArgument(field: "fields.\(f.name)", reason: "\(type) \(newest.version) already has a field \"\(f.name)\"")
         }
+        try checkNames(fields)
         try checkDefaults(fields)
         if let k = newest.extensions.firstIndex(where: { $0.category == category }) {
             newest.extensions[k].fields += fields
@@ -70,6 +72,14 @@ extension Store {
             next = parent.parent
         }
         return inherited
+    }
+
+    /// `$type` in a nested object names its type (a type inheriting from the
+    /// one its field declares): no field can be called so.
+    private func checkNames(_ fields: [FieldDefinition]) throws(StoreError) {
+        if fields.contains(where: { $0.name == StoredObject.typeKey }) {
+            throw .invalidArgument(field: "fields.\(StoredObject.typeKey)", reason: "\"\(StoredObject.typeKey)\" names the type of a nested object, so no field can be called so")
+        }
     }
 
     /// A default must itself be a valid value of its field's type.

@@ -54,4 +54,7 @@ public struct StoredObjectArray: Sendable {
 
     /// The elements as users see them: plain values.
     public var plainValues: [JSON] { elements.map(\.plainValue) }
+
+    /// Each element's `comparableValue`.
+    public var comparableValues: [JSON] { elements.map(\.comparableValue) }
 }

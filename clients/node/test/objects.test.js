@@ -155,6 +155,38 @@ test('schema.register, get, list, extend and remove', () => withDb({}, async (db
   await assert.rejects(db.schema.extend('Dog', 'Tricks', { x: 'string' }), SchemaNotFound);
 }));
 
+test('schema.extend without a category name', () => withDb({}, async (db) => {
+  // HMCache's registerPropertyName: without a category name.
+  await db.schema.register('Person', '1', { name: 'string' });
+  await db.schema.extend('Person', 'Club', { club: 'string' });
+  assert.deepEqual((await db.schema.extend('Person', null, { nick: 'string' })).schema.extensions, { Club: { club: 'string' }, '': { nick: 'string' } });
+  assert.deepEqual((await db.schema.extend('Person', '', { mood: 'string' })).schema.extensions[''], { nick: 'string', mood: 'string' });
+  assert.deepEqual(await db.object.describe({ type: 'Person', value: { name: 'Bo', nick: 'B', club: 'C' } }), {
+    description: { '*Person': { name: 'Bo', '(Club)club': 'C', nick: 'B', mood: null } },
+  });
+}));
+
+test('a subtype where its parent is declared, and null as unset', () => withDb({}, async (db) => {
+  // HMCache's dictionary of a FooObject and a SubFooObject.
+  await db.schema.register('Foo', '1', { string: 'string', date: 'date?' });
+  await db.schema.register('SubFoo', '1', { number: 'integer' }, { parent: 'Foo' });
+  await db.schema.register('Shelf', '1', { byKey: { map: { ref: 'Foo' } } });
+  const value = { byKey: { 1: { string: 'a' }, 2: { $type: 'SubFoo', string: 'b', number: 123 } } };
+  await db.object.put('s', { type: 'Shelf', value });
+  assert.deepEqual((await db.object.get('s')).value, value);
+  assert.deepEqual((await db.object.describe('s')).description['*Shelf'].byKey['2'], {
+    '*SubFoo': { number: 123, '**Foo': { string: 'b', date: null } },
+  });
+  const e = await db.object.put('t', { type: 'Shelf', value: { byKey: { 1: { $type: 'SubFo', string: 'a', number: 1 } } } }).catch((x) => x);
+  assert.ok(e instanceof InvalidObject);
+  assert.deepEqual(e.data, { path: 'value.byKey.1.$type', reason: 'no type "SubFo" is registered (did you mean SubFoo?)' });
+  // A nil property and one never set are the same state.
+  const nil = { type: 'Foo', value: { string: 'a', date: null } };
+  const unset = { type: 'Foo', value: { string: 'a' } };
+  assert.deepEqual(await db.object.equals(nil, unset), { equal: true });
+  assert.deepEqual(await db.object.hash(nil), await db.object.hash(unset));
+}));
+
 test('schema errors', () => withDb({}, async (db) => {
   await db.schema.register('Person', '1', { name: 'string' });
   await assert.rejects(db.schema.register('Person', '1.0', { name: 'string', age: 'integer' }), SchemaConflict);

@@ -170,11 +170,17 @@ class SchemaMethods(Methods[K]):
         return self._request("schema.remove", {"type": type}, None)
 
     @method
-    def extend(self, type: str, category: str, fields: Mapping[str, Any]) -> Call[ExtendResult]:
+    def extend(self, type: str, category: str | None, fields: Mapping[str, Any]) -> Call[ExtendResult]:
         """``schema.extend``: adds a category's fields (always optional) to
-        the newest version of a type, without a new version. ``{"schema":
-        <the extended definition>}``."""
-        return self._request("schema.extend", {"type": type, "category": category, "fields": dict(fields)}, None)
+        the newest version of a type, without a new version; ``category``
+        None (or ``""``) is the unnamed category, as HMCache's
+        ``registerPropertyName:`` without a category name, whose fields
+        descriptions label by their names alone. ``{"schema": <the extended
+        definition>}``."""
+        params: dict[str, Any] = {"type": type, "fields": dict(fields)}
+        if category is not None:
+            params["category"] = category
+        return self._request("schema.extend", params, None)
 
 
 class ObjectMethods(Methods[K]):

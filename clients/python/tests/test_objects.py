@@ -142,6 +142,38 @@ def test_schema_register_get_list_extend_remove(db):
         db.schema.extend("Dog", "Tricks", {"x": "string"})
 
 
+def test_schema_extend_without_a_category_name(db):
+    # HMCache's registerPropertyName: without a category name.
+    db.schema.register("Person", "1", {"name": "string"})
+    db.schema.extend("Person", "Club", {"club": "string"})
+    assert db.schema.extend("Person", None, {"nick": "string"})["schema"]["extensions"] == {
+        "Club": {"club": "string"}, "": {"nick": "string"}}
+    assert db.schema.extend("Person", "", {"mood": "string"})["schema"]["extensions"][""] == {
+        "nick": "string", "mood": "string"}
+    assert db.object.describe(type="Person", value={"name": "Bo", "nick": "B", "club": "C"}) == {"description": {
+        "*Person": {"name": "Bo", "(Club)club": "C", "nick": "B", "mood": None}}}
+
+
+def test_a_subtype_where_its_parent_is_declared_and_null_as_unset(db):
+    # HMCache's dictionary of a FooObject and a SubFooObject.
+    db.schema.register("Foo", "1", {"string": "string", "date": "date?"})
+    db.schema.register("SubFoo", "1", {"number": "integer"}, parent="Foo")
+    db.schema.register("Shelf", "1", {"byKey": {"map": {"ref": "Foo"}}})
+    value = {"byKey": {"1": {"string": "a"}, "2": {"$type": "SubFoo", "string": "b", "number": 123}}}
+    db.object.put("s", "Shelf", value)
+    assert db.object.get("s")["value"] == value
+    assert db.object.describe("s")["description"]["*Shelf"]["byKey"]["2"] == {
+        "*SubFoo": {"number": 123, "**Foo": {"string": "b", "date": None}}}
+    with pytest.raises(larder.InvalidObject) as e:
+        db.object.put("t", "Shelf", {"byKey": {"1": {"$type": "SubFo", "string": "a", "number": 1}}})
+    assert e.value.data == {"path": "value.byKey.1.$type", "reason": 'no type "SubFo" is registered (did you mean SubFoo?)'}
+    # A nil property and one never set are the same state.
+    nil = {"type": "Foo", "value": {"string": "a", "date": None}}
+    unset = {"type": "Foo", "value": {"string": "a"}}
+    assert db.object.equals(nil, unset) == {"equal": True}
+    assert db.object.hash(**nil) == db.object.hash(**unset)
+
+
 def test_schema_errors(db):
     db.schema.register("Person", "1", {"name": "string"})
     with pytest.raises(larder.SchemaConflict):

@@ -28,7 +28,7 @@ enum ObjectEquals: MethodDefinition {
                 server.finishAfterCommit(reply, first.flatMap { x in second.map { y in
                     // An array of one object is not that object.
                     Result(equal: x.type == y.type && x.isArray == y.isArray
-                        && CanonicalJSON.canonical(x.plainValue) == CanonicalJSON.canonical(y.plainValue)).json
+                        && CanonicalJSON.canonical(x.comparableValue) == CanonicalJSON.canonical(y.comparableValue)).json
                 } })
             }
         }

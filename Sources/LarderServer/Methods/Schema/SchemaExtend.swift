@@ -3,21 +3,23 @@ import LarderJSON
 import LarderRPC
 
 /// `schema.extend`: adds a category's fields (HMCache's category properties) to
-/// the newest version of a type, without a version bump. Extension fields are optional.
+/// the newest version of a type, without a version bump. Extension fields are
+/// optional; without a category name (or with an empty one) they belong to the
+/// unnamed category.
 enum SchemaExtend: MethodDefinition {
     static let method = "schema.extend"
 
     struct Params: ParamsObject {
         static let members = ["type", "category", "fields"]
-        static let requiredMembers = ["type", "category", "fields"]
+        static let requiredMembers = ["type", "fields"]
         let type: String
+        /// Empty for HMCache's `registerPropertyName:` without a category name.
         let category: String
         let fields: [FieldDefinition]
 
         init(_ p: ParamsReader) throws(ResponseError) {
             type = try p.require("type", as: String.self)
-            category = try p.require("category", as: String.self)
-            guard !category.isEmpty else { throw .invalidParams("\(p.path).category must not be empty") }
+            category = try p.optional("category", as: String.self) ?? ""
             let fields = try p.require("fields", as: ParamsReader.self)
             self.fields = try Server.core { () throws(StoreError) in try FieldDefinition.list(from: .object(fields.object), at: "fields") }
         }
