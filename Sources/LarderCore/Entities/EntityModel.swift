@@ -149,6 +149,8 @@ public struct EntityModel: Equatable, Sendable {
         var e = entities[k]
         e.linkKinds = []
         e.inverseLinks = []
+        e.inverses = []
+        e.destinationKinds = []
         for (r, rel) in e.relationships.enumerated() {
             let path = "entities[\(k)].relationships[\(r)]"
             let destination = entity(named: rel.destination)!
@@ -161,13 +163,20 @@ public struct EntityModel: Equatable, Sendable {
                     throw .invalidArgument(field: "\(path).inverse", reason: "\(rel.destination).\(inverse) names \(back) as its inverse, not \(rel.name)")
                 }
             }
+            let candidates = destination.relationships.filter { $0.destination == e.name && $0.inverse == rel.name }
+            // Both sides of a pair are kept in step, so each side has one partner.
+            if declared == nil, candidates.count > 1 {
+                let names = candidates.map { "\(rel.destination).\($0.name)" }.joined(separator: " and ")
+                throw .invalidArgument(field: path, reason: "\(names) \(candidates.count == 2 ? "both" : "all") name \(e.name).\(rel.name) as their inverse; a relationship has one inverse (name it with inverse on \(e.name).\(rel.name))")
+            }
+            e.inverses.append((declared ?? candidates.first)?.name)
+            e.destinationKinds.append(destination.identifierAttribute.kind)
             if !rel.toMany {
                 e.linkKinds.append(destination.identifierAttribute.kind)
                 e.inverseLinks.append(nil)
                 continue
             }
             e.linkKinds.append(nil)
-            let candidates = destination.relationships.filter { $0.destination == e.name && $0.inverse == rel.name }
             guard let link = declared ?? candidates.first else {
                 throw .invalidArgument(field: path, reason: "to-many relationship \(e.name).\(rel.name) needs an inverse: a to-one relationship of \(rel.destination) leading to \(e.name), named by inverse on either side")
             }
