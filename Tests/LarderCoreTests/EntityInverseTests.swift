@@ -149,3 +149,32 @@ final class EntityInverseTests: StoreTestCase {
         }
     }
 }
+
+/// A model stored before two claims on one inverse were refused keeps working.
+final class EntityStoredInverseTests: StoreTestCase {
+    func testAStoredModelWithTwoClaimsOnOneInverseKeepsNeitherInStep() throws {
+        let store = try makeStore()
+        try store.define(#"""
+            {"model": "Travel", "entities": [
+              {"name": "Person", "attributes": {"id": "string"},
+               "relationships": [{"name": "passport", "destination": "Passport", "inverse": "owner"},
+                                 {"name": "oldPassport", "destination": "Passport"}]},
+              {"name": "Passport", "attributes": {"id": "string"},
+               "relationships": [{"name": "owner", "destination": "Person"}]}]}
+            """#)
+        let claimed = #"{"model":"Travel","casing":"camelCase","dateFormat":"iso8601","reservedWords":["description"],"entities":[{"name":"Person","identifier":"id","attributes":{"id":"string"},"relationships":[{"name":"passport","destination":"Passport","toMany":false,"inverse":"owner","deleteRule":"nullify"},{"name":"oldPassport","destination":"Passport","toMany":false,"inverse":"owner","deleteRule":"nullify"}]},{"name":"Passport","identifier":"id","attributes":{"id":"string"},"relationships":[{"name":"owner","destination":"Person","toMany":false,"deleteRule":"nullify"}]}]}"#
+        try store.atomically(changing: .entries) { () throws(StoreError) in
+            let s = try store.database.statement("UPDATE entity_models SET definition = ? WHERE name = ?")
+            s.bind(1, .text(claimed))
+            s.bind(2, .text("Travel"))
+            try s.run()
+        }
+        store.close()
+        let reopened = try makeStore()
+        try reopened.upsert("Person", #"{"id": "ann"}"#)
+        try reopened.upsert("Passport", #"{"id": "P1", "owner": "ann"}"#)
+        try reopened.upsert("Person", #"{"id": "bob", "passport": "P1", "oldPassport": "P1"}"#)
+        XCTAssertEqual(try reopened.record("Passport", "P1")?["owner"], "ann", "written as given, nothing inferred")
+        XCTAssertEqual(try reopened.record("Person", "ann")?["passport"], .null)
+    }
+}
