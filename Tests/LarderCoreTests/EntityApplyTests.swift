@@ -155,14 +155,16 @@ final class EntityApplyTests: StoreTestCase {
         XCTAssertTrue(store.stagedEntities.isEmpty)
     }
 
-    func testToManyKeysInRecordsAreDerivedNotStored() throws {
+    func testToManyKeysInRecordsSetTheInverse() throws {
         let store = try bandsStore()
         try store.upsert("Band", japan)
         try store.upsert("Album", tinDrum)
-        // What entity.get produced can go back in: the to-many list is ignored, the inverse rules.
+        // What entity.get produced can go back in: the list is what the inverse already says.
         let band = try XCTUnwrap(store.record("Band", "Japan"))
-        try store.upsert([band.settingAlbums([])], entity: "Band")
+        try store.upsert([band], entity: "Band")
         XCTAssertEqual(try store.record("Band", "Japan")?["albums"], ["Tin Drum"])
+        try store.upsert([band.settingAlbums([])], entity: "Band")
+        XCTAssertEqual(try store.record("Album", "Tin Drum")?["band"], .null)
     }
 
     func testIntegerIdentifiersAndAllAttributeTypes() throws {

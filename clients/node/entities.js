@@ -133,7 +133,10 @@ export class EntityMethods {
    * (stage the missing records and apply again, or `discard`);
    * `onMissing: 'null'` clears such references instead (counted as
    * `unresolved`). A new record lacking required attributes rejects with
-   * IncompleteRecord.
+   * IncompleteRecord. Both sides of a relationship with an inverse are kept
+   * in step: setting one side of a one-to-one sets the other (clearing both
+   * old partners), and a to-many key given as a list of identifiers is the
+   * whole relationship; within the batch a later record wins.
    */
   apply(options) {
     return this.#db.call('entity.apply', pick({}, checkOptions('entity.apply', options, ['onMissing']), ['onMissing']));

@@ -10,9 +10,20 @@ public struct EntityBatch: Sendable {
         var records: [StagedRecord] = []
         /// Position in `records` by identifier.
         var positions: [ColumnValue: Int] = [:]
+        /// Whether a record lists the members of a to-many relationship.
+        var hasLists = false
+    }
+
+    /// A to-one relationship of an entity, by name.
+    struct Link: Hashable {
+        let entity: ExactString
+        let relationship: String
     }
 
     private(set) var groups: [Group] = []
+    /// The to-one relationships that a to-many list of the batch sets: the
+    /// batch's own references along them are written again in order (`Store.keepInverses`).
+    private(set) var listedLinks: Set<Link> = []
     private var groupIndex: [ExactString: Int] = [:]
     /// Distinct records staged.
     public private(set) var count = 0
@@ -38,6 +49,10 @@ public struct EntityBatch: Sendable {
         }
         groups[g].records.reserveCapacity(groups[g].records.count + records.count)
         for r in records {
+            for list in r.lists.keys {
+                listedLinks.insert(Link(entity: ExactString(entity.relationships[list].destination), relationship: entity.inverseLinks[list]!))
+                groups[g].hasLists = true
+            }
             if let k = groups[g].positions[r.id] {
                 groups[g].records[k].merge(r)
             } else {
@@ -127,6 +142,7 @@ extension Store {
                                  result: &result, unresolved: &unresolved)
             }
             if !unresolved.isEmpty && onMissing == .fail { throw .unresolvedReferences(unresolved) }
+            for g in batch.groups { try keepInverses(of: g, in: batch, catalog: catalog, found: found) }
         }
         // Queued upserts say whether each record was new once they have run.
         try database.settle()
@@ -238,6 +254,114 @@ extension Store {
                     try clear.run()
                     result.unresolved += 1
                 }
+            }
+        }
+        guard group.hasLists else { return }
+        for (r, relationship) in entity.relationships.enumerated() where relationship.toMany {
+            guard let destination = catalog.lookup(relationship.destination)?.entity else {
+                throw .entityNotFound(relationship.destination)
+            }
+            let destinationTable = EntityTable(entity: destination)
+            let key = ExactString(destination.name)
+            for record in group.records {
+                for member in record.lists[r] ?? [] {
+                    var exists = batch.contains(destination.name, member)
+                    if !exists {
+                        if let known = found[key]?[member] {
+                            exists = known
+                        } else {
+                            exists = try recordExists(destinationTable, member)
+                            found[key, default: [:]][member] = exists
+                        }
+                    }
+                    if exists {
+                        result.linked += 1
+                        continue
+                    }
+                    unresolved.append(UnresolvedReference(entity: entity.name, id: EntityDefinition.json(record.id),
+                                                          relationship: relationship.name, destination: destination.name,
+                                                          missingID: EntityDefinition.json(member)))
+                    // Left out of the list by pass 3.
+                    if onMissing == .null { result.unresolved += 1 }
+                }
+            }
+        }
+    }
+
+    /// Pass 3 for one entity: both sides of every relationship with an inverse
+    /// agree, as Core Data keeps them. Records take effect in the batch's
+    /// order, so a later record's side wins over an earlier one's:
+    /// - a one-to-one reference set to a record also sets that record's
+    ///   reference back, and clears the references that pointed at either of
+    ///   them before;
+    /// - a to-many list makes each record listed point back, and clears the
+    ///   references of those it no longer lists;
+    /// - a to-one reference whose inverse some list in the batch sets is
+    ///   written again in its turn.
+    /// A batch with none of these (most: a to-many side is usually derived)
+    /// costs nothing here.
+    private func keepInverses(of group: EntityBatch.Group, in batch: EntityBatch, catalog: EntityCatalog,
+                              found: [ExactString: [ColumnValue: Bool]]) throws(StoreError) {
+        let entity = group.entity
+        let table = EntityTable(entity: entity)
+        // Per relationship: how its side is kept, and the destination's side.
+        var kept: [(r: Int, destination: EntityDefinition, inverse: String?, partnered: Bool)] = []
+        for (r, relationship) in entity.relationships.enumerated() {
+            guard let destination = catalog.lookup(relationship.destination)?.entity else {
+                throw .entityNotFound(relationship.destination)
+            }
+            let inverse = entity.inverses[r]
+            if relationship.toMany {
+                if group.hasLists { kept.append((r, destination, inverse, false)) }
+            } else if let inverse, let i = destination.relationshipIndex(inverse), !destination.relationships[i].toMany {
+                kept.append((r, destination, inverse, true))
+            } else if batch.listedLinks.contains(EntityBatch.Link(entity: ExactString(entity.name), relationship: relationship.name)) {
+                kept.append((r, destination, nil, false))
+            }
+        }
+        guard !kept.isEmpty else { return }
+        func resolved(_ id: ColumnValue, in destination: EntityDefinition) -> Bool {
+            batch.contains(destination.name, id) || found[ExactString(destination.name)]?[id] == true
+        }
+        for record in group.records {
+            for (r, destination, inverse, partnered) in kept {
+                let relationship = EntityTable.quote(entity.relationships[r].name)
+                let other = EntityTable(entity: destination)
+                if entity.relationships[r].toMany {
+                    guard let members = record.lists[r], let inverse else { continue }
+                    let back = EntityTable.quote(inverse)
+                    let clear = try database.statement("UPDATE \(other.name) SET \(back) = NULL WHERE \(back) = ?")
+                    clear.bind(1, record.id)
+                    try clear.run()
+                    let link = try database.statement("UPDATE \(other.name) SET \(back) = ? WHERE \(other.identifierColumn) = ?")
+                    for member in members where resolved(member, in: destination) {
+                        link.bind(1, record.id)
+                        link.bind(2, member)
+                        try link.run()
+                    }
+                    continue
+                }
+                guard let target = record.links[r] else { continue }
+                let value = !target.isNull && resolved(target, in: destination) ? target : .null
+                let own = try database.statement("UPDATE \(table.name) SET \(relationship) = ? WHERE \(table.identifierColumn) = ?")
+                own.bind(1, value)
+                own.bind(2, record.id)
+                try own.run()
+                guard partnered, let inverse else { continue }
+                let back = EntityTable.quote(inverse)
+                let leave = try database.statement("UPDATE \(other.name) SET \(back) = NULL WHERE \(back) = ?")
+                leave.bind(1, record.id)
+                try leave.run()
+                guard !value.isNull else { continue }
+                let rival = try database.statement(
+                    "UPDATE \(table.name) SET \(relationship) = NULL WHERE \(relationship) = ? AND \(table.identifierColumn) <> ?")
+                rival.bind(1, value)
+                rival.bind(2, record.id)
+                try rival.run()
+                let partner = try database.statement("UPDATE \(other.name) SET \(back) = ? WHERE \(other.identifierColumn) = ?")
+                partner.bind(1, record.id)
+                partner.bind(2, value)
+                try partner.run()
             }
         }
     }

@@ -25,6 +25,11 @@ public struct EntityDefinition: Sendable {
     var linkKinds: [ColumnKind?] = []
     /// For each to-many relationship, the name of the to-one relationship on its destination that points back.
     var inverseLinks: [String?] = []
+    /// The identifier kind of each relationship's destination.
+    var destinationKinds: [ColumnKind] = []
+    /// For each relationship, the relationship of its destination that mirrors
+    /// it, declared on either side; nil when none does.
+    var inverses: [String?] = []
 
     /// Reads `{name, attributes: {name: type}, identifier?, relationships?: [...]}`.
     init(json: JSON, at path: String) throws(StoreError) {

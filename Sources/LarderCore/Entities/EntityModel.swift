@@ -16,7 +16,8 @@ public struct EntityModel: Equatable, Sendable {
     public static let defaultReservedWords = ["description"]
 
     /// Reads `entity.define`'s parameters: `{model, entities, casing?, dateFormat?, reservedWords?}`.
-    public init(definition json: JSON) throws(StoreError) {
+    /// `stored`: the definition is one the store holds, accepted when it was defined (see `resolveRelationships`).
+    public init(definition json: JSON, stored: Bool = false) throws(StoreError) {
         guard case .object(let o) = json else { throw .invalidArgument(field: "model", reason: "a model definition is an object") }
         try o.checkMembers(Self.members, at: "")
         guard case .string(let name) = o["model"] ?? .null, !name.isEmpty else {
@@ -60,17 +61,18 @@ public struct EntityModel: Equatable, Sendable {
         }
         var entities: [EntityDefinition] = []
         for (k, e) in list.enumerated() { entities.append(try EntityDefinition(json: e, at: "entities[\(k)]")) }
-        try self.init(name: name, entities: entities, casing: casing, dateFormat: dateFormat, reservedWords: reserved)
+        try self.init(name: name, entities: entities, casing: casing, dateFormat: dateFormat, reservedWords: reserved, stored: stored)
     }
 
     public init(name: String, entities: [EntityDefinition], casing: KeyCasing = .camelCase,
-                dateFormat: DateFormat = .iso8601, reservedWords: [String] = defaultReservedWords) throws(StoreError) {
+                dateFormat: DateFormat = .iso8601, reservedWords: [String] = defaultReservedWords,
+                stored: Bool = false) throws(StoreError) {
         self.name = name
         self.casing = casing
         self.dateFormat = dateFormat
         self.reservedWords = reservedWords
         self.entities = entities
-        try prepare()
+        try prepare(stored: stored)
     }
 
     /// The canonical definition, as stored and as `entity.models` lists it.
@@ -88,13 +90,13 @@ public struct EntityModel: Equatable, Sendable {
     // MARK: - Checking and deriving
 
     /// Checks the model as a whole and derives what reading and writing records needs.
-    private mutating func prepare() throws(StoreError) {
+    private mutating func prepare(stored: Bool) throws(StoreError) {
         var seen = Set<ExactString>()
         for (k, e) in entities.enumerated() where !seen.insert(ExactString(e.name)).inserted {
             throw .invalidArgument(field: "entities[\(k)].name", reason: "entity \(e.name) is defined twice")
         }
         for k in entities.indices { try prepareFields(of: k) }
-        for k in entities.indices { try resolveRelationships(of: k) }
+        for k in entities.indices { try resolveRelationships(of: k, stored: stored) }
     }
 
     private mutating func prepareFields(of k: Int) throws(StoreError) {
@@ -145,10 +147,16 @@ public struct EntityModel: Equatable, Sendable {
         entities[k] = e
     }
 
-    private mutating func resolveRelationships(of k: Int) throws(StoreError) {
+    /// Pairs each relationship with its inverse. A relationship that several
+    /// others name as their inverse, naming none of them, is refused; a stored
+    /// model defined before that was refused keeps working, its relationship
+    /// kept in step with none of them.
+    private mutating func resolveRelationships(of k: Int, stored: Bool) throws(StoreError) {
         var e = entities[k]
         e.linkKinds = []
         e.inverseLinks = []
+        e.inverses = []
+        e.destinationKinds = []
         for (r, rel) in e.relationships.enumerated() {
             let path = "entities[\(k)].relationships[\(r)]"
             let destination = entity(named: rel.destination)!
@@ -161,13 +169,26 @@ public struct EntityModel: Equatable, Sendable {
                     throw .invalidArgument(field: "\(path).inverse", reason: "\(rel.destination).\(inverse) names \(back) as its inverse, not \(rel.name)")
                 }
             }
+            let candidates = destination.relationships.filter { $0.destination == e.name && $0.inverse == rel.name }
+            // Both sides of a pair are kept in step, so each side has one partner.
+            let ambiguous = declared == nil && candidates.count > 1
+            if ambiguous && !stored {
+                let names = candidates.map { "\(rel.destination).\($0.name)" }.joined(separator: " and ")
+                throw .invalidArgument(field: path, reason: "\(names) \(candidates.count == 2 ? "both" : "all") name \(e.name).\(rel.name) as their inverse; a relationship has one inverse (name it with inverse on \(e.name).\(rel.name))")
+            }
+            // A stored pair of claims on one relationship: neither claimant is kept in step with it.
+            let contested = stored && declared.map { other in
+                other.inverse == nil && !other.toMany
+                    && e.relationships.filter { $0.destination == rel.destination && $0.inverse == other.name }.count > 1
+            } == true
+            e.inverses.append((ambiguous || contested) && !rel.toMany ? nil : (declared ?? candidates.first)?.name)
+            e.destinationKinds.append(destination.identifierAttribute.kind)
             if !rel.toMany {
                 e.linkKinds.append(destination.identifierAttribute.kind)
                 e.inverseLinks.append(nil)
                 continue
             }
             e.linkKinds.append(nil)
-            let candidates = destination.relationships.filter { $0.destination == e.name && $0.inverse == rel.name }
             guard let link = declared ?? candidates.first else {
                 throw .invalidArgument(field: path, reason: "to-many relationship \(e.name).\(rel.name) needs an inverse: a to-one relationship of \(rel.destination) leading to \(e.name), named by inverse on either side")
             }

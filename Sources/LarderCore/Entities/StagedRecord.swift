@@ -9,20 +9,28 @@ struct StagedRecord: Sendable {
     /// Per relationship: nil when not mentioned (and always for to-many ones),
     /// `.null` to unlink, or the destination's identifier.
     var links: [ColumnValue?]
+    /// The to-many relationships mentioned, by index: the identifiers of the
+    /// destination records that make up the whole relationship, in the order given.
+    var lists: [Int: [ColumnValue]] = [:]
 
     /// Takes every member `newer` mentions; the rest stays.
     mutating func merge(_ newer: StagedRecord) {
         for (k, v) in newer.attributes.enumerated() where v != nil { attributes[k] = v }
         for (k, v) in newer.links.enumerated() where v != nil { links[k] = v }
+        lists.merge(newer.lists) { _, later in later }
     }
 
     /// The same record laid out for another definition of its entity (one
     /// that only added attributes or relationships).
     func relaid(from old: EntityDefinition, to new: EntityDefinition) -> StagedRecord {
-        StagedRecord(
+        var relaid = StagedRecord(
             id: id,
             attributes: new.attributes.map { a in old.attributeIndex(a.name).flatMap { attributes[$0] } },
             links: new.relationships.map { r in old.relationshipIndex(r.name).flatMap { links[$0] } })
+        for (r, members) in lists {
+            if let k = new.relationshipIndex(old.relationships[r].name) { relaid.lists[k] = members }
+        }
+        return relaid
     }
 }
 
@@ -37,8 +45,9 @@ extension EntityDefinition {
 
     /// Converts one record written in `form`, whose members are found by key or
     /// by name. With `links`, a to-one relationship is read as the
-    /// destination's identifier and a to-many one is ignored (staging);
-    /// without, relationships are left to the caller (`RecordConversion`).
+    /// destination's identifier and a to-many one as the list of its
+    /// destinations' identifiers (staging); without, relationships are left to
+    /// the caller (`RecordConversion`).
     func stagedRecord(from json: JSON, at path: @autoclosure () -> String, in form: RecordForm,
                       links: Bool) throws(StoreError) -> StagedRecord {
         guard case .object(let o) = json else {
@@ -52,6 +61,7 @@ extension EntityDefinition {
         }
         var attributeValues = [ColumnValue?](repeating: nil, count: attributes.count)
         var linkValues = [ColumnValue?](repeating: nil, count: relationships.count)
+        var lists: [Int: [ColumnValue]] = [:]
         for m in o.members {
             guard let field = field(forKey: m.key) else {
                 throw .invalidArgument(field: "\(path()).\(m.key)", reason: "\(label): \(noSuchField(m.key, names: form.names))")
@@ -71,8 +81,11 @@ extension EntityDefinition {
                     attributeValues[a] = v
                 }
             case .relationship(let r):
-                // A to-many relationship is what its inverse says; a list here would be a second truth.
-                guard links, let kind = linkKinds[r] else { continue }
+                guard links else { continue }
+                guard let kind = linkKinds[r] else {
+                    lists[r] = try members(m.value, of: r, at: "\(path()).\(m.key)", label: label)
+                    continue
+                }
                 linkValues[r] = m.value.isNull
                     ? .null
                     : try reference(m.value, kind: kind, destination: relationships[r].destination, at: "\(path()).\(m.key)", label: label)
@@ -81,7 +94,34 @@ extension EntityDefinition {
         guard let id = attributeValues[identifierIndex], !id.isNull else {
             throw .invalidArgument(field: path(), reason: "a \(name) record needs its identifier \"\(idKey)\"")
         }
-        return StagedRecord(id: id, attributes: attributeValues, links: linkValues)
+        var record = StagedRecord(id: id, attributes: attributeValues, links: linkValues)
+        record.lists = lists
+        return record
+    }
+
+    /// The identifiers a to-many relationship's value lists: an array of
+    /// identifiers of its destination, each once; null is the empty list.
+    private func members(_ value: JSON, of r: Int, at path: @autoclosure () -> String,
+                         label: @autoclosure () -> String) throws(StoreError) -> [ColumnValue] {
+        let destination = relationships[r].destination
+        if value.isNull { return [] }
+        guard case .array(let elements) = value else {
+            throw .invalidArgument(field: path(), reason: "\(label()): expected an array of \(destination) identifiers, got \(value.typeName)")
+        }
+        let kind = destinationKinds[r]
+        var ids: [ColumnValue] = []
+        var seen = Set<ColumnValue>()
+        for (k, element) in elements.enumerated() {
+            if element.objectValue != nil {
+                throw .invalidArgument(field: "\(path())[\(k)]", reason: "\(label()): expected the identifier of a \(destination), got object (records nested in a to-many relationship are not written: stage them as \(destination) records and list their identifiers here)")
+            }
+            let id = try reference(element, kind: kind, destination: destination, at: "\(path())[\(k)]", label: label())
+            guard seen.insert(id).inserted else {
+                throw .invalidArgument(field: "\(path())[\(k)]", reason: "\(label()) lists \(destination) \(EntityDefinition.describe(id)) twice")
+            }
+            ids.append(id)
+        }
+        return ids
     }
 
     /// The identifier a relationship's value names: a string or an integral

@@ -33,7 +33,7 @@ extension Store {
         do { json = try JSONParser.parse(text) } catch { throw corrupt("not JSON (\(error))") }
         let model: EntityModel
         do throws(StoreError) {
-            model = try EntityModel(definition: json)
+            model = try EntityModel(definition: json, stored: true)
         } catch {
             guard case .invalidArgument(let field, let reason) = error else { throw error }
             throw corrupt("\(field): \(reason)")

@@ -271,6 +271,36 @@ test('upsert with unresolved references', () => withDb(async (db) => {
   });
 }));
 
+test('inverses are kept in step: one-to-one, to-many lists, later records winning', () => withDb(async (db) => {
+  await db.entity.define('Travel', [
+    { name: 'Person', attributes: { id: 'string' }, relationships: [{ name: 'passport', destination: 'Passport', inverse: 'owner' }] },
+    { name: 'Passport', attributes: { id: 'string' }, relationships: [{ name: 'owner', destination: 'Person', inverse: 'passport' }] },
+    {
+      name: 'Team', attributes: { id: 'integer' },
+      relationships: [{ name: 'players', destination: 'Player', toMany: true, inverse: 'team' }],
+    },
+    { name: 'Player', attributes: { id: 'string' }, relationships: [{ name: 'team', destination: 'Team' }] },
+  ]);
+  await db.entity.upsert('Person', [{ id: 'ann' }, { id: 'bob' }]);
+  await db.entity.upsert('Passport', [{ id: 'P1', owner: 'ann' }]);
+  assert.deepEqual((await db.entity.get('Person', 'ann', { include: 'passport' })).record, {
+    id: 'ann', passport: { id: 'P1', owner: 'ann' },
+  });
+  await db.entity.upsert('Person', [{ id: 'bob', passport: 'P1' }]);
+  assert.deepEqual((await db.entity.getMany('Person', ['ann', 'bob'])).records, [
+    { id: 'ann', passport: null }, { id: 'bob', passport: 'P1' },
+  ]);
+  await db.entity.upsert('Team', [{ id: 1 }, { id: 2 }]);
+  await db.entity.upsert('Player', [{ id: 'p' }, { id: 'q' }]);
+  assert.equal((await db.entity.upsert('Team', [{ id: 1, players: ['p', 'q'] }])).linked, 2);
+  assert.deepEqual((await db.entity.get('Player', 'p')).record, { id: 'p', team: 1 });
+  // A later record of the batch wins over an earlier one setting the other side.
+  await db.entity.stage('Team', [{ id: 2, players: ['p', 'q'] }]);
+  await db.entity.stage('Player', [{ id: 'q', team: 1 }]);
+  await db.entity.apply();
+  assert.deepEqual((await db.entity.getMany('Team', [1, 2])).records.map((r) => r.players), [['q'], ['p']]);
+}));
+
 // MARK: - Queries
 
 test('queries with several operators', () => withDb(async (db) => {

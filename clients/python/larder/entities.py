@@ -36,6 +36,11 @@ over several calls), then :meth:`EntityMethods.apply` them in one
 transaction; or :meth:`EntityMethods.upsert` one batch at once. Records are
 merged into stored ones: keys a record leaves out keep their stored value,
 an explicit ``None`` clears an optional attribute or unlinks a relationship.
+Both sides of a relationship with an inverse are kept in step, as Core Data
+keeps them: setting one side of a one-to-one sets the other (and clears both
+old partners), and a to-many key given as a list of identifiers is the whole
+relationship, linking each record listed and unlinking those left out. Within
+one batch a later record wins.
 
 Converting without storing: :meth:`~EntityMethods.render` turns a record
 written with the model's own names (``bandDescription``) and RFC 3339 dates

@@ -249,6 +249,35 @@ def test_upsert_with_unresolved_references(db):
                                                                    "left": None}
 
 
+def test_inverses_are_kept_in_step(db):
+    db.entity.define("Travel", [
+        {"name": "Person", "attributes": {"id": "string"},
+         "relationships": [{"name": "passport", "destination": "Passport", "inverse": "owner"}]},
+        {"name": "Passport", "attributes": {"id": "string"},
+         "relationships": [{"name": "owner", "destination": "Person", "inverse": "passport"}]},
+        {"name": "Team", "attributes": {"id": "integer"},
+         "relationships": [{"name": "players", "destination": "Player", "toMany": True, "inverse": "team"}]},
+        {"name": "Player", "attributes": {"id": "string"},
+         "relationships": [{"name": "team", "destination": "Team"}]},
+    ])
+    db.entity.upsert("Person", [{"id": "ann"}, {"id": "bob"}])
+    db.entity.upsert("Passport", [{"id": "P1", "owner": "ann"}])
+    assert db.entity.get("Person", "ann", include="passport")["record"] == {
+        "id": "ann", "passport": {"id": "P1", "owner": "ann"}}
+    db.entity.upsert("Person", [{"id": "bob", "passport": "P1"}])
+    assert db.entity.get_many("Person", ["ann", "bob"])["records"] == [
+        {"id": "ann", "passport": None}, {"id": "bob", "passport": "P1"}]
+    db.entity.upsert("Team", [{"id": 1}, {"id": 2}])
+    db.entity.upsert("Player", [{"id": "p"}, {"id": "q"}])
+    assert db.entity.upsert("Team", [{"id": 1, "players": ["p", "q"]}])["linked"] == 2
+    assert db.entity.get("Player", "p")["record"] == {"id": "p", "team": 1}
+    # A later record of the batch wins over an earlier one setting the other side.
+    db.entity.stage("Team", [{"id": 2, "players": ["p", "q"]}])
+    db.entity.stage("Player", [{"id": "q", "team": 1}])
+    db.entity.apply()
+    assert [r["players"] for r in db.entity.get_many("Team", [1, 2])["records"]] == [["q"], ["p"]]
+
+
 # -- queries ------------------------------------------------------------------
 
 def test_queries_with_operators(db):
