@@ -290,7 +290,6 @@ public final class Cache {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
-        try checkLifetime(ttl)
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
@@ -317,7 +316,6 @@ public final class Cache {
         try ready()
         for w in writes {
             try checkFits(w.bytes.count)
-            try checkLifetime(w.ttl)
         }
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         let now = store.clock.now
@@ -415,12 +413,6 @@ public final class Cache {
         e.diskID = known?.id ?? 0
         diskCount += assumed == nil ? 1 : 0
         diskBytes += value.count - (assumed ?? 0)
-    }
-
-    /// A durable store's entries never expire: a write that gives one a lifetime is refused.
-    private func checkLifetime(_ ttl: Int64?) throws(StoreError) {
-        guard config.kind == .store, let ttl, ttl != 0 else { return }
-        throw .invalidArgument(field: "ttl", reason: "cache \"\(name)\" is a durable store (kind \"store\"): its entries do not expire")
     }
 
     private func checkFits(_ size: Int) throws(StoreError) {
@@ -621,9 +613,13 @@ public final class Cache {
         return removed
     }
 
-    /// Deletes expired entries (of one group, or all); returns how many.
+    /// Deletes expired entries (of one group, or all); returns how many. A
+    /// durable store refuses: only the client's removals take its entries.
     public func purgeExpired(group: String?) throws(StoreError) -> Int {
         try ready()
+        if config.kind == .store {
+            throw .invalidArgument(field: "cache", reason: "\"\(name)\" is a durable store (kind \"store\"): its expired entries stay until removed (cache.remove, cache.clear) or revived (cache.touch)")
+        }
         let now = store.clock.now
         if config.persistent {
             let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)

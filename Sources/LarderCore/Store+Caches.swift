@@ -90,22 +90,22 @@ extension Store {
         existing.purgeSoon()
     }
 
-    /// A durable store keeps what it is given: nothing about it may expire or
-    /// be evicted, and it cannot become a cache, or a cache a store.
+    /// A durable store keeps what it is given: its entries may expire, as a
+    /// cache's do (reported invalid, returned with `returnsExpired`, revived
+    /// by a touch), but nothing removes them save the client — no disk
+    /// limit, no purge — and it cannot become a cache, or a cache a store.
     private static func checkDurable(_ config: CacheConfig, existing: CacheConfig?) throws(StoreError) {
         if let existing, config.kind != existing.kind {
             throw .invalidArgument(field: "kind", reason: "a \(existing.kind.rawValue) cannot become a \(config.kind.rawValue); drop it first")
         }
         guard config.kind == .store else { return }
-        func refuse(_ field: String, _ what: String) -> StoreError {
-            .invalidArgument(field: field, reason: "a durable store (kind \"store\") has no \(what): its entries never expire and are never evicted")
-        }
         if !config.persistent { throw .invalidArgument(field: "persistent", reason: "a durable store (kind \"store\") is always persistent; only a cache (kind \"cache\") can be memory-only") }
-        if config.lifespan != 0 { throw refuse("lifespan", "lifespan") }
-        if config.disk.maxCount != 0 { throw refuse("disk.maxCount", "disk limits") }
-        if config.disk.maxBytes != 0 { throw refuse("disk.maxBytes", "disk limits") }
-        if config.returnsExpired { throw refuse("returnsExpired", "expired entries") }
-        if config.fetch.ttl.map({ $0 != 0 }) == true { throw refuse("fetch.ttl", "entry lifetimes") }
+        let evicts = "a durable store (kind \"store\") has no disk limits: its entries are never evicted"
+        if config.disk.maxCount != 0 { throw .invalidArgument(field: "disk.maxCount", reason: evicts) }
+        if config.disk.maxBytes != 0 { throw .invalidArgument(field: "disk.maxBytes", reason: evicts) }
+        if config.purgeExpiredAfter != nil {
+            throw .invalidArgument(field: "purgeExpiredAfter", reason: "a durable store (kind \"store\") is never purged: its expired entries stay until the client removes them or a touch revives them")
+        }
     }
 
     private func load(_ name: String) throws(StoreError) -> Cache? {
