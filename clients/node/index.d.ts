@@ -643,6 +643,7 @@ export const ErrorCode: {
   readonly fetchFailed: -31050;
   readonly encryptionKey: -31060;
   readonly integrity: -31061;
+  readonly appVersionSuperseded: -31070;
 };
 
 /** An error the server answered (or a handler throws to answer with). */
@@ -703,6 +704,15 @@ export class IntegrityError extends CodeError {
   readonly cache: string | undefined;
   /** The entry's key; undefined when what failed is a sealed key itself. */
   readonly key: string | undefined;
+}
+
+/** A sidecar of another app version claimed the cache after this one began using it: it reads as empty here, and takes no write. */
+export class AppVersionSuperseded extends CodeError {
+  readonly cache: string | undefined;
+  /** This sidecar's app version. */
+  readonly appVersion: string | undefined;
+  /** The version whose data the cache holds. */
+  readonly cacheAppVersion: string | undefined;
 }
 
 /** The sidecar process is gone: every pending and later call rejects with this. */

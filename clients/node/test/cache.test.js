@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Larder, CacheNotFound, InvalidParams } from '../index.js';
+import { Larder, AppVersionSuperseded, CacheNotFound, InvalidParams } from '../index.js';
 
 const CLOCK = '2026-01-01T00:00:00Z';
 let db;
@@ -451,6 +451,25 @@ test('a durable store expires as a cache does, and a touch revives what expired'
   assert.deepEqual(await db.cache.has('n', { cache: 'notes' }), { found: true, valid: false });
   assert.deepEqual(await db.cache.touch('n', { cache: 'notes' }), { found: true, revived: true });
   assert.equal((await db.cache.get('n', { cache: 'notes' })).value, 1);
+});
+
+test('a sidecar whose cache a newer version claimed reads it empty and may not write to it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-node-two-versions-'));
+  const v1 = await Larder.spawn({ store: dir, appVersion: '1.0' });
+  const v2 = await Larder.spawn({ store: dir, appVersion: '2.0' });
+  try {
+    await v1.cache.set('k', '1.0');
+    assert.equal((await v2.cache.get('k')).found, false);
+    await v2.cache.set('k', '2.0');
+    assert.equal((await v1.cache.get('k')).found, false);
+    await assert.rejects(v1.cache.set('k', '1.0 late'), (e) => e instanceof AppVersionSuperseded
+      && e.cache === 'default' && e.appVersion === '1.0' && e.cacheAppVersion === '2.0');
+    assert.equal((await v2.cache.get('k')).value, '2.0');
+  } finally {
+    await v1.close();
+    await v2.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('groups: counts, sub-groups by prefix, pages', async () => {

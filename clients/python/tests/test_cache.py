@@ -493,6 +493,21 @@ def test_another_app_version_wipes_a_cache_on_first_use(tmp_path):
         assert v2.cache.get("n", cache="notes") == 2
 
 
+def test_a_sidecar_whose_cache_a_newer_version_claimed_reads_it_empty(tmp_path):
+    with larder.Larder.spawn(store=tmp_path, app_version="1.0", fetch=True) as v1, \
+            larder.Larder.spawn(store=tmp_path, app_version="2.0") as v2:
+        v1.cache.set("k", "1.0")
+        assert v2.cache.get("k") is None
+        v2.cache.set("k", "2.0")
+        assert v1.cache.get("k") is None
+        with pytest.raises(larder.AppVersionSuperseded) as info:
+            v1.cache.set("k", "1.0 late")
+        assert (info.value.cache, info.value.app_version, info.value.cache_app_version) == ("default", "1.0", "2.0")
+        fetched = v1.cache.entry_or_fetch("f", lambda key: "fetched by 1.0")
+        assert (fetched["value"], fetched["fetched"], fetched["stored"]) == ("fetched by 1.0", True, False)
+        assert v2.cache.get("k") == "2.0" and v2.cache.get("f") is None
+
+
 def test_groups_with_their_counts(db):
     db.cache.set("index", 1, group="docs")
     db.cache.set_many([{"key": "a", "value": 1}, {"key": "b", "value": 2}], group="docs.drafts")
