@@ -23,7 +23,7 @@ extension Cache {
     /// with none left is not listed. A group's count leaves out its sub-groups
     /// (`a.b` of `a`): those are groups of their own.
     public func groups(prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [GroupCount] {
-        try ready()
+        guard try readyToRead() else { return [] }
         let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
         if config.persistent {
             return try disk.groups(prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)

@@ -41,6 +41,17 @@ public final class Cache {
     var isDropped = false
     /// The app version its data was written under, as recorded (nil: none declared).
     var appVersion: String?
+    /// This process claimed the cache for the app version it declared: its
+    /// first use found that version recorded, or recorded it (SPEC 6.9).
+    var isClaimed = false
+    /// The app version whose process claimed the cache after this process
+    /// did: the cache holds that version's data now, which reads as empty
+    /// here, and writes are refused. Learnt when the cache is read again
+    /// after another process's commit (`reload`), as a claim changes
+    /// everything for the others: a get pays nothing for it.
+    var supersededBy: String?
+    /// Whether the cache holds another app version's data now (`supersededBy`).
+    public var isSuperseded: Bool { supersededBy != nil }
     /// A memory-only cache: no entry in memory expires before this (nil: none
     /// known to expire), so the purge and an eviction look for expired entries only after it.
     var nextMemoryExpiry: Int64?
@@ -91,7 +102,7 @@ public final class Cache {
         if config.persistent { memory.removeAll() }
         // By name too: SQLite gives the id of a cache dropped, or whose
         // creation was rolled back, to the next cache created.
-        let s = try store.database.statement("SELECT config FROM caches WHERE id = ? AND name = ?")
+        let s = try store.database.statement("SELECT config, app_version FROM caches WHERE id = ? AND name = ?")
         s.bind(1, id).bind(2, name)
         defer { s.reset() }
         guard try s.step() else {
@@ -101,12 +112,26 @@ public final class Cache {
         }
         let wasPersistent = config.persistent
         config = try CacheConfig(stored: s.string(0), cache: name)
+        noteRecorded(appVersion: s.isNull(1) ? nil : s.string(1))
         s.reset()
         // Another process may have rekeyed it: its key is checked again.
         sealer = nil
         if config.persistent != wasPersistent { forgetTiers() }
         try loadTotals()
         generation = loaded.generation(persistent: config.persistent)
+    }
+
+    /// The app version recorded with the cache, read again: once this process
+    /// has claimed the cache, another recorded since means a process of that
+    /// version claimed it after this one — and, unless the cache keeps its
+    /// entries across versions, wiped it and holds it for that version.
+    private func noteRecorded(appVersion recorded: String?) {
+        appVersion = recorded
+        if isClaimed, config.kind == .cache, !config.persistsAcrossVersions, let current = store.appVersion, let recorded, recorded != current {
+            supersededBy = recorded
+        } else {
+            supersededBy = nil
+        }
     }
 
     /// Brings a cache that another process may have changed up to date before
@@ -118,7 +143,19 @@ public final class Cache {
     func ready(unlocking: Bool = true) throws(StoreError) {
         if isStale { try reload() }
         if isDropped { throw .cacheNotFound(name) }
+        if let supersededBy { throw .appVersionSuperseded(cache: name, appVersion: store.appVersion ?? "", cacheAppVersion: supersededBy) }
         if config.encrypted && sealer == nil && unlocking { try unlock() }
+    }
+
+    /// `ready` for a use that only reads: false when the cache holds another
+    /// app version's data (`supersededBy`), which reads as empty.
+    @inline(__always)
+    func readyToRead() throws(StoreError) -> Bool {
+        if isStale { try reload() }
+        if isDropped { throw .cacheNotFound(name) }
+        if supersededBy != nil { return false }
+        if config.encrypted && sealer == nil { try unlock() }
+        return true
     }
 
     /// A stored entry and how it was found.
@@ -135,7 +172,7 @@ public final class Cache {
     /// does not return expired entries (unless `includingExpired`: a fetch
     /// on a miss may answer an expired entry while it refreshes it).
     public func get(_ k: EntryKey, includingExpired: Bool = false) throws(StoreError) -> Lookup? {
-        try ready()
+        guard try readyToRead() else { return nil }
         if let i = memory.use(k) { return found(memory.entry(at: i), in: .memory, at: i, includingExpired: includingExpired) }
         return try getFromDisk(k, includingExpired: includingExpired)
     }
@@ -143,7 +180,7 @@ public final class Cache {
     /// The entry under `key` as it stands, expired or not, without counting a
     /// read or making it recent: what a fetch compares before storing.
     public func current(_ k: EntryKey) throws(StoreError) -> Lookup? {
-        try ready()
+        guard try readyToRead() else { return nil }
         let entry: Entry
         let tier: CacheEvent.Tier
         if let e = memory.peek(k) {
@@ -167,7 +204,7 @@ public final class Cache {
     /// answer, was held twice.
     public func get(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>, _ body: (Lookup) -> Void,
                     inPlace: (Lookup, BlobReader) throws(StoreError) -> Void) throws(StoreError) -> Bool {
-        try ready()
+        guard try readyToRead() else { return false }
         if let i = memory.use(group: group, key: key) {
             let entry = memory.entry(at: i)
             guard let expired = countRead(of: entry, in: .memory, at: i) else { return false }
@@ -184,7 +221,7 @@ public final class Cache {
     /// nothing counted, for anything else (a fetch on a miss then looks again).
     public func getFresh(group: UnsafeBufferPointer<UInt8>, key: UnsafeBufferPointer<UInt8>,
                          _ body: (Lookup) -> Void) throws(StoreError) -> Bool {
-        try ready()
+        guard try readyToRead() else { return false }
         guard let i = memory.use(group: group, key: key) else { return false }
         let entry = memory.entry(at: i)
         let expiresAt = entry.expiresAt(lifespan: config.lifespan)
@@ -249,7 +286,7 @@ public final class Cache {
 
     /// Whether an entry exists, and whether it is still valid.
     public func has(_ k: EntryKey) throws(StoreError) -> (found: Bool, valid: Bool) {
-        try ready()
+        guard try readyToRead() else { return (false, false) }
         let entry: Entry?
         if let e = memory.peek(k) {
             entry = e
@@ -311,7 +348,6 @@ public final class Cache {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
-        try checkLifetime(ttl)
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
         if config.persistent {
@@ -338,7 +374,6 @@ public final class Cache {
         try ready()
         for w in writes {
             try checkFits(w.bytes.count)
-            try checkLifetime(w.ttl)
         }
         if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
         let now = store.clock.now
@@ -436,12 +471,6 @@ public final class Cache {
         e.diskID = known?.id ?? 0
         diskCount += assumed == nil ? 1 : 0
         diskBytes += value.count - (assumed ?? 0)
-    }
-
-    /// A durable store's entries never expire: a write that gives one a lifetime is refused.
-    private func checkLifetime(_ ttl: Int64?) throws(StoreError) {
-        guard config.kind == .store, let ttl, ttl != 0 else { return }
-        throw .invalidArgument(field: "ttl", reason: "cache \"\(name)\" is a durable store (kind \"store\"): its entries do not expire")
     }
 
     private func checkFits(_ size: Int) throws(StoreError) {
@@ -606,7 +635,7 @@ public final class Cache {
 
     /// Keys of a group in byte order, paged: at most `limit`, after `cursor`.
     public func keys(group: String, prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [String] {
-        try ready()
+        guard try readyToRead() else { return [] }
         let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
         if config.persistent {
             return try disk.keys(group: group, prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
@@ -642,9 +671,13 @@ public final class Cache {
         return removed
     }
 
-    /// Deletes expired entries (of one group, or all); returns how many.
+    /// Deletes expired entries (of one group, or all); returns how many. A
+    /// durable store refuses: only the client's removals take its entries.
     public func purgeExpired(group: String?) throws(StoreError) -> Int {
         try ready()
+        if config.kind == .store {
+            throw .invalidArgument(field: "cache", reason: "\"\(name)\" is a durable store (kind \"store\"): its expired entries stay until removed (cache.remove, cache.clear) or revived (cache.touch)")
+        }
         let now = store.clock.now
         if config.persistent {
             let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)

@@ -32,13 +32,15 @@ public struct CacheConfig: Equatable, Sendable {
     /// Keys and values are sealed on disk under the client's key (SPEC 6.11).
     public var encrypted = false
 
-    /// How long after expiring an entry is purged, or nil for never.
-    public var purgeGrace: Int64? { purgeExpiredAfter ?? (returnsExpired ? nil : 0) }
+    /// How long after expiring an entry is purged, or nil for never (a
+    /// durable store's entries are removed only by the client).
+    public var purgeGrace: Int64? { kind == .store ? nil : purgeExpiredAfter ?? (returnsExpired ? nil : 0) }
 
     public enum Kind: String, Sendable {
-        /// Purgeable: lifespans, TTLs, limits, eviction, wiped on an app version change.
+        /// Purgeable: limits, eviction, expired entries purged, wiped on an app version change.
         case cache
-        /// Durable: none of those; only the client removes what it holds.
+        /// Durable: lifespans and TTLs as a cache's, none of the rest; only
+        /// the client removes what it holds.
         case store
     }
 

@@ -22,6 +22,17 @@ final class LoadedCaches: TransactionObserver {
     /// them with the settings it has, rather than fail reading them again.
     /// Never behind `generation`.
     private var persistentGeneration = 0
+    /// Caches claimed for this process's app version in the open transaction
+    /// (`Store.reconcileAppVersion`): a rollback takes the claim back, and
+    /// such a cache is forgotten, so that its next use claims it again
+    /// rather than read the version it replaced as another process's claim.
+    private var claims: [Cache] = []
+
+    func noteClaim(_ cache: Cache) { claims.append(cache) }
+
+    func transactionDidCommit() {
+        if !claims.isEmpty { claims.removeAll() }
+    }
 
     /// What a cache compares with its own before each use.
     @inline(__always)
@@ -43,6 +54,15 @@ final class LoadedCaches: TransactionObserver {
     }
 
     func transactionDidRollBack() {
+        everythingChanged()
+        for c in claims {
+            c.isClaimed = false
+            remove(c)
+        }
+        claims.removeAll()
+    }
+
+    private func everythingChanged() {
         generation &+= 1
         persistentGeneration &+= 1
     }
@@ -52,7 +72,7 @@ final class LoadedCaches: TransactionObserver {
             persistentGeneration &+= 1
             return
         }
-        if changes.everything { return transactionDidRollBack() }
+        if changes.everything { return everythingChanged() }
         for id in changes.wholeCaches { byID[id]?.storeChanged(elsewhere: changes) }
         for id in changes.keys.keys { byID[id]?.storeChanged(elsewhere: changes) }
     }

@@ -59,6 +59,8 @@ extension Store {
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
         let c = Cache(name: name, id: s.int64(0), config: config, store: self)
+        c.appVersion = appVersion
+        c.isClaimed = appVersion != nil
         loaded.add(c)
         return (c, true)
     }
@@ -90,22 +92,22 @@ extension Store {
         existing.purgeSoon()
     }
 
-    /// A durable store keeps what it is given: nothing about it may expire or
-    /// be evicted, and it cannot become a cache, or a cache a store.
+    /// A durable store keeps what it is given: its entries may expire, as a
+    /// cache's do (reported invalid, returned with `returnsExpired`, revived
+    /// by a touch), but nothing removes them save the client — no disk
+    /// limit, no purge — and it cannot become a cache, or a cache a store.
     private static func checkDurable(_ config: CacheConfig, existing: CacheConfig?) throws(StoreError) {
         if let existing, config.kind != existing.kind {
             throw .invalidArgument(field: "kind", reason: "a \(existing.kind.rawValue) cannot become a \(config.kind.rawValue); drop it first")
         }
         guard config.kind == .store else { return }
-        func refuse(_ field: String, _ what: String) -> StoreError {
-            .invalidArgument(field: field, reason: "a durable store (kind \"store\") has no \(what): its entries never expire and are never evicted")
-        }
         if !config.persistent { throw .invalidArgument(field: "persistent", reason: "a durable store (kind \"store\") is always persistent; only a cache (kind \"cache\") can be memory-only") }
-        if config.lifespan != 0 { throw refuse("lifespan", "lifespan") }
-        if config.disk.maxCount != 0 { throw refuse("disk.maxCount", "disk limits") }
-        if config.disk.maxBytes != 0 { throw refuse("disk.maxBytes", "disk limits") }
-        if config.returnsExpired { throw refuse("returnsExpired", "expired entries") }
-        if config.fetch.ttl.map({ $0 != 0 }) == true { throw refuse("fetch.ttl", "entry lifetimes") }
+        let evicts = "a durable store (kind \"store\") has no disk limits: its entries are never evicted"
+        if config.disk.maxCount != 0 { throw .invalidArgument(field: "disk.maxCount", reason: evicts) }
+        if config.disk.maxBytes != 0 { throw .invalidArgument(field: "disk.maxBytes", reason: evicts) }
+        if config.purgeExpiredAfter != nil {
+            throw .invalidArgument(field: "purgeExpiredAfter", reason: "a durable store (kind \"store\") is never purged: its expired entries stay until the client removes them or a touch revives them")
+        }
     }
 
     private func load(_ name: String) throws(StoreError) -> Cache? {
@@ -144,13 +146,21 @@ extension Store {
         for c in caches.values where !c.isDropped { try reconcileAppVersion(c, recorded: c.appVersion) }
     }
 
-    /// The first use of a cache under a declared app version: data written
-    /// under another is removed, from every tier, with one `cache.cleared`
-    /// (`appVersion`), and the version is recorded. Data written with no
-    /// version declared is kept and adopted: nothing says which app wrote it.
+    /// The first use of a cache under a declared app version claims it for
+    /// that version: data written under another is removed, from every
+    /// tier, with one `cache.cleared` (`appVersion`), and the version is
+    /// recorded. Data written with no version declared is kept and adopted:
+    /// nothing says which app wrote it. A process that claimed the cache
+    /// before, under another version, finds it superseded (`Cache.supersededBy`).
     private func reconcileAppVersion(_ c: Cache, recorded: String?) throws(StoreError) {
         c.appVersion = recorded
-        guard let current = appVersion, recorded != current else { return }
+        c.isClaimed = false
+        c.supersededBy = nil
+        guard let current = appVersion else { return }
+        guard recorded != current else {
+            c.isClaimed = true
+            return
+        }
         try beginWrite()
         if let recorded, c.config.kind == .cache, !c.config.persistsAcrossVersions {
             _ = try c.clear(group: nil, tier: .all, appVersion: CacheEvent.VersionChange(from: recorded, to: current))
@@ -159,6 +169,8 @@ extension Store {
         s.bind(1, current).bind(2, c.id)
         try s.run()
         c.appVersion = current
+        c.isClaimed = true
+        loaded.noteClaim(c)
     }
 
     func saveConfig(_ config: CacheConfig, id: Int64) throws(StoreError) {
@@ -187,6 +199,8 @@ extension Store {
                     // Reading it again scheduled it anew: it is looked at now.
                     c.purgeDue = nil
                 }
+                // Its expired entries are another app version's, whose processes purge them.
+                if c.supersededBy != nil { continue }
                 // An encrypted cache the session has no key for waits until
                 // unlocked (`Cache.unlock`): its expired keys cannot be read.
                 guard !c.config.encrypted || c.sealer != nil else { continue }
@@ -224,6 +238,8 @@ extension Store {
     /// Deletes a cache, its settings and all its entries.
     public func drop(_ name: String) throws(StoreError) {
         guard let c = try cache(named: name, create: false) else { throw .cacheNotFound(name) }
+        // Another app version's cache now, if it claimed it after this process did.
+        try c.ready(unlocking: false)
         // In the write transaction, so that a failed commit takes the drop back too.
         try beginWrite()
         try writeRecency()

@@ -25,7 +25,8 @@ extension Store {
     /// it cleared, by name, with how many entries went.
     public func clear(_ entries: ClearedEntries, includingStores: Bool) throws(StoreError) -> [(cache: String, removed: Int)] {
         var removed: [(cache: String, removed: Int)] = []
-        for c in try allCaches() where includingStores || c.config.kind != .store {
+        // A cache another app version's process claimed is not this process's to clear (6.9).
+        for c in try allCaches() where (includingStores || c.config.kind != .store) && c.supersededBy == nil {
             removed.append((c.name, try c.clear(entries)))
         }
         return removed

@@ -62,6 +62,11 @@ public enum StoreError: Error, Equatable, Sendable {
     /// Larder, or moved to another row): only that entry is unreadable.
     /// `key` is nil when the sealed key itself is what does not open.
     case integrity(cache: String, key: String?)
+    /// The cache was claimed by a process of another app version after this
+    /// one (`appVersion`) began using it: it now holds that version's
+    /// (`cacheAppVersion`) data, which this process reads as empty and may
+    /// not write over (SPEC 6.9).
+    case appVersionSuperseded(cache: String, appVersion: String, cacheAppVersion: String)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)

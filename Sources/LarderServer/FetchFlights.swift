@@ -214,6 +214,8 @@ final class FetchFlights {
             overtaken = baseline.map { !($0.storedAt == now.entry.storedAt && $0.validatedAt == now.entry.validatedAt
                                          && $0.bytes == now.entry.bytes) } ?? true
         }
+        // A cache claimed by another app version's process meanwhile takes no write of this one (SPEC 6.9).
+        if cache.isSuperseded { overtaken = true }
         var w = JSONWriter(capacity: bytes.count + 160)
         if overtaken {
             w.writeASCII("{\"found\":true,")

@@ -24,6 +24,7 @@ extension ErrorCode {
     public static let fetchFailed = ErrorCode(rawValue: -31050)
     public static let encryptionKey = ErrorCode(rawValue: -31060)
     public static let integrity = ErrorCode(rawValue: -31061)
+    public static let appVersionSuperseded = ErrorCode(rawValue: -31070)
 }
 
 extension StoreError {
@@ -132,6 +133,11 @@ extension StoreError {
             return ResponseError(code: .integrity,
                                  message: "the entry \"\(key)\" of cache \"\(cache)\" failed its integrity check: it was changed outside Larder, or moved; other entries are unaffected",
                                  data: ["cache": .string(cache), "key": .string(key)])
+        case .appVersionSuperseded(let cache, let appVersion, let cacheAppVersion):
+            let (cache, appVersion, cacheAppVersion) = (cache.echoed, appVersion.echoed, cacheAppVersion.echoed)
+            return ResponseError(code: .appVersionSuperseded,
+                                 message: "cache \"\(cache)\" holds the data of app version \(cacheAppVersion), whose process began using it after this one (\(appVersion)) did: this process reads it as empty and may not write to it",
+                                 data: ["cache": .string(cache), "appVersion": .string(appVersion), "cacheAppVersion": .string(cacheAppVersion)])
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"

@@ -30,6 +30,7 @@ export const ErrorCode = Object.freeze({
   fetchFailed: -31050,
   encryptionKey: -31060,
   integrity: -31061,
+  appVersionSuperseded: -31070,
 });
 
 const byCode = new Map();
@@ -252,3 +253,34 @@ export class SidecarExited extends LarderError {
     if (cause !== undefined) this.cause = cause;
   }
 }
+
+/**
+ * A sidecar of another app version (`spawn`'s `appVersion`) claimed the
+ * cache after this one began using it: the cache holds that version's data
+ * now, which this sidecar reads as empty and may not write to; nothing was
+ * written. Not retryable: a sidecar of this version started anew claims the
+ * cache back (wiping it). `data: {cache, appVersion, cacheAppVersion}`.
+ */
+export class AppVersionSuperseded extends LarderError {
+  static code = ErrorCode.appVersionSuperseded;
+
+  constructor(message = 'AppVersionSuperseded', data) {
+    super(ErrorCode.appVersionSuperseded, message, data);
+  }
+
+  /** The cache (`data.cache`), or undefined. */
+  get cache() {
+    return typeof this.data?.cache === 'string' ? this.data.cache : undefined;
+  }
+
+  /** This sidecar's app version (`data.appVersion`), or undefined. */
+  get appVersion() {
+    return typeof this.data?.appVersion === 'string' ? this.data.appVersion : undefined;
+  }
+
+  /** The version whose data the cache holds (`data.cacheAppVersion`), or undefined. */
+  get cacheAppVersion() {
+    return typeof this.data?.cacheAppVersion === 'string' ? this.data.cacheAppVersion : undefined;
+  }
+}
+LarderError.register(AppVersionSuperseded);

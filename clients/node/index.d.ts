@@ -58,7 +58,10 @@ export interface TierLimits {
 }
 
 export interface CacheOpenOptions {
-  /** 'cache' (default): purgeable. 'store': durable — no lifespan, TTL, disk limits or eviction; fixed at creation. */
+  /**
+   * 'cache' (default): purgeable. 'store': durable — entries expire as a cache's do (lifespan, ttl, returnsExpired;
+   * touch revives them) but only the client removes them: no disk limits, purge or eviction; fixed at creation.
+   */
   kind?: 'cache' | 'store';
   /**
    * false: memory only. Changing it on an existing cache moves the entries: to disk (then evicting down to the disk
@@ -71,7 +74,10 @@ export interface CacheOpenOptions {
   /** Seconds an entry lives by default (0: forever). */
   lifespan?: number;
   returnsExpired?: boolean;
-  /** Seconds after it expires that an entry is removed in the background; null: at once (never with returnsExpired). */
+  /**
+   * Seconds after it expires that an entry is removed in the background; null: at once (never with returnsExpired,
+   * nor in a durable store, which refuses any other value).
+   */
   purgeExpiredAfter?: number | null;
   /** Keep the entries when an app of another version first uses the cache (default: they are removed). */
   persistsAcrossVersions?: boolean;
@@ -638,6 +644,7 @@ export const ErrorCode: {
   readonly fetchFailed: -31050;
   readonly encryptionKey: -31060;
   readonly integrity: -31061;
+  readonly appVersionSuperseded: -31070;
 };
 
 /** An error the server answered (or a handler throws to answer with). */
@@ -698,6 +705,15 @@ export class IntegrityError extends CodeError {
   readonly cache: string | undefined;
   /** The entry's key; undefined when what failed is a sealed key itself. */
   readonly key: string | undefined;
+}
+
+/** A sidecar of another app version claimed the cache after this one began using it: it reads as empty here, and takes no write. */
+export class AppVersionSuperseded extends CodeError {
+  readonly cache: string | undefined;
+  /** This sidecar's app version. */
+  readonly appVersion: string | undefined;
+  /** The version whose data the cache holds. */
+  readonly cacheAppVersion: string | undefined;
 }
 
 /** The sidecar process is gone: every pending and later call rejects with this. */

@@ -154,7 +154,7 @@ extension Cache {
 
     /// Keys of object entries after `cursor` in (group, key) order, for migrate.run.
     public func objectKeys(after cursor: EntryKey?, limit: Int) throws(StoreError) -> [EntryKey] {
-        try ready()
+        guard try readyToRead() else { return [] }
         if config.persistent {
             guard sealer != nil else { return try disk.objectKeys(after: cursor, limit: limit) }
             let keys = try disk.sealedKeys(ofKind: .object)

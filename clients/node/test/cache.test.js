@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Larder, CacheNotFound, InvalidParams } from '../index.js';
+import { Larder, AppVersionSuperseded, CacheNotFound, InvalidParams } from '../index.js';
 
 const CLOCK = '2026-01-01T00:00:00Z';
 let db;
@@ -411,14 +411,16 @@ test('initialize can be sent by hand, once', async () => {
   }
 });
 
-test('a durable store refuses what would lose its entries; an app version change wipes only caches', async () => {
+test('a durable store keeps what expires and refuses what would remove it; an app version change wipes only caches', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'larder-node-versions-'));
   try {
     const v1 = await Larder.spawn({ store: dir, appVersion: '1.0' });
     try {
       assert.equal((await v1.cache.open('drafts', { kind: 'store' })).config.kind, 'store');
       await v1.cache.set('d', { title: 'kept' }, { cache: 'drafts' });
-      await assert.rejects(v1.cache.set('t', 1, { cache: 'drafts', ttl: 60 }), InvalidParams);
+      await v1.cache.set('t', 1, { cache: 'drafts', ttl: 3600 });
+      await assert.rejects(v1.cache.open('drafts', { purgeExpiredAfter: 60 }), /never purged/);
+      await assert.rejects(v1.cache.purgeExpired({ cache: 'drafts' }), InvalidParams);
       await assert.rejects(v1.cache.open('drafts', { kind: 'cache' }), /cannot become/);
       assert.equal((await v1.cache.open('keep', { persistsAcrossVersions: true })).config.persistsAcrossVersions, true);
       assert.equal((await v1.cache.open('keep', { purgeExpiredAfter: 30 })).config.purgeExpiredAfter, 30);
@@ -437,6 +439,35 @@ test('a durable store refuses what would lose its entries; an app version change
       await v2.close();
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a durable store expires as a cache does, and a touch revives what expired', async () => {
+  await db.cache.open('notes', { kind: 'store', lifespan: 5 });
+  await db.cache.set('n', 1, { cache: 'notes' });
+  await db.call('debug.advanceClock', { seconds: 6 });
+  assert.equal((await db.cache.get('n', { cache: 'notes' })).found, false);
+  assert.deepEqual(await db.cache.has('n', { cache: 'notes' }), { found: true, valid: false });
+  assert.deepEqual(await db.cache.touch('n', { cache: 'notes' }), { found: true, revived: true });
+  assert.equal((await db.cache.get('n', { cache: 'notes' })).value, 1);
+});
+
+test('a sidecar whose cache a newer version claimed reads it empty and may not write to it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-node-two-versions-'));
+  const v1 = await Larder.spawn({ store: dir, appVersion: '1.0' });
+  const v2 = await Larder.spawn({ store: dir, appVersion: '2.0' });
+  try {
+    await v1.cache.set('k', '1.0');
+    assert.equal((await v2.cache.get('k')).found, false);
+    await v2.cache.set('k', '2.0');
+    assert.equal((await v1.cache.get('k')).found, false);
+    await assert.rejects(v1.cache.set('k', '1.0 late'), (e) => e instanceof AppVersionSuperseded
+      && e.cache === 'default' && e.appVersion === '1.0' && e.cacheAppVersion === '2.0');
+    assert.equal((await v2.cache.get('k')).value, '2.0');
+  } finally {
+    await v1.close();
+    await v2.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -10,7 +10,7 @@ const {
   StoreUnavailable, StorageFailure, StoreLocked, StorageUnavailable, StoreLost, CacheNotFound,
   SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
   EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord, FetchFailed,
-  EncryptionKeyError, IntegrityError,
+  EncryptionKeyError, IntegrityError, AppVersionSuperseded,
 } = larder;
 
 let db;
@@ -32,7 +32,7 @@ test('every protocol code has its class, and unknown codes stay LarderError', ()
     notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
     entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
     deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord, fetchFailed: FetchFailed,
-    encryptionKey: EncryptionKeyError, integrity: IntegrityError,
+    encryptionKey: EncryptionKeyError, integrity: IntegrityError, appVersionSuperseded: AppVersionSuperseded,
   };
   assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
   for (const [name, Class] of Object.entries(classes)) {
@@ -70,6 +70,12 @@ test('the encryption errors read their data', () => {
   const sealedKey = LarderError.fromResponse({ code: -31061, message: 'm', data: { cache: 's' } });
   assert.ok(sealedKey instanceof IntegrityError);
   assert.deepEqual([sealedKey.cache, sealedKey.key], ['s', undefined]);
+});
+
+test('AppVersionSuperseded reads its data', () => {
+  const e = LarderError.fromResponse({ code: -31070, message: 'm', data: { cache: 'c', appVersion: '1.0', cacheAppVersion: '2.0' } });
+  assert.ok(e instanceof AppVersionSuperseded);
+  assert.deepEqual([e.cache, e.appVersion, e.cacheAppVersion, e.retryable], ['c', '1.0', '2.0', false]);
 });
 
 test('retryable is what data says', () => {

@@ -230,10 +230,14 @@ class CacheMethods(Methods[K]):
         get ``cache.cleared`` with ``tier: "disk"``); a durable store stays
         persistent (:class:`~larder.InvalidParams`).
         ``kind="store"`` makes a durable store rather than a purgeable cache:
-        no lifespan, TTL, disk limits or eviction, never wiped when the app
-        version changes; fixed at creation. ``purge_expired_after``: seconds
-        after it expires that an entry is removed in the background (``None``:
-        the default — at once, never with ``returns_expired``).
+        its entries expire as a cache's do (``lifespan``, ``ttl``,
+        ``returns_expired``; ``touch`` revives them), but only the client
+        removes them — no disk limits, no purge, no eviction, never wiped
+        when the app version changes; fixed at creation.
+        ``purge_expired_after``: seconds after it expires that an entry is
+        removed in the background (``None``: the default — at once, never
+        with ``returns_expired`` nor in a durable store, which refuses any
+        other value).
         ``persists_across_versions``
         keeps a cache's entries when an app of another version (``spawn``'s
         ``app_version``) first uses it; by default they are removed.

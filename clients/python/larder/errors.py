@@ -40,6 +40,7 @@ __all__ = [
     "FetchFailed",
     "EncryptionKeyError",
     "IntegrityError",
+    "AppVersionSuperseded",
     "SidecarExited",
     "error_class",
     "error_from_json",
@@ -395,6 +396,35 @@ class IntegrityError(LarderError):
     def key(self) -> str | None:
         """The entry's key (``data.key``), or ``None`` when it is not known."""
         value = self._datum("key")
+        return value if isinstance(value, str) else None
+
+
+@register_error
+class AppVersionSuperseded(LarderError):
+    """-31070: a process of another app version (``spawn``'s
+    ``app_version``) claimed the cache after this one began using it: the
+    cache holds that version's data now, which this sidecar reads as empty
+    and may not write to; nothing was written. Not retryable: a sidecar of
+    this version started anew claims the cache back (wiping it).
+    ``data = {"cache", "appVersion", "cacheAppVersion"}``."""
+    CODE = -31070
+
+    @property
+    def cache(self) -> str | None:
+        """The cache (``data.cache``), or ``None``."""
+        value = self._datum("cache")
+        return value if isinstance(value, str) else None
+
+    @property
+    def app_version(self) -> str | None:
+        """This sidecar's app version (``data.appVersion``), or ``None``."""
+        value = self._datum("appVersion")
+        return value if isinstance(value, str) else None
+
+    @property
+    def cache_app_version(self) -> str | None:
+        """The version whose data the cache holds (``data.cacheAppVersion``), or ``None``."""
+        value = self._datum("cacheAppVersion")
         return value if isinstance(value, str) else None
 
 

@@ -458,17 +458,25 @@ def test_memoize(db):
         square(object())
 
 
-def test_durable_stores_refuse_what_would_lose_their_entries(db):
-    opened = db.cache.open("drafts", kind="store")
-    assert opened["config"]["kind"] == "store"
+def test_a_durable_store_expires_as_a_cache_does_but_keeps_what_expired(db):
+    opened = db.cache.open("drafts", kind="store", lifespan=60)
+    assert opened["config"]["kind"] == "store" and opened["config"]["lifespan"] == 60
     db.cache.set("d1", {"title": "kept"}, cache="drafts")
-    with pytest.raises(larder.InvalidParams, match="durable store"):
-        db.cache.set("d2", 1, cache="drafts", ttl=60)
-    with pytest.raises(larder.InvalidParams, match="lifespan"):
-        db.cache.open("drafts", lifespan=10)
+    db.cache.set("d2", 1, cache="drafts", ttl=600)
+    with pytest.raises(larder.InvalidParams, match="never purged"):
+        db.cache.open("drafts", purge_expired_after=10)
     with pytest.raises(larder.InvalidParams, match="cannot become"):
         db.cache.open("drafts", kind="cache")
-    assert db.cache.get("d1", cache="drafts") == {"title": "kept"}
+    advance(db, 61)
+    assert db.cache.get("d1", cache="drafts") is None
+    assert db.cache.has("d1", cache="drafts") == {"found": True, "valid": False}
+    with pytest.raises(larder.InvalidParams, match="durable store"):
+        db.cache.purge_expired(cache="drafts")
+    db.cache.open("drafts", returns_expired=True)
+    assert db.cache.entry("d1", cache="drafts")["expired"] is True
+    assert db.cache.touch("d1", cache="drafts") == {"found": True, "revived": True}
+    assert db.cache.entry("d1", cache="drafts")["expired"] is False
+    assert db.cache.get("d2", cache="drafts") == 1
     kept = db.cache.open("settings", persists_across_versions=True, purge_expired_after=60)
     assert kept["config"]["persistsAcrossVersions"] is True and kept["config"]["purgeExpiredAfter"] == 60
     assert db.cache.open("settings", purge_expired_after=None)["config"]["purgeExpiredAfter"] is None
@@ -483,6 +491,21 @@ def test_another_app_version_wipes_a_cache_on_first_use(tmp_path):
         assert v2.init_result["previousAppVersion"] == "1.0"
         assert v2.cache.get("k") is None
         assert v2.cache.get("n", cache="notes") == 2
+
+
+def test_a_sidecar_whose_cache_a_newer_version_claimed_reads_it_empty(tmp_path):
+    with larder.Larder.spawn(store=tmp_path, app_version="1.0", fetch=True) as v1, \
+            larder.Larder.spawn(store=tmp_path, app_version="2.0") as v2:
+        v1.cache.set("k", "1.0")
+        assert v2.cache.get("k") is None
+        v2.cache.set("k", "2.0")
+        assert v1.cache.get("k") is None
+        with pytest.raises(larder.AppVersionSuperseded) as info:
+            v1.cache.set("k", "1.0 late")
+        assert (info.value.cache, info.value.app_version, info.value.cache_app_version) == ("default", "1.0", "2.0")
+        fetched = v1.cache.entry_or_fetch("f", lambda key: "fetched by 1.0")
+        assert (fetched["value"], fetched["fetched"], fetched["stored"]) == ("fetched by 1.0", True, False)
+        assert v2.cache.get("k") == "2.0" and v2.cache.get("f") is None
 
 
 def test_groups_with_their_counts(db):

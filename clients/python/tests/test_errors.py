@@ -38,6 +38,7 @@ ALL_CODES = {
     -31050: larder.FetchFailed,
     -31060: larder.EncryptionKeyError,
     -31061: larder.IntegrityError,
+    -31070: larder.AppVersionSuperseded,
 }
 
 
@@ -79,6 +80,12 @@ def test_encryption_errors_read_their_data():
     assert (bare.reason, bare.cache, bare.retryable) == (None, None, False)
     sealed_key = error_from_json({"code": -31061, "message": "m", "data": {"cache": "s"}})
     assert isinstance(sealed_key, larder.IntegrityError) and (sealed_key.cache, sealed_key.key) == ("s", None)
+
+
+def test_app_version_superseded_reads_its_data():
+    e = error_from_json({"code": -31070, "message": "m", "data": {"cache": "c", "appVersion": "1.0", "cacheAppVersion": "2.0"}})
+    assert isinstance(e, larder.AppVersionSuperseded)
+    assert (e.cache, e.app_version, e.cache_app_version, e.retryable) == ("c", "1.0", "2.0", False)
 
 
 def test_malformed_error_object():
