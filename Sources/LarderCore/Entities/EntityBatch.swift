@@ -231,16 +231,7 @@ extension Store {
             let key = ExactString(destination.name)
             for record in group.records {
                 guard let target = record.links[r], !target.isNull else { continue }
-                var exists = batch.contains(destination.name, target)
-                if !exists {
-                    if let known = found[key]?[target] {
-                        exists = known
-                    } else {
-                        exists = try recordExists(destinationTable, target)
-                        found[key, default: [:]][target] = exists
-                    }
-                }
-                if exists {
+                if try referenced(target, in: destinationTable, named: key, batch: batch, found: &found) {
                     result.linked += 1
                     continue
                 }
@@ -265,16 +256,7 @@ extension Store {
             let key = ExactString(destination.name)
             for record in group.records {
                 for member in record.lists[r] ?? [] {
-                    var exists = batch.contains(destination.name, member)
-                    if !exists {
-                        if let known = found[key]?[member] {
-                            exists = known
-                        } else {
-                            exists = try recordExists(destinationTable, member)
-                            found[key, default: [:]][member] = exists
-                        }
-                    }
-                    if exists {
+                    if try referenced(member, in: destinationTable, named: key, batch: batch, found: &found) {
                         result.linked += 1
                         continue
                     }
@@ -364,6 +346,17 @@ extension Store {
                 try partner.run()
             }
         }
+    }
+
+    /// Whether the record `id` of the entity `name` (its table `table`) is
+    /// in the batch or stored; what the store said is kept in `found`.
+    private func referenced(_ id: ColumnValue, in table: EntityTable, named name: ExactString, batch: EntityBatch,
+                            found: inout [ExactString: [ColumnValue: Bool]]) throws(StoreError) -> Bool {
+        if batch.contains(table.entity.name, id) { return true }
+        if let known = found[name]?[id] { return known }
+        let exists = try recordExists(table, id)
+        found[name, default: [:]][id] = exists
+        return exists
     }
 
     func recordExists(_ table: EntityTable, _ id: ColumnValue) throws(StoreError) -> Bool {
