@@ -84,6 +84,44 @@ final class TranscriptReplayTests: XCTestCase {
         XCTAssertEqual(keptStatus, 0, keptOutput)
     }
 
+    /// `B-->`/`B<--` lines talk to a second server on the same store, started
+    /// at its first line with `// args B:`; every server's input is closed at
+    /// the end and each must exit. A failure names the server.
+    func testSeveralServersShareTheReplaysStore() throws {
+        let shared = """
+            // args B: --app-version 2.0
+            --> {"jsonrpc":"2.0","id":2,"method":"cache.open","params":{"cache":"kept","kind":"store"}}
+            <-- {"jsonrpc":"2.0","id":2,"result":"{...}"}
+            --> {"jsonrpc":"2.0","id":3,"method":"cache.set","params":{"cache":"kept","key":"k","value":1}}
+            <-- {"jsonrpc":"2.0","id":3,"result":{"stored":true,"size":1}}
+            B--> {"jsonrpc":"2.0","id":1,"method":"cache.has","params":{"cache":"kept","key":"k"}}
+            B<-- {"jsonrpc":"2.0","id":1,"result":{"found":true,"valid":true}}
+            --> {"jsonrpc":"2.0","id":4,"method":"cache.remove","params":{"cache":"kept","key":"k"}}
+            <-- {"jsonrpc":"2.0","id":4,"result":{"removed":true}}
+            B--> {"jsonrpc":"2.0","id":2,"method":"cache.has","params":{"cache":"kept","key":"k"}}
+            B<-- {"jsonrpc":"2.0","id":2,"result":{"found":false,"valid":false}}
+
+            """
+        let copy = NSTemporaryDirectory() + "servers-\(UUID().uuidString).transcript"
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try shared.write(toFile: copy, atomically: true, encoding: .utf8)
+        let (status, output) = try Self.replay([copy])
+        XCTAssertEqual(status, 0, output)
+
+        try shared.replacingOccurrences(of: #"B<-- {"jsonrpc":"2.0","id":2,"result":{"found":false"#,
+                                        with: #"B<-- {"jsonrpc":"2.0","id":2,"result":{"found":true"#)
+            .write(toFile: copy, atomically: true, encoding: .utf8)
+        let (failed, failure) = try Self.replay([copy])
+        XCTAssertEqual(failed, 1, failure)
+        XCTAssertTrue(failure.contains(":11 (server B): $.result.found: expected true, got false"), failure)
+
+        // Servers sharing a store leave it to the replay.
+        try ("// args: --memory\n" + shared).write(toFile: copy, atomically: true, encoding: .utf8)
+        let (refused, why) = try Self.replay([copy])
+        XCTAssertEqual(refused, 1, why)
+        XCTAssertTrue(why.contains("a transcript of several servers leaves their store to the replay"), why)
+    }
+
     func testARecordingOnAFixedClockKeepsExactTimes() throws {
         let recording = NSTemporaryDirectory() + "recorded-\(UUID().uuidString).transcript"
         defer { try? FileManager.default.removeItem(atPath: recording) }

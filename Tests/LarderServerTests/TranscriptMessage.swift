@@ -21,16 +21,22 @@ struct TranscriptMessage {
         var all: [TranscriptMessage] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() where file.hasSuffix(".transcript") {
             let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-            var methods: [String: String] = [:]
+            // Per server (`B-->` lines are a second server's, with ids of its own).
+            var methods: [Character: [String: String]] = [:]
             var asked: Set<String> = []
-            for (k, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (k, whole) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let place = "\(file):\(k + 1)"
+                var line = whole, server: Character = "A"
+                if let first = whole.first, first.isASCII, first.isUppercase,
+                   whole.dropFirst().hasPrefix("--> ") || whole.dropFirst().hasPrefix("<-- ") {
+                    (line, server) = (whole.dropFirst(), first)
+                }
                 if line.hasPrefix("--> ") {
                     // A message need not be JSON: some test how the server takes text that is not.
                     guard let message = try? JSONParser.parse(Array(line.utf8.dropFirst(4))) else { continue }
                     for request in message.arrayValue ?? [message] {
                         guard let method = request["method"]?.stringValue else { continue }
-                        if let id = request["id"] { methods[id.description] = method }
+                        if let id = request["id"] { methods[server, default: [:]][id.description] = method }
                         if method == "debug.ask", let askedFor = request["params"]?["method"]?.stringValue { asked.insert(askedFor) }
                     }
                 } else if line.hasPrefix("<-- "), line != "<-- (none)" {
@@ -39,7 +45,7 @@ struct TranscriptMessage {
                         let method = element["method"]?.stringValue
                         all.append(TranscriptMessage(
                             place: place, message: element,
-                            requestMethod: method == nil ? element["id"].flatMap { methods[$0.description] } : nil,
+                            requestMethod: method == nil ? element["id"].flatMap { methods[server]?[$0.description] } : nil,
                             isAskedForByDebugAsk: method.map(asked.contains) ?? false))
                     }
                 }

@@ -85,22 +85,29 @@ enum ReplayCommand {
         guard let dirPointer = mkdtemp(&scratch) else { return .failed("  cannot create a temporary directory") }
         let tempDir = String(cString: dirPointer)
         defer { TemporaryDirectory.remove(tempDir) }
-        var arguments = transcript.arguments
+        // What every server gets: the store they share, and the key file.
+        var shared: [String] = []
         var schema: String?
-        if !arguments.contains("--memory") && !arguments.contains("--store") {
+        let ownStore = transcript.arguments.contains("--memory") || transcript.arguments.contains("--store")
+        if ownStore && transcript.processes.count > 1 {
+            return .failed("  \(file): a transcript of several servers leaves their store to the replay (no --store or --memory)")
+        }
+        if !ownStore {
             if let server {
                 schema = "larder_replay_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
-                arguments += ["--store", server, "--pg-schema", schema!]
+                shared += ["--store", server, "--pg-schema", schema!]
             } else {
-                arguments += ["--store", tempDir + "/store"]
+                shared += ["--store", tempDir + "/store"]
             }
         }
         if transcript.keyFile {
             let path = tempDir + "/key"
             guard writePrivateFile(path, RedactedKeys.key(0)) else { return .failed("  cannot write a key file in \(tempDir)") }
-            arguments += ["--key-file", path]
+            shared += ["--key-file", path]
         }
         defer { if let server, let schema { dropSchema(schema, on: server) } }
+        var arguments: [Character: [String]] = ["A": transcript.arguments + shared]
+        for name in transcript.processes where name != "A" { arguments[name] = (transcript.processArguments[name] ?? []) + shared }
         return play(transcript, arguments: arguments, file: file, tempDir: tempDir).map { .failed($0) } ?? .passed
     }
 
@@ -122,19 +129,56 @@ enum ReplayCommand {
         connection.close()
     }
 
-    /// Nil when the transcript passes, else a readable account of the first failure.
-    private static func play(_ transcript: Transcript, arguments: [String], file: String, tempDir: String) -> String? {
+    /// One server of a transcript, and where its answers stand after `<-- (none)`.
+    private final class Peer {
+        let name: Character
+        let server: Subprocess
+        let stderrPath: String
+        /// True until the next `-->` line is sent, then the ids of its
+        /// requests, the only answer the next message may be.
+        var awaitingNoneRequest = false
+        var noneAnswerIDs: [RequestID]?
+
+        init(_ name: Character, arguments: [String], tempDir: String) throws {
+            self.name = name
+            stderrPath = tempDir + (name == "A" ? "/stderr" : "/stderr-\(name)")
+            server = try Subprocess(path: ReplayCommand.selfPath(), arguments: arguments, stderrPath: stderrPath)
+        }
+
+        /// `message` for a failure, with the last lines this server wrote to stderr.
+        func failure(_ message: String) -> String { message + ReplayCommand.stderrTail(stderrPath) }
+    }
+
+    /// Nil when the transcript passes, else a readable account of the first
+    /// failure. The first server starts at once, every other one at its
+    /// first line; at the end each has its input closed, in order of their
+    /// names, and must then send nothing more and exit (the first with the
+    /// transcript's exit code, the others with 0).
+    private static func play(_ transcript: Transcript, arguments: [Character: [String]], file: String, tempDir: String) -> String? {
+        var peers: [Character: Peer] = [:]
+        func peer(_ name: Character) throws -> Peer {
+            if let p = peers[name] { return p }
+            let p = try Peer(name, arguments: arguments[name] ?? [], tempDir: tempDir)
+            peers[name] = p
+            return p
+        }
         do {
-            let server = try Subprocess(path: selfPath(), arguments: arguments, stderrPath: tempDir + "/stderr")
-            let result = play(transcript, on: server, file: file, onPostgreSQL: arguments.contains("--pg-schema"))
-            server.closeInput()
-            if let result { _ = server.waitForExit(timeoutMilliseconds: 2000); return result + stderrTail(tempDir) }
-            if let extra = try? server.nextMessage(framing: transcript.framing, timeoutMilliseconds: timeout) {
-                return "  after the last line: unexpected message \(String(decoding: extra, as: UTF8.self))"
+            _ = try peer("A")
+            let onPostgreSQL = arguments["A"]!.contains("--pg-schema")
+            if let result = try play(transcript, peer: peer, file: file, onPostgreSQL: onPostgreSQL) {
+                for p in peers.values { p.server.closeInput(); _ = p.server.waitForExit(timeoutMilliseconds: 2000) }
+                return result
             }
-            let code = server.waitForExit(timeoutMilliseconds: Int(timeout))
-            if code != transcript.exitCode {
-                return "  the server exited with code \(code), expected \(transcript.exitCode)" + stderrTail(tempDir)
+            for name in peers.keys.sorted() {
+                let p = peers[name]!
+                p.server.closeInput()
+                let label = peers.count > 1 ? "server \(name)" : "the server"
+                if let extra = try? p.server.nextMessage(framing: transcript.framing, timeoutMilliseconds: timeout) {
+                    return "  after the last line: unexpected message from \(label): \(String(decoding: extra, as: UTF8.self))"
+                }
+                let code = p.server.waitForExit(timeoutMilliseconds: Int(timeout))
+                let expected = name == "A" ? transcript.exitCode : 0
+                if code != expected { return p.failure("  \(label) exited with code \(code), expected \(expected)") }
             }
             return nil
         } catch {
@@ -142,59 +186,58 @@ enum ReplayCommand {
         }
     }
 
-    private static func play(_ transcript: Transcript, on server: Subprocess, file: String, onPostgreSQL: Bool) -> String? {
-        // After `<-- (none)`: true until the next `-->` line is sent, then the
-        // ids of its requests, the only answer the next message may be.
-        var awaitingNoneRequest = false
-        var noneAnswerIDs: [RequestID]?
+    private static func play(_ transcript: Transcript, peer: (Character) throws -> Peer, file: String, onPostgreSQL: Bool) throws -> String? {
         var keys = RedactedKeys()
-        do {
-            for step in transcript.steps {
-                switch step {
-                case .send(let recorded, let line):
+        for step in transcript.steps {
+            let p = try peer(step.process)
+            let line = step.line
+            let at = step.process == "A" ? "\(file):\(line)" : "\(file):\(line) (server \(step.process))"
+            do {
+                switch step.action {
+                case .send(let recorded):
                     let text = keys.substituted(in: recorded)
-                    if awaitingNoneRequest {
-                        awaitingNoneRequest = false
+                    if p.awaitingNoneRequest {
+                        p.awaitingNoneRequest = false
                         let ids = requestIDs(in: text)
                         guard !ids.isEmpty else {
-                            return "  \(file):\(line): after `<-- (none)` this line must send a request with an id, whose answer is the next message"
+                            return "  \(at): after `<-- (none)` this line must send a request with an id, whose answer is the next message"
                         }
-                        noneAnswerIDs = ids
+                        p.noneAnswerIDs = ids
                     }
                     var bytes = Array(text.utf8)
                     switch transcript.framing {
                     case .lines: bytes.append(0x0A)
                     case .contentLength: bytes = Array("Content-Length: \(bytes.count)\r\n\r\n".utf8) + bytes
                     }
-                    try server.send(bytes)
+                    try p.server.send(bytes)
                 case .expectNone:
-                    awaitingNoneRequest = true
-                    noneAnswerIDs = nil
-                case .expect(let text, let line):
+                    p.awaitingNoneRequest = true
+                    p.noneAnswerIDs = nil
+                case .expect(let text):
                     let expected: JSON
-                    do { expected = try JSONParser.parse(text) } catch { return "  \(file):\(line): the expected message is not JSON: \(error)" }
-                    guard let message = try server.nextMessage(framing: transcript.framing, timeoutMilliseconds: timeout) else {
-                        return "  \(file):\(line): the server closed its output\n    expected: \(text)"
+                    do { expected = try JSONParser.parse(text) } catch { return "  \(at): the expected message is not JSON: \(error)" }
+                    guard let message = try p.server.nextMessage(framing: transcript.framing, timeoutMilliseconds: timeout) else {
+                        return p.failure("  \(at): the server closed its output\n    expected: \(text)")
                     }
                     let actualText = String(decoding: message, as: UTF8.self)
                     guard let parsed = try? JSONParser.parse(message) else {
-                        return "  \(file):\(line): the server sent something that is not JSON\n    actual:   \(actualText)"
+                        return p.failure("  \(at): the server sent something that is not JSON\n    actual:   \(actualText)")
                     }
                     let actual = onPostgreSQL ? withoutPostgreSQLMembers(parsed) : parsed
-                    if let ids = noneAnswerIDs {
-                        noneAnswerIDs = nil
+                    if let ids = p.noneAnswerIDs {
+                        p.noneAnswerIDs = nil
                         if !answers(actual, anyOf: ids) {
                             let asked = ids.map(\.description).joined(separator: ", ")
-                            return "  \(file):\(line): expected nothing before the answer to id \(asked), got\n    actual:   \(actualText)"
+                            return p.failure("  \(at): expected nothing before the answer to id \(asked), got\n    actual:   \(actualText)")
                         }
                     }
                     if let difference = JSONPattern.mismatch(expected: expected, actual: actual) {
-                        return "  \(file):\(line): \(difference)\n    expected: \(text)\n    actual:   \(actualText)"
+                        return p.failure("  \(at): \(difference)\n    expected: \(text)\n    actual:   \(actualText)")
                     }
                 }
+            } catch {
+                return p.failure("  \(at): \(error)")
             }
-        } catch {
-            return "  \(file): \(error)"
         }
         return nil
     }
@@ -216,8 +259,8 @@ enum ReplayCommand {
         }
     }
 
-    private static func stderrTail(_ dir: String) -> String {
-        guard let text = readFile(dir + "/stderr"), !text.isEmpty else { return "" }
+    static func stderrTail(_ path: String) -> String {
+        guard let text = readFile(path), !text.isEmpty else { return "" }
         let lines = text.split(separator: "\n").suffix(10)
         return "\n  server stderr:\n" + lines.map { "    " + $0 }.joined(separator: "\n")
     }

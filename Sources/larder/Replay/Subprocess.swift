@@ -16,7 +16,10 @@ final class Subprocess {
     /// Starts `path` with `arguments`; its stderr goes to `stderrPath`.
     init(path: String, arguments: [String], stderrPath: String) throws(ReplayError) {
         var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+        // Close-on-exec: a second server started later must not inherit this
+        // one's input, or closing it here would never reach this one as EOF.
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw .spawn("pipe: \(String(cString: strerror(errno)))") }
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

@@ -16,13 +16,15 @@ notifications (``db.notify``) to a server started with ``--record``; then
 Params are sent as the transcript writes them (:class:`larder.wire.RawJSON`),
 since the server keeps number literals (``1.50``) and sizes depend on them.
 Transcripts a client library cannot drive — raw bytes, batches, another
-framing, ``(none)``, answers to the server's requests — are left to
+framing, ``(none)``, answers to the server's requests, several servers on
+one store — are left to
 ``larder replay`` alone (the Swift suite plays every one).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,8 @@ class Transcript:
                 self.exit_code = int(line.split(":", 1)[1])
             elif line.startswith("// framing:"):
                 self.drivable = False
+            elif re.match(r"[A-Z](-->|<--) ", line):
+                self.drivable = False  # another server on the same store: only a replayer runs several
             elif line.startswith(("--> ", "<-- ")):
                 text = line[4:]
                 try:
