@@ -118,15 +118,18 @@ extension Store {
     public func records(_ entity: String, ids: [JSON], include: [String] = []) throws(StoreError) -> [JSON?] {
         let (model, definition) = try self.entity(entity)
         let inclusion = try Inclusion(paths: include, from: definition, in: model)
-        let renderer = EntityRenderer(database: database, model: model)
-        var result: [JSON?] = []
+        var keys: [ColumnValue] = []
         for (k, id) in ids.enumerated() {
             guard let key = definition.identifierValue(id) else {
                 throw .invalidArgument(field: ids.count == 1 ? "id" : "ids[\(k)]",
                                        reason: "expected an identifier of \(entity) (\(definition.identifierAttribute.type.name)), got \(id.typeName)")
             }
-            result.append(try renderer.record(definition, id: key, include: inclusion))
+            keys.append(key)
         }
+        let renderer = EntityRenderer(database: database, model: model)
+        try renderer.refuseIfLarger(definition, ids: keys, include: inclusion)
+        var result: [JSON?] = []
+        for key in keys { result.append(try renderer.record(definition, id: key, include: inclusion)) }
         return result
     }
 
@@ -142,10 +145,10 @@ extension Store {
             bindings += [.integer(Int64(query.limit ?? Int.max)), .integer(Int64(query.offset))]
         }
         let renderer = EntityRenderer(database: database, model: model)
+        let rows = try renderer.rows(definition, clauses, bindings)
+        try renderer.refuseIfLarger(definition, ids: rows.map { $0[definition.identifierIndex] }, include: inclusion)
         var result: [JSON] = []
-        for row in try renderer.rows(definition, clauses, bindings) {
-            result.append(try renderer.render(definition, row: row, include: inclusion))
-        }
+        for row in rows { result.append(try renderer.render(definition, row: row, include: inclusion)) }
         return result
     }
 
