@@ -43,7 +43,10 @@ let package = Package(
             // A link to protocol/openrpc.json, compiled in so rpc.discover needs no files at run time.
             resources: [.embedInCode("openrpc.json")]
         ),
-        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON"]),
+        // Two symbols that would raise the glibc the self-contained larder
+        // needs from 2.34 to 2.36, answered with older ones (.ci/dist).
+        .target(name: "CGlibcCompat"),
+        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON", "CGlibcCompat"]),
         // LarderPostgreSQL: `--store postgresql://…` and its floor, Larder's statements through libpq.
         .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore", "LarderPostgreSQL"]),
 
