@@ -16,17 +16,30 @@ import LarderCore
 /// The functions below shadow the header's declarations of the same names
 /// (CLibPQ still gives the types and constants); each is looked up once.
 enum LibPQ {
-    nonisolated(unsafe) private static let handle: UnsafeMutableRawPointer? = {
-        for name in ["libpq.so.5", "libpq.so", "libpq.5.dylib", "libpq.dylib"] {
-            if let h = dlopen(name, RTLD_NOW | RTLD_LOCAL) { return h }
+    #if canImport(Darwin)
+    private static let names = ["libpq.5.dylib", "libpq.dylib"]
+    #else
+    private static let names = ["libpq.so.5", "libpq.so"]
+    #endif
+
+    /// libpq, or why the first name could not be loaded (the soname: the
+    /// other is the -dev package's link, tried for builds of libpq elsewhere).
+    nonisolated(unsafe) private static let loaded: Result<UnsafeMutableRawPointer, LoadFailure> = {
+        var first: String?
+        for name in names {
+            if let h = dlopen(name, RTLD_NOW | RTLD_LOCAL) { return .success(h) }
+            if first == nil { first = dlerror().map { String(cString: $0) } }
         }
-        return nil
+        return .failure(LoadFailure(reason: first ?? "\(names[0]) not found"))
     }()
+    struct LoadFailure: Error { let reason: String }
+    private static var handle: UnsafeMutableRawPointer? { try? loaded.get() }
 
     /// Why libpq cannot be used, or nil when it is loaded.
-    static let unavailable: String? = handle == nil
-        ? "a store on PostgreSQL needs libpq (Debian's libpq5), which cannot be loaded: \(dlerror().map { String(cString: $0) } ?? "not found")"
-        : nil
+    static let unavailable: String? = {
+        guard case .failure(let failure) = loaded else { return nil }
+        return "a store on PostgreSQL needs libpq (Debian's and Ubuntu's libpq5, Fedora's libpq), which cannot be loaded: \(failure.reason)"
+    }()
 
     /// Throws unless libpq is loaded: called before any of the functions below.
     static func require() throws(StoreError) {

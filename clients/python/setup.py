@@ -30,11 +30,7 @@ from typing import IO, NamedTuple
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
-
-try:
-    from setuptools.command.bdist_wheel import bdist_wheel
-except ImportError:  # setuptools before 70.1, with the wheel package
-    from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
+from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
@@ -162,18 +158,31 @@ class BuildWithBinary(build_py):
         return built[0]
 
 
-class PlatformWheel(bdist_wheel):
-    """A wheel for any Python 3 on the executable's platform."""
+class BinaryDistribution(Distribution):
+    """Holds an executable, so it is installed as platform-specific (the
+    wheel's root is platlib, not purelib)."""
 
-    def finalize_options(self) -> None:
-        super().finalize_options()
-        self.root_is_pure = False
-
-    def get_tag(self) -> tuple[str, str, str]:
-        platform = getattr(self.distribution, "larder_platform", None)
-        if platform is None:
-            raise SystemExit("the larder executable was not packaged, so the wheel has no platform")
-        return "py3", "none", platform
+    def has_ext_modules(self) -> bool:
+        return True
 
 
-setup(cmdclass={"build_py": BuildWithBinary, "bdist_wheel": PlatformWheel})
+def platform_wheel() -> type:
+    """``bdist_wheel`` tagged for any Python 3 on the executable's platform
+    (imported here: setuptools has it from 70.1, the wheel package before)."""
+    try:
+        from setuptools.command.bdist_wheel import bdist_wheel
+    except ImportError:
+        from wheel.bdist_wheel import bdist_wheel  # type: ignore[no-redef]
+
+    class PlatformWheel(bdist_wheel):  # type: ignore[misc, valid-type]
+        def get_tag(self) -> tuple[str, str, str]:
+            platform = getattr(self.distribution, "larder_platform", None)
+            if platform is None:
+                raise SystemExit("the larder executable was not packaged, so the wheel has no platform")
+            return "py3", "none", platform
+
+    return PlatformWheel
+
+
+if __name__ == "__main__":  # as setuptools runs it; tests import the functions above
+    setup(cmdclass={"build_py": BuildWithBinary, "bdist_wheel": platform_wheel()}, distclass=BinaryDistribution)

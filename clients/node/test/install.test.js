@@ -3,7 +3,9 @@
 import { test, noBinary, prerequisite } from './support.js';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -99,4 +101,44 @@ test('a larder packaged at bin/larder is found without $LARDER_BIN or PATH', { s
   const env = { PATH: '/nonexistent', HOME: process.env.HOME };
   const out = runIn(app, USE, env);
   assert.deepEqual(out, { server: 'larder', value: { installed: true }, status: { exitCode: 0, signal: null } });
+});
+
+// npm pack's prepack step (scripts/pack.js) puts the executable .ci/dist built at bin/larder.
+const DIST = fileURLToPath(new URL('../../../.build/dist/', import.meta.url));
+function distBinary() {
+  try {
+    return readdirSync(DIST).filter((f) => /^larder-.*-linux-[^.]+$/.test(f)).map((f) => join(DIST, f))[0] ?? false;
+  } catch {
+    return false;
+  }
+}
+const noDist = prerequisite(!distBinary() && `no self-contained larder in ${DIST}: run bash .ci/dist`);
+
+/** A copy of this package as a checkout has it (no bin/larder), to pack without touching the checkout. */
+function packageCopy(dir) {
+  const pkg = join(dir, 'larder');
+  cpSync(PACKAGE_DIR, pkg, { recursive: true, filter: (src) => !/\/(test|bench|node_modules|bin)$/.test(src) });
+  return pkg;
+}
+
+test('npm pack carries the larder given as LARDER_PACKAGE_BINARY at bin/larder, and leaves the directory as it was',
+  { skip: noDist || npmMissing }, (t) => {
+    const dir = scratch(t);
+    const pkg = packageCopy(dir);
+    const env = { ...process.env, LARDER_PACKAGE_BINARY: distBinary() };
+    const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: pkg, env, encoding: 'utf8' }).trim();
+    const listing = execFileSync('tar', ['tzvf', join(dir, name)], { encoding: 'utf8' });
+    assert.match(listing, /^-rwxr-xr-x .* package\/bin\/larder$/m);
+    execFileSync('tar', ['xzf', join(dir, name), '-C', dir, 'package/bin/larder']);
+    assert.ok(readFileSync(join(dir, 'package', 'bin', 'larder')).equals(readFileSync(distBinary())));
+    assert.ok(!existsSync(join(pkg, 'bin', 'larder')), 'postpack removes the copy');
+  });
+
+test('npm pack with no larder to carry fails saying how to get one', { skip: npmMissing }, (t) => {
+  const pkg = packageCopy(scratch(t));
+  const env = { ...process.env };
+  delete env.LARDER_PACKAGE_BINARY;
+  const r = spawnSync('npm', ['pack', '--silent', '--dry-run'], { cwd: pkg, env, encoding: 'utf8' });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /no larder executable to pack: run `bash \.ci\/dist` at the repository's root/);
 });
