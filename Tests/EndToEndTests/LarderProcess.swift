@@ -306,7 +306,7 @@ final class LarderProcess {
         var o: JSONObject = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
         if let params { o["params"] = params }
         guard send(json: .object(o)) else {
-            XCTFail("cannot write to larder", file: file, line: line)
+            XCTFail("cannot write to larder (it has exited?); stderr: \(stderrAtEnd(timeout: 5))", file: file, line: line)
             return nil
         }
         let messages = readUntilResponse(id: id, timeout: timeout, file: file, line: line)
