@@ -290,6 +290,7 @@ test('every method resolves to its result as openrpc.json gives it', { skip: noT
 
 test('ServerMessages gives every server-to-client request and notification its params', { skip: noTypeScript }, () => {
   const d = declarations();
+  assert.ok(d.exports.has('ServerMessages'), 'index.d.ts declares no ServerMessages');
   const map = d.checker.getDeclaredTypeOfSymbol(d.exports.get('ServerMessages'));
   const declared = d.checker.getPropertiesOfType(map).map((p) => p.name).sort();
   assert.deepEqual(declared, [...SERVER_TO_CLIENT.keys()].sort(), 'ServerMessages against openrpc.json');

@@ -1,6 +1,7 @@
 """The client's types against protocol/openrpc.json, the contract the
-server's own tests hold it to: every method's result against its TypedDict
-in larder.results, every server-to-client request and notification against
+server's own tests hold it to: every method's result against the ``R`` its
+wrapper is declared to answer (``Call[R]``, mostly TypedDicts of
+larder.results), every server-to-client request and notification against
 the TypedDict of its params, every code in x-error-codes against its error
 class. A member added, removed, made optional or retyped on either side
 fails here, naming where.
@@ -15,6 +16,7 @@ members: any JSON, an object of any members, or a union of JSON types."""
 from __future__ import annotations
 
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ import larder
 from larder import results
 from conftest import REPO
 from larder.errors import LarderError, error_class
+from larder.methods import Call
 
 OPENRPC = json.loads((REPO / "protocol" / "openrpc.json").read_text())
 SCHEMAS = OPENRPC["components"]["schemas"]
@@ -211,56 +214,21 @@ def differences(contract: Shape, client: Shape, path: str) -> list[str]:
     return found
 
 
-# What each method's result is in this client. A method the client answers
-# with something else than the protocol's result names the member it unwraps.
-RESULTS: dict[str, Any] = {
-    "cache.clear": results.ClearResult,
-    "cache.drop": results.DropResult,
-    "cache.get": results.Entry,
-    "cache.getMany": results.GetManyResult,
-    "cache.getOrFetch": results.FetchedEntry,
-    "cache.groups": results.GroupsPage,
-    "cache.has": results.HasResult,
-    "cache.keys": results.KeysPage,
-    "cache.list": results.ListResult,
-    "cache.open": results.OpenResult,
-    "cache.purgeExpired": results.ClearResult,
-    "cache.rekey": results.RekeyResult,
-    "cache.remove": results.RemoveResult,
-    "cache.set": results.SetResult,
-    "cache.setMany": results.SetManyResult,
-    "cache.stats": results.StatsResult,
-    "cache.subscribe": results.SubscribeResult,
-    "cache.touch": results.FoundResult,
-    "entity.apply": results.ApplyResult,
-    "entity.count": ("count", int),
-    "entity.define": results.DefineResult,
-    "entity.delete": results.DeleteResult,
-    "entity.discard": results.DiscardResult,
-    "entity.get": results.EntityGetResult,
-    "entity.getMany": results.EntityManyResult,
-    "entity.models": results.ModelsResult,
-    "entity.parse": ("record", dict[str, Any]),
-    "entity.query": results.QueryPage,
-    "entity.render": ("record", dict[str, Any]),
-    "entity.stage": results.StageResult,
-    "entity.upsert": results.ApplyResult,
-    "initialize": results.InitializeResult,
-    "migrate.run": results.MigrationCounts,
-    "object.copy": results.CopyResult,
-    "object.describe": results.DescribeResult,
-    "object.equals": results.EqualsResult,
-    "object.get": results.ObjectRead,
-    "object.hash": results.HashResult,
-    "object.put": results.PutResult,
-    "schema.extend": results.ExtendResult,
-    "schema.get": results.SchemaResult,
-    "schema.list": results.SchemaListResult,
-    "schema.register": results.RegisterResult,
-    "schema.remove": results.SchemaRemoveResult,
-    "shutdown": None,
-    "store.clear": results.StoreClearResult,
+# The class whose methods wrap each namespace's methods; a wrapper is named
+# as its method in snake_case, but for these, whose namesakes give the value
+# alone.
+NAMESPACES = {
+    "cache": larder.CacheMethods, "entity": larder.EntityMethods, "migrate": larder.MigrateMethods,
+    "object": larder.ObjectMethods, "schema": larder.SchemaMethods, "store": larder.StoreMethods,
 }
+WHOLE_RESULT = {"cache.get": "entry", "cache.getOrFetch": "entry_or_fetch"}
+
+# Wrappers that give one member of the result.
+UNWRAPPED = {"entity.count": "count", "entity.parse": "record", "entity.render": "record"}
+
+# Methods of the session rather than a namespace: their result types.
+# (Larder.initialize is annotated as a dict; InitializeResult is what it holds.)
+SESSION = {"initialize": results.InitializeResult, "shutdown": None}
 
 # Methods the client has no typed wrapper for, and why.
 UNTYPED = {
@@ -286,23 +254,44 @@ SERVER_TO_CLIENT = {m["name"]: m for m in OPENRPC["x-notifications"] + OPENRPC["
                     if m.get("direction") == "server-to-client"}
 
 
-def test_every_method_has_a_result_type():
-    assert sorted(METHODS.keys() - RESULTS.keys() - UNTYPED.keys()) == [], \
-        "methods of openrpc.json without a result type in this client (add a TypedDict to results.py)"
-    assert sorted((RESULTS.keys() | UNTYPED.keys()) - METHODS.keys()) == [], "not methods of openrpc.json"
+def result_type(method: str) -> Any:
+    """What the client declares ``method`` to answer: the ``R`` of its
+    wrapper's ``Call[R]``, or KeyError when it has no wrapper."""
+    if method in SESSION:
+        return SESSION[method]
+    namespace, name = method.split(".", 1)
+    wrapper = getattr(NAMESPACES[namespace], WHOLE_RESULT.get(method) or re.sub(r"([A-Z])", r"_\1", name).lower(), None)
+    if wrapper is None:
+        raise KeyError(method)
+    # The return annotation alone: typing.get_type_hints would evaluate the
+    # params' too, some of which are imported only for the type checker.
+    declared = eval(wrapper.__annotations__["return"], wrapper.__globals__)
+    assert get_origin(declared) is Call, f"{wrapper.__qualname__} returns {declared}, not Call[...]"
+    return get_args(declared)[0]
 
 
-@pytest.mark.parametrize("method", sorted(RESULTS))
+def test_every_method_has_a_typed_wrapper():
+    missing = []
+    for method in sorted(METHODS.keys() - UNTYPED.keys()):
+        try:
+            result_type(method)
+        except KeyError:
+            missing.append(method)
+    assert missing == [], "methods of openrpc.json without a wrapper, nor a reason in UNTYPED"
+    assert sorted(UNTYPED.keys() - METHODS.keys()) == [], "not methods of openrpc.json"
+
+
+@pytest.mark.parametrize("method", sorted(METHODS.keys() - UNTYPED.keys()))
 def test_result_type_is_the_contracts(method):
     contract = schema_shape(METHODS[method]["result"]["schema"])
-    declared = RESULTS[method]
+    declared = result_type(method)
     path = f"{method} result"
-    if isinstance(declared, tuple):
-        member, declared = declared
+    if method in UNWRAPPED:
+        member = UNWRAPPED[method]
         assert contract.members.get(member, (False,))[0], f"{path} has no required {member} to unwrap"
         contract, path = contract.members[member][1], f"{path}.{member}"
     found = differences(contract, client_shape(declared), path)
-    assert not found, f"results.{getattr(declared, '__name__', declared)} is not {method}'s result:\n" + "\n".join(found)
+    assert not found, f"{getattr(declared, '__name__', declared)} is not {method}'s result:\n" + "\n".join(found)
 
 
 def test_every_server_message_has_a_params_type():
@@ -319,7 +308,8 @@ def test_server_message_params_are_the_contracts(message):
 
 
 def test_every_type_checked_here_is_exported():
-    checked = {t.__name__ for t in [*RESULTS.values(), *SERVER_MESSAGES.values()] if is_typeddict(t)}
+    declared = [result_type(m) for m in METHODS.keys() - UNTYPED.keys()]
+    checked = {t.__name__ for t in [*declared, *SERVER_MESSAGES.values()] if is_typeddict(t)}
     assert sorted(checked - set(results.__all__)) == []
 
 
