@@ -461,20 +461,27 @@ export interface MigrateObjectParams {
   index?: number;
 }
 
-/** The params of each request and notification the server sends. */
-export interface ServerMessages {
+/** The params of each notification the server sends (`onEvent`). */
+export interface ServerNotifications {
   'cache.evicted': EvictedEvent;
   'cache.removed': RemovedEvent;
   'cache.cleared': ClearedEvent;
   '$/progress': { token: string | number; value: ProgressValue };
   /** The id of a request of the server's that it gave up. */
   '$/cancelRequest': { id: string };
+}
+
+/** The params of each request the server sends (`onRequest`). */
+export interface ServerRequests {
   'migrate.object': MigrateObjectParams;
   /** `attempt` counts from 1. */
   'cache.fetch': { cache: string; group: string; key: string; attempt: number };
   /** The last attempt's error. */
   'cache.fallback': { cache: string; group: string; key: string; error: ResponseError };
 }
+
+/** Everything the server sends of its own: openrpc.json's x-notifications and x-server-requests. */
+export interface ServerMessages extends ServerNotifications, ServerRequests {}
 
 export interface SchemaRegisterOptions {
   parent?: string;
@@ -836,10 +843,10 @@ export class Larder {
   discover(): Promise<any>;
   namespace(prefix: string): Record<string, (params?: object, options?: CallOptions) => Promise<any>>;
   cacheView(name?: string, options?: { group?: string; ttl?: number }): CacheView;
-  onRequest<M extends keyof ServerMessages>(method: M, fn: (params: ServerMessages[M], request: ServerRequest) => unknown): () => void;
+  onRequest<M extends keyof ServerRequests>(method: M, fn: (params: ServerRequests[M], request: ServerRequest) => unknown): () => void;
   onRequest(method: string, fn: RequestHandler): () => void;
   onMigrate(fn: MigrateHandler): () => void;
-  onEvent<M extends keyof ServerMessages>(name: M, fn: (params: ServerMessages[M], method: M) => void): () => void;
+  onEvent<M extends keyof ServerNotifications>(name: M, fn: (params: ServerNotifications[M], method: M) => void): () => void;
   onEvent(name: string, fn: (params: any, method: string) => void): () => void;
   onProgress(token: string | number, fn: (value: any, token: string | number) => void): () => void;
   kill(signal?: string): void;
