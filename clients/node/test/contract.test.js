@@ -160,7 +160,6 @@ function clientShape(d, type, within = new Set()) {
   if (type.flags & (F.Number | F.NumberLiteral)) return shape(['number']);
   if (type.flags & (F.Boolean | F.BooleanLiteral)) return shape(['boolean']);
   if (type.flags & F.Null) return shape(['null']);
-  if (type.flags & (F.Void | F.Undefined)) return shape(['null']);
   if (type.isUnion()) {
     const defined = type.types.filter((t) => !(t.flags & F.Undefined));
     return merged(defined.map((t) => clientShape(d, t, within)));
@@ -171,6 +170,7 @@ function clientShape(d, type, within = new Set()) {
     const elements = checker.getTypeArguments(type);
     return shape(['array'], { items: merged(elements.map((t) => clientShape(d, t, within))) });
   }
+  if (!(type.flags & (F.Object | F.Intersection))) throw new Error(`no JSON shape for ${checker.typeToString(type)}`);
   if (within.has(type)) return ANY;
   const inner = new Set([...within, type]);
   const result = shape(['object']);

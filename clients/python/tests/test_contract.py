@@ -25,8 +25,8 @@ from typing import Any, Literal, NotRequired, Union, get_args, get_origin, is_ty
 import pytest
 
 import larder
-from larder import results
 from conftest import REPO
+from larder import results
 from larder.errors import LarderError, error_class
 from larder.methods import Call
 
