@@ -149,6 +149,11 @@ export interface GetOrFetchResult {
   storedAt?: string;
   expiresAt?: string;
   tier?: 'memory' | 'disk';
+  /** For an object: its type and the version it is stored under. */
+  type?: string;
+  version?: string;
+  /** For an array of objects, whose `value` is the array of their values. */
+  form?: 'array';
   fetched: boolean;
   stored?: boolean;
   attempts?: number;
@@ -242,6 +247,241 @@ export interface StoreClearResult {
   removed: number;
   caches: Array<{ cache: string; removed: number }>;
 }
+
+/** The store's budget (`--max-store-bytes`) and the bytes it holds. */
+export interface StoreBudget {
+  maxBytes: number;
+  bytes: number;
+  exceeded: boolean;
+}
+
+/** A cache's settings, as `cache.open` and `cache.list` answer them. */
+export interface CacheConfig {
+  persistent: boolean;
+  memory: Required<TierLimits>;
+  disk: Required<TierLimits>;
+  lifespan: number;
+  returnsExpired: boolean;
+  fetch: Required<FetchSettings>;
+  kind: 'cache' | 'store';
+  persistsAcrossVersions: boolean;
+  purgeExpiredAfter: number | null;
+  encrypted: boolean;
+}
+
+/** What `cache.open` answers; `storeBudget` when the server runs with `--max-store-bytes`. */
+export interface CacheOpenResult {
+  cache: string;
+  created: boolean;
+  config: CacheConfig;
+  storeBudget?: StoreBudget;
+}
+
+export interface TierStats {
+  count: number;
+  bytes: number;
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
+/** What `cache.stats` answers; `storeBudget` when the server runs with `--max-store-bytes`. */
+export interface CacheStats {
+  cache: string;
+  memory: TierStats;
+  disk: TierStats;
+  storeBudget?: StoreBudget;
+}
+
+export interface CacheSummary {
+  name: string;
+  config: CacheConfig;
+  count: number;
+  bytes: number;
+}
+
+/** A JSON-RPC error object, as a result or a server request carries it. */
+export interface ResponseError {
+  code: number;
+  message: string;
+  data?: any;
+}
+
+/** One step of a migration: `op` says which, and which other members it has. */
+export interface MigrationStep {
+  op: string;
+  from?: string;
+  to?: string;
+  field?: string;
+  value?: any;
+}
+
+export interface Migration {
+  from: string | string[];
+  steps: MigrationStep[];
+}
+
+/** A schema as registered. */
+export interface SchemaDefinition {
+  type: string;
+  version: string;
+  fields: Record<string, any>;
+  parent?: string;
+  extensions?: Record<string, Record<string, any>>;
+  migrations?: Migration[];
+}
+
+export interface SchemaSummary {
+  type: string;
+  versions: string[];
+  newest: string;
+  /** The newest version's parent. */
+  parent?: string;
+}
+
+export interface MigrationFailure {
+  key: string;
+  error: ResponseError;
+  group?: string;
+  cache?: string;
+  type?: string;
+  fromVersion?: string;
+  /** For an element of an array of objects. */
+  index?: number;
+}
+
+/** What `migrate.run` answers. */
+export interface MigrationCounts {
+  examined: number;
+  migrated: number;
+  upToDate: number;
+  failed: number;
+  dropped: number;
+  failures: MigrationFailure[];
+}
+
+/** A model as `entity.models` answers it. */
+export interface ModelDefinition {
+  model: string;
+  casing: 'camelCase' | 'snake_case';
+  dateFormat: 'iso8601' | 'iso8601Basic' | 'epochSeconds';
+  reservedWords: string[];
+  entities: EntityDefinition[];
+  encrypted?: false;
+}
+
+/** What `entity.apply` and `entity.upsert` answer. */
+export interface ApplyResult {
+  inserted: number;
+  updated: number;
+  linked: number;
+  unresolved: number;
+}
+
+/** What `entity.define` answers. */
+export interface DefineResult {
+  model: string;
+  created: boolean;
+  /** Entities that got a table. */
+  newEntities: string[];
+  /** `Entity.member` for each attribute, then each relationship, added to an entity that existed. */
+  added: string[];
+}
+
+/** What `initialize` answers. */
+export interface InitializeResult {
+  serverInfo: { name: 'larder'; version: string };
+  protocolVersion: string;
+  capabilities: {
+    methods: string[];
+    framing: Framing[];
+    limits: { maxMessageBytes: number; maxDepth: number };
+  };
+  /** `path` null for a memory-only store; `coherence` for a store on PostgreSQL. */
+  store: { path: string | null; persistent: boolean; maxBytes?: number; coherence?: PgCoherence };
+  appVersion?: string;
+  previousAppVersion?: string;
+}
+
+/** `cache.evicted` and `cache.removed`: with a subscription made `withValues`, the entry (`data` as base64). */
+export interface CacheEntryEvent {
+  cache: string;
+  group: string;
+  key: string;
+  value?: any;
+  data?: string;
+  type?: string;
+  version?: string;
+  form?: 'array';
+}
+
+export interface EvictedEvent extends CacheEntryEvent {
+  tier: 'memory' | 'disk';
+  reason: 'capacity' | 'expired' | 'storeBudget';
+}
+
+export interface RemovedEvent extends CacheEntryEvent {
+  tier: 'all';
+  reason: 'removed';
+}
+
+/**
+ * `cache.cleared`: `group` absent when every group went; `kind` when
+ * `store.clear` took only objects or only plain entries; `reason`, `from` and
+ * `to` when an app of another version first used the cache.
+ */
+export interface ClearedEvent {
+  cache: string;
+  group?: string;
+  tier: 'memory' | 'disk' | 'all';
+  kind?: 'objects' | 'caches';
+  reason?: 'appVersion';
+  from?: string;
+  to?: string;
+}
+
+/** A `$/progress` value: `begin` (with `title`), `report` or `end`. */
+export interface ProgressValue {
+  kind: 'begin' | 'report' | 'end';
+  title?: string;
+  cancellable?: boolean;
+  percentage?: number;
+  message?: string;
+}
+
+/** `migrate.object`: `index` only for an element of an array of objects, its index as stored. */
+export interface MigrateObjectParams {
+  type: string;
+  key: string;
+  cache: string;
+  group: string;
+  fromVersion: string;
+  toVersion: string;
+  value: Record<string, any>;
+  index?: number;
+}
+
+/** The params of each notification the server sends (`onEvent`). */
+export interface ServerNotifications {
+  'cache.evicted': EvictedEvent;
+  'cache.removed': RemovedEvent;
+  'cache.cleared': ClearedEvent;
+  '$/progress': { token: string | number; value: ProgressValue };
+  /** The id of a request of the server's that it gave up. */
+  '$/cancelRequest': { id: string };
+}
+
+/** The params of each request the server sends (`onRequest`). */
+export interface ServerRequests {
+  'migrate.object': MigrateObjectParams;
+  /** `attempt` counts from 1. */
+  'cache.fetch': { cache: string; group: string; key: string; attempt: number };
+  /** The last attempt's error. */
+  'cache.fallback': { cache: string; group: string; key: string; error: ResponseError };
+}
+
+/** Everything the server sends of its own: openrpc.json's x-notifications and x-server-requests. */
+export interface ServerMessages extends ServerNotifications, ServerRequests {}
 
 export interface SchemaRegisterOptions {
   parent?: string;
@@ -393,20 +633,7 @@ export interface ServerRequest {
 export type RequestHandler = (params: any, request: ServerRequest) => unknown;
 
 /** Returns the migrated value, or DROP to delete the object; throwing refuses. */
-export type MigrateHandler = (
-  params: {
-    type: string;
-    key: string;
-    cache: string;
-    group: string;
-    fromVersion: string;
-    toVersion: string;
-    value: any;
-    /** For an element of an array of objects: its index in the array as stored. */
-    index?: number;
-  },
-  request: ServerRequest,
-) => unknown;
+export type MigrateHandler = (params: MigrateObjectParams, request: ServerRequest) => unknown;
 
 /** The name this client gives itself in `initialize`. */
 export const CLIENT_NAME: string;
@@ -463,7 +690,7 @@ export class Transport {
 
 export class CacheMethods {
   constructor(db: Larder);
-  open(name?: string, options?: CacheOpenOptions): Promise<any>;
+  open(name?: string, options?: CacheOpenOptions): Promise<CacheOpenResult>;
   /** Registers a fetcher or fallback for one cache ('*': every cache without its own); undefined/null removes it. */
   register(kind: 'fetcher' | 'fallback', cache: string, fn: Fetcher | Fallback | undefined | null): void;
   /**
@@ -481,7 +708,7 @@ export class CacheMethods {
   setMany(
     entries: CacheEntry[] | Map<string, unknown> | Record<string, unknown>,
     options?: Target & { ttl?: number },
-  ): Promise<any>;
+  ): Promise<{ stored: number; size: number }>;
   has(key: string, options?: Target): Promise<{ found: boolean; valid: boolean }>;
   remove(key: string, options?: Target): Promise<{ removed: boolean }>;
   /** `revived`: it had expired but was still stored, and is valid again. */
@@ -493,9 +720,9 @@ export class CacheMethods {
   iterGroups(options?: { cache?: string; prefix?: string; pageSize?: number }): AsyncGenerator<GroupCount>;
   clear(options?: Target & { tier?: 'memory' | 'disk' | 'all' }): Promise<{ removed: number }>;
   purgeExpired(options?: Target): Promise<{ removed: number }>;
-  stats(options?: { cache?: string }): Promise<any>;
-  list(): Promise<{ caches: any[] }>;
-  drop(name: string): Promise<any>;
+  stats(options?: { cache?: string }): Promise<CacheStats>;
+  list(): Promise<{ caches: CacheSummary[] }>;
+  drop(name: string): Promise<{ dropped: true }>;
   /** Re-seals an encrypted cache under a new key; a key that is not 32 bytes rejects with a TypeError or RangeError. */
   rekey(name: string, key: EncryptionKey, options?: CacheRekeyOptions): Promise<RekeyResult>;
   subscribe(name?: string | { cache?: string; withValues?: boolean }, options?: { withValues?: boolean }): Promise<{ subscribed: string }>;
@@ -523,12 +750,18 @@ export class CacheView {
 
 export class SchemaMethods {
   constructor(db: Larder);
-  register(type: string, version: string, fields: Record<string, unknown>, options?: SchemaRegisterOptions): Promise<any>;
-  get(type: string, options?: { version?: string }): Promise<any>;
-  list(): Promise<any>;
-  remove(type: string): Promise<any>;
+  register(
+    type: string,
+    version: string,
+    fields: Record<string, unknown>,
+    options?: SchemaRegisterOptions,
+  ): Promise<{ type: string; version: string; created: boolean }>;
+  get(type: string, options?: { version?: string }): Promise<{ schema: SchemaDefinition; versions: string[] }>;
+  list(): Promise<{ types: SchemaSummary[] }>;
+  /** `removed`: how many versions went. */
+  remove(type: string): Promise<{ removed: number }>;
   /** `category` null, undefined or '' is the unnamed category. */
-  extend(type: string, category: string | null | undefined, fields: Record<string, unknown>): Promise<any>;
+  extend(type: string, category: string | null | undefined, fields: Record<string, unknown>): Promise<{ schema: SchemaDefinition }>;
 }
 
 export class ObjectMethods {
@@ -550,19 +783,23 @@ export class StoreMethods {
 
 export class MigrateMethods {
   constructor(db: Larder);
-  run(options?: MigrateRunOptions): Promise<any>;
+  run(options?: MigrateRunOptions): Promise<MigrationCounts>;
 }
 
 export class EntityMethods {
   constructor(db: Larder);
-  define(model: string, entities: Iterable<EntityDefinition>, options?: ModelOptions): Promise<any>;
-  define(definition: { model: string; entities: EntityDefinition[] } & ModelOptions, options?: ModelOptions): Promise<any>;
-  models(): Promise<{ models: any[] }>;
+  define(model: string, entities: Iterable<EntityDefinition>, options?: ModelOptions): Promise<DefineResult>;
+  define(definition: { model: string; entities: EntityDefinition[] } & ModelOptions, options?: ModelOptions): Promise<DefineResult>;
+  models(): Promise<{ models: ModelDefinition[] }>;
   stage(entity: string, records: Iterable<Record<string, unknown>>): Promise<{ staged: number; pending: number }>;
-  apply(options?: { onMissing?: 'fail' | 'null' }): Promise<any>;
+  apply(options?: { onMissing?: 'fail' | 'null' }): Promise<ApplyResult>;
   discard(): Promise<{ discarded: number }>;
-  upsert(entity: string, records: Iterable<Record<string, unknown>>, options?: { onMissing?: 'fail' | 'null' }): Promise<any>;
-  get(entity: string, id: unknown, options?: { include?: string | string[] }): Promise<any>;
+  upsert(entity: string, records: Iterable<Record<string, unknown>>, options?: { onMissing?: 'fail' | 'null' }): Promise<ApplyResult>;
+  get(
+    entity: string,
+    id: unknown,
+    options?: { include?: string | string[] },
+  ): Promise<{ found: false } | { found: true; record: Record<string, any> }>;
   getMany(entity: string, ids: Iterable<unknown>, options?: { include?: string | string[] }): Promise<{ records: any[]; missing: unknown[] }>;
   query(entity: string, options?: QueryOptions): Promise<{ records: any[]; nextOffset?: number }>;
   iterQuery(entity: string, options?: Omit<QueryOptions, 'limit'> & { pageSize?: number }): AsyncGenerator<any>;
@@ -599,15 +836,17 @@ export class Larder {
   readonly stderr: string;
   readonly done: Promise<ExitStatus>;
   readonly migrationCallbacks: boolean;
-  initialize(options?: InitializeOptions): Promise<any>;
+  initialize(options?: InitializeOptions): Promise<InitializeResult>;
   shutdown(): Promise<void>;
   call(method: string, params?: object, options?: CallOptions): Promise<any>;
   notify(method: string, params?: object): void;
   discover(): Promise<any>;
   namespace(prefix: string): Record<string, (params?: object, options?: CallOptions) => Promise<any>>;
   cacheView(name?: string, options?: { group?: string; ttl?: number }): CacheView;
+  onRequest<M extends keyof ServerRequests>(method: M, fn: (params: ServerRequests[M], request: ServerRequest) => unknown): () => void;
   onRequest(method: string, fn: RequestHandler): () => void;
   onMigrate(fn: MigrateHandler): () => void;
+  onEvent<M extends keyof ServerNotifications>(name: M, fn: (params: ServerNotifications[M], method: M) => void): () => void;
   onEvent(name: string, fn: (params: any, method: string) => void): () => void;
   onProgress(token: string | number, fn: (value: any, token: string | number) => void): () => void;
   kill(signal?: string): void;

@@ -5,12 +5,9 @@ import * as larder from '../index.js';
 
 const {
   Larder, LarderError, ErrorCode, SidecarExited,
-  ParseError, InvalidRequest, MethodNotFound, InvalidParams, InternalError,
+  InvalidRequest, MethodNotFound, InvalidParams,
   ServerNotInitialized, RequestCancelled, RequestFailed,
-  StoreUnavailable, StorageFailure, StoreLocked, StorageUnavailable, StoreLost, CacheNotFound,
-  SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed,
-  EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord, FetchFailed,
-  EncryptionKeyError, IntegrityError, AppVersionSuperseded,
+  StoreUnavailable, StorageUnavailable, CacheNotFound, EncryptionKeyError, IntegrityError, AppVersionSuperseded,
 } = larder;
 
 let db;
@@ -21,40 +18,20 @@ after(async () => {
   await db?.close();
 });
 
+// Which class each code has, by name, is contract.test.js's to check against openrpc.json.
 test('every protocol code has its class, and unknown codes stay LarderError', () => {
-  const classes = {
-    parseError: ParseError, invalidRequest: InvalidRequest, methodNotFound: MethodNotFound,
-    invalidParams: InvalidParams, internalError: InternalError, serverNotInitialized: ServerNotInitialized,
-    requestCancelled: RequestCancelled, requestFailed: RequestFailed, storeUnavailable: StoreUnavailable,
-    storageFailure: StorageFailure, storeLocked: StoreLocked, storageUnavailable: StorageUnavailable,
-    storeLost: StoreLost, cacheNotFound: CacheNotFound,
-    schemaConflict: SchemaConflict, schemaNotFound: SchemaNotFound, invalidObject: InvalidObject,
-    notAnObject: NotAnObject, migrationMissing: MigrationMissing, migrationFailed: MigrationFailed,
-    entityNotFound: EntityNotFound, modelConflict: ModelConflict, unresolvedReferences: UnresolvedReferences,
-    deleteDenied: DeleteDenied, incompleteRecord: IncompleteRecord, fetchFailed: FetchFailed,
-    encryptionKey: EncryptionKeyError, integrity: IntegrityError, appVersionSuperseded: AppVersionSuperseded,
-  };
-  assert.deepEqual(Object.keys(classes).sort(), Object.keys(ErrorCode).sort());
-  for (const [name, Class] of Object.entries(classes)) {
-    const e = LarderError.fromResponse({ code: ErrorCode[name], message: `m ${name}`, data: { x: 1 } });
-    assert.ok(e instanceof Class, name);
+  for (const [name, code] of Object.entries(ErrorCode)) {
+    const e = LarderError.fromResponse({ code, message: `m ${name}`, data: { x: 1 } });
+    const Class = e.constructor;
+    assert.notEqual(Class, LarderError, name);
     assert.ok(e instanceof LarderError);
     assert.ok(e instanceof Error);
-    assert.equal(e.code, ErrorCode[name]);
-    assert.equal(Class.code, ErrorCode[name]);
+    assert.equal(e.code, code);
+    assert.equal(Class.code, code);
     assert.equal(e.message, `m ${name}`);
     assert.deepEqual(e.data, { x: 1 });
     assert.equal(e.name, Class.name);
   }
-  assert.deepEqual(
-    [SchemaConflict, SchemaNotFound, InvalidObject, NotAnObject, MigrationMissing, MigrationFailed].map((C) => C.code),
-    [-31020, -31021, -31022, -31023, -31030, -31031],
-  );
-  assert.deepEqual(
-    [EntityNotFound, ModelConflict, UnresolvedReferences, DeleteDenied, IncompleteRecord].map((C) => C.code),
-    [-31040, -31041, -31042, -31043, -31044],
-  );
-  assert.deepEqual([EncryptionKeyError, IntegrityError].map((C) => C.code), [-31060, -31061]);
   const unknown = LarderError.fromResponse({ code: -1, message: 'app specific' });
   assert.equal(unknown.constructor, LarderError);
   assert.equal(unknown.code, -1);

@@ -1,6 +1,8 @@
-"""The result of each method, as TypedDicts (protocol/openrpc.json's result
-schemas; member names as the protocol spells them). A member the protocol
-leaves out in some answers is ``NotRequired``: read it with ``.get``.
+"""The result of each method, and the params of each request and
+notification the server sends, as TypedDicts (protocol/openrpc.json's
+schemas; member names as the protocol spells them; tests/test_contract.py
+holds them to the document). A member the protocol leaves out in some
+answers is ``NotRequired``: read it with ``.get``.
 
 A few results are not the protocol's own: ``cache.get`` gives the value
 itself, ``entity.count`` an ``int``, ``entity.render`` and ``entity.parse``
@@ -11,14 +13,18 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 __all__ = [
-    "ApplyResult", "CacheConfig", "CacheSummary", "ClearResult", "ClearedCache", "CopyResult", "DefineResult",
-    "DeleteResult", "DescribeResult", "DiscardResult", "DropResult", "Entry", "EntityGetResult", "EntityManyResult",
-    "EqualsResult", "ExtendResult", "FetchedEntry", "FetchSettings", "FoundResult", "GetManyResult", "GroupCount",
-    "GroupsPage", "HashResult", "HasResult", "KeysPage",
-    "Limits", "ListResult", "MigrationCounts", "MigrationFailure", "ModelsResult", "ObjectRead", "OpenResult",
-    "PutResult", "QueryPage", "RegisterResult", "RekeyResult", "RemoveResult", "SchemaDefinition", "SchemaListResult",
-    "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "SetManyResult", "SetResult", "StageResult",
-    "StatsResult", "StoreClearResult", "SubscribeResult", "TierStats",
+    "ApplyResult", "CacheConfig", "CacheSummary", "CancelParams", "Capabilities", "ClearResult", "ClearedCache",
+    "ClearedEvent", "CopyResult", "DefineResult", "DeleteResult", "DescribeResult", "DiscardResult", "DropResult",
+    "EntityDefinition", "Entry", "EntityGetResult", "EntityManyResult", "EqualsResult", "EvictedEvent",
+    "ExtendResult", "FallbackParams", "FetchParams", "FetchedEntry", "FetchSettings", "FoundResult",
+    "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "InitializeResult", "KeysPage",
+    "Limits", "ListResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
+    "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult",
+    "OptionalAttribute", "ProgressParams", "ProgressValue", "PutResult", "QueryPage", "RegisterResult", "RekeyResult",
+    "RelationshipDefinition", "RemoveResult", "RemovedEvent", "ResponseError", "SchemaDefinition",
+    "SchemaListResult", "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "ServerInfo", "SetManyResult",
+    "SetResult", "StageResult", "StatsResult", "StoreBudget", "StoreClearResult", "StoreInfo", "SubscribeResult",
+    "TierStats",
 ]
 
 # -- cache.* ---------------------------------------------------------------------
@@ -52,11 +58,19 @@ class CacheConfig(TypedDict):
     encrypted: bool
 
 
+class StoreBudget(TypedDict):
+    """The store's budget (``--max-store-bytes``) and the bytes it holds."""
+    maxBytes: int
+    bytes: int
+    exceeded: bool
+
+
 class OpenResult(TypedDict):
-    """``cache.open``."""
+    """``cache.open``: ``storeBudget`` when the server runs with ``--max-store-bytes``."""
     cache: str
     created: bool
     config: CacheConfig
+    storeBudget: NotRequired[StoreBudget]
 
 
 class SetResult(TypedDict):
@@ -167,10 +181,11 @@ class TierStats(TypedDict):
 
 
 class StatsResult(TypedDict):
-    """``cache.stats``."""
+    """``cache.stats``: ``storeBudget`` when the server runs with ``--max-store-bytes``."""
     cache: str
     memory: TierStats
     disk: TierStats
+    storeBudget: NotRequired[StoreBudget]
 
 
 class CacheSummary(TypedDict):
@@ -206,13 +221,23 @@ class SubscribeResult(TypedDict):
 # -- schema.* ----------------------------------------------------------------------
 
 
+# The functional form, as "from" is a keyword. One step of a migration:
+# ``op`` says which, and which other members it has.
+MigrationStep = TypedDict("MigrationStep", {
+    "op": str, "from": NotRequired[str], "to": NotRequired[str], "field": NotRequired[str], "value": NotRequired[Any],
+})
+
+# A migration to a schema's version ``from`` one version or several.
+Migration = TypedDict("Migration", {"from": str | list[str], "steps": list[MigrationStep]})
+
+
 class SchemaDefinition(TypedDict):
     type: str
     version: str
     fields: dict[str, Any]
     parent: NotRequired[str]
     extensions: NotRequired[dict[str, dict[str, Any]]]
-    migrations: NotRequired[list[dict[str, Any]]]
+    migrations: NotRequired[list[Migration]]
 
 
 class RegisterResult(TypedDict):
@@ -306,9 +331,16 @@ class CopyResult(TypedDict):
 # -- migrate.* ---------------------------------------------------------------------
 
 
+class ResponseError(TypedDict):
+    """A JSON-RPC error object, as a result or a server request carries it."""
+    code: int
+    message: str
+    data: NotRequired[Any]
+
+
 class MigrationFailure(TypedDict):
     key: str
-    error: dict[str, Any]
+    error: ResponseError
     group: NotRequired[str]
     cache: NotRequired[str]
     type: NotRequired[str]
@@ -337,10 +369,39 @@ class DefineResult(TypedDict):
     added: list[str]
 
 
+class RelationshipDefinition(TypedDict):
+    name: str
+    destination: str
+    toMany: NotRequired[bool]
+    inverse: NotRequired[str]
+    deleteRule: NotRequired[Literal["nullify", "cascade", "deny"]]
+
+
+class OptionalAttribute(TypedDict):
+    optional: str
+
+
+class EntityDefinition(TypedDict):
+    """An entity: ``attributes`` maps each to its type, or ``{"optional": type}``."""
+    name: str
+    attributes: dict[str, str | OptionalAttribute]
+    identifier: NotRequired[str]
+    relationships: NotRequired[list[RelationshipDefinition]]
+
+
+class ModelDefinition(TypedDict):
+    """A model as stored."""
+    model: str
+    casing: Literal["camelCase", "snake_case"]
+    dateFormat: Literal["iso8601", "iso8601Basic", "epochSeconds"]
+    reservedWords: list[str]
+    entities: list[EntityDefinition]
+    encrypted: NotRequired[Literal[False]]
+
+
 class ModelsResult(TypedDict):
-    """``entity.models``: each model as stored (``model``, ``casing``,
-    ``dateFormat``, ``reservedWords``, ``entities``)."""
-    models: list[dict[str, Any]]
+    """``entity.models``: each model as stored."""
+    models: list[ModelDefinition]
 
 
 class StageResult(TypedDict):
@@ -384,3 +445,135 @@ class QueryPage(TypedDict):
     """``entity.query``: ``nextOffset`` only when more records follow."""
     records: list[dict[str, Any]]
     nextOffset: NotRequired[int]
+
+
+# -- initialize ------------------------------------------------------------------
+
+
+class ServerInfo(TypedDict):
+    name: Literal["larder"]
+    version: str
+
+
+class MessageLimits(TypedDict):
+    maxMessageBytes: int
+    maxDepth: int
+
+
+class Capabilities(TypedDict):
+    methods: list[str]
+    framing: list[Literal["lines", "content-length"]]
+    limits: MessageLimits
+
+
+class StoreInfo(TypedDict):
+    """The store: ``path`` null for a memory-only one; ``maxBytes`` with
+    ``--max-store-bytes``; ``coherence`` for a store on PostgreSQL."""
+    path: str | None
+    persistent: bool
+    maxBytes: NotRequired[int]
+    coherence: NotRequired[Literal["strict", "notify", "poll"]]
+
+
+class InitializeResult(TypedDict):
+    """``initialize``: ``appVersion`` when one was given, ``previousAppVersion``
+    when the store last served another."""
+    serverInfo: ServerInfo
+    protocolVersion: str
+    capabilities: Capabilities
+    store: StoreInfo
+    appVersion: NotRequired[str]
+    previousAppVersion: NotRequired[str]
+
+
+# -- from the server: what on_event and on_request handlers are given --------------
+
+
+class EvictedEvent(TypedDict):
+    """``cache.evicted``; with a subscription made ``with_values``, the entry's
+    ``value`` (and for an object ``type``, ``version``, ``form``) or ``data``
+    (base64, as sent)."""
+    cache: str
+    group: str
+    key: str
+    tier: Literal["memory", "disk"]
+    reason: Literal["capacity", "expired", "storeBudget"]
+    value: NotRequired[Any]
+    data: NotRequired[str]
+    type: NotRequired[str]
+    version: NotRequired[str]
+    form: NotRequired[Literal["array"]]
+
+
+class RemovedEvent(TypedDict):
+    """``cache.removed``, with the entry as :class:`EvictedEvent` has it."""
+    cache: str
+    group: str
+    key: str
+    tier: Literal["all"]
+    reason: Literal["removed"]
+    value: NotRequired[Any]
+    data: NotRequired[str]
+    type: NotRequired[str]
+    version: NotRequired[str]
+    form: NotRequired[Literal["array"]]
+
+
+# The functional form, as "from" is a keyword. ``cache.cleared``: ``group``
+# absent when every group went; ``kind`` when store.clear took only objects
+# or only plain entries; ``reason``, ``from`` and ``to`` when an app of
+# another version first used the cache.
+ClearedEvent = TypedDict("ClearedEvent", {
+    "cache": str, "group": NotRequired[str], "tier": Literal["memory", "disk", "all"],
+    "kind": NotRequired[Literal["objects", "caches"]], "reason": NotRequired[Literal["appVersion"]],
+    "from": NotRequired[str], "to": NotRequired[str],
+})
+
+
+class ProgressValue(TypedDict):
+    """A ``$/progress`` value: ``kind`` ``"begin"`` (with ``title``),
+    ``"report"`` or ``"end"``."""
+    kind: Literal["begin", "report", "end"]
+    title: NotRequired[str]
+    cancellable: NotRequired[bool]
+    percentage: NotRequired[int]
+    message: NotRequired[str]
+
+
+class ProgressParams(TypedDict):
+    """``$/progress``: the request's ``workDoneToken`` and its progress."""
+    token: str | float
+    value: ProgressValue
+
+
+class CancelParams(TypedDict):
+    """``$/cancelRequest`` from the server: the id of its request given up."""
+    id: str
+
+
+class MigrateObjectParams(TypedDict):
+    """``migrate.object``: ``index`` only for an element of an array of objects."""
+    type: str
+    key: str
+    cache: str
+    group: str
+    fromVersion: str
+    toVersion: str
+    value: dict[str, Any]
+    index: NotRequired[int]
+
+
+class FetchParams(TypedDict):
+    """``cache.fetch``: ``attempt`` counts from 1."""
+    cache: str
+    group: str
+    key: str
+    attempt: int
+
+
+class FallbackParams(TypedDict):
+    """``cache.fallback``: the last attempt's error."""
+    cache: str
+    group: str
+    key: str
+    error: ResponseError

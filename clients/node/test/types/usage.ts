@@ -35,7 +35,16 @@ export async function readme(): Promise<void> {
   const { record: model } = await db.entity.parse('Band', json);
   use(json.other_names, model.otherNames);
   await db.cache.open('session', { persistent: false });
-  await db.cache.open('session', { persistent: true });
+  const opened = await db.cache.open('session', { persistent: true });
+  use(opened.config.fetch.retryDelayMs[1], opened.storeBudget?.exceeded);
+  db.onEvent('cache.evicted', ({ key, reason }) => use(key, reason === 'storeBudget'));
+  db.onEvent('cache.cleared', (params) => use(params.group ?? '*', params.from));
+  db.onEvent('*', (params, method) => use(params.anything, method));
+  db.onRequest('cache.fetch', ({ attempt }) => attempt > 1);
+  // @ts-expect-error a cache.fetch request has no value
+  db.onRequest('cache.fetch', ({ value }) => value);
+  const counts = await db.migrate.run();
+  use(counts.failures[0]?.error.code);
   try {
     await db.cache.stats({ cache: 'nope' });
   } catch (e) {
