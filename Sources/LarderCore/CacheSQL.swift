@@ -1,58 +1,7 @@
-/// The SQL of the cache tier, in one place: the store creates its tables with
-/// it, `DiskTier` runs its statements, and the benchmark's storage floor uses
-/// the very same text, so the floor measures what Larder runs.
+/// The SQL of the cache tier, in one place: `DiskTier` runs its statements,
+/// and the benchmark's storage floor uses the very same text (with the tables
+/// `StoreLayout` makes), so the floor measures what Larder runs.
 public enum CacheSQL {
-    /// Cache settings and every entry of every cache.
-    public static let tables = """
-        CREATE TABLE IF NOT EXISTS caches (
-            id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            config TEXT NOT NULL
-        );
-        CREATE TABLE IF NOT EXISTS entries (
-            id INTEGER PRIMARY KEY,
-            cache INTEGER NOT NULL,
-            grp TEXT NOT NULL,
-            key TEXT NOT NULL,
-            kind INTEGER NOT NULL,
-            value BLOB NOT NULL,
-            size INTEGER NOT NULL,
-            stored_at INTEGER NOT NULL,
-            validated_at INTEGER NOT NULL,
-            ttl INTEGER,
-            used INTEGER NOT NULL,
-            UNIQUE (cache, grp, key)
-        );
-        CREATE INDEX IF NOT EXISTS entries_by_use ON entries (cache, used);
-        """
-
-    /// When each entry expires (its validation plus its ttl, else its cache's
-    /// lifespan; NULL when never), indexed for the entries that do: expired
-    /// entries are found, to be evicted first and purged in the background,
-    /// without reading the rest. Added by store schema 4.
-    public static let expiry = """
-        ALTER TABLE entries ADD COLUMN expires_at INTEGER;
-        CREATE INDEX IF NOT EXISTS entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
-        """
-
-    /// What encrypted caches need (see `CacheSealer`): each entry's key,
-    /// sealed, and per cache the check value of its key and the state of a
-    /// rekey under way. Added by store schema 5.
-    public static let sealing = """
-        ALTER TABLE entries ADD COLUMN sealed_key BLOB;
-        ALTER TABLE caches ADD COLUMN key_check BLOB;
-        ALTER TABLE caches ADD COLUMN rekey_check BLOB;
-        ALTER TABLE caches ADD COLUMN rekey_cursor INTEGER;
-        """
-
-    /// Each encrypted cache's generation, bound into what it seals (see
-    /// `CacheSealer`), and the one a rekey under way seals with. Added by
-    /// store schema 6: caches encrypted before it have none.
-    public static let generations = """
-        ALTER TABLE caches ADD COLUMN generation BLOB;
-        ALTER TABLE caches ADD COLUMN rekey_generation BLOB;
-        """
-
     /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
     /// commit survives the process being killed; only a power cut can lose the
     /// last transactions.
@@ -61,42 +10,6 @@ public enum CacheSQL {
     public static let busyTimeoutMilliseconds: Int32 = 5000
     public static let writeAheadLog = "PRAGMA journal_mode = WAL"
     public static let synchronous = "PRAGMA synchronous = NORMAL"
-
-    /// The entries table again, its columns in the order they had, but
-    /// `value` last: SQLite makes no zeros for a zero blob in a row's last
-    /// column, so a large value is stored as its size in zeros, a record of a
-    /// few bytes, and its bytes then copied over them in place. Elsewhere in
-    /// the row the zeros were made whole, then copied into the pages: three
-    /// copies of a 60 MB value at once in a memory-only store, where its pages
-    /// are memory too. Added by store schema 7 (the other engine, which has
-    /// no such copies, keeps its layout).
-    public static let valueLast = """
-        CREATE TABLE entries_value_last (
-            id INTEGER PRIMARY KEY,
-            cache INTEGER NOT NULL,
-            grp TEXT NOT NULL,
-            key TEXT NOT NULL,
-            kind INTEGER NOT NULL,
-            size INTEGER NOT NULL,
-            stored_at INTEGER NOT NULL,
-            validated_at INTEGER NOT NULL,
-            ttl INTEGER,
-            used INTEGER NOT NULL,
-            expires_at INTEGER,
-            sealed_key BLOB,
-            value BLOB NOT NULL,
-            UNIQUE (cache, grp, key)
-        );
-        INSERT INTO entries_value_last (id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, value)
-            SELECT id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, value FROM entries;
-        DROP TABLE entries;
-        ALTER TABLE entries_value_last RENAME TO entries;
-        CREATE INDEX entries_by_use ON entries (cache, used);
-        CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
-        """
-
-    /// Every step of the cache tier's layout, in order: what a new store has.
-    public static let layout = [tables, expiry, sealing, generations, valueLast].joined(separator: "\n")
 
     /// A value of this many bytes or more is moved in place where the engine
     /// can (`SQLConnection.movesBlobsInPlace`): stored over zeros, and read

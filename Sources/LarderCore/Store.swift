@@ -151,7 +151,7 @@ public final class Store {
             try enableWriteAheadLog(database)
             try database.execute(CacheSQL.synchronous)
         }
-        try StoreSchema.migrate(database)
+        try StoreLayout.bringUpToDate(database)
         if directory != nil { try noteOpenedFiles() }
     }
 

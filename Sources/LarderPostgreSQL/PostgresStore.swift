@@ -37,7 +37,7 @@ public enum PostgresStore {
     }
 
     /// Connects to the server `url` names, makes or upgrades Larder's tables
-    /// in `schema` (see `PostgresStoreSchema`), and opens the store there.
+    /// in `schema` (see `PostgresLayout`), and opens the store there.
     ///
     /// Write transactions on one store run one at a time, whichever sidecar
     /// runs them, as SQLite's do on one file: each takes an advisory lock
@@ -63,9 +63,9 @@ public enum PostgresStore {
         let lockWait = min(Int64(CacheSQL.busyTimeoutMilliseconds), PostgresConnection.milliseconds(timeout) * 4 / 5)
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
-            sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema)); SET lock_timeout = \(max(1, lockWait))",
+            sessionSetup: "SET search_path TO \(SQLDialect.quoted(schema)); SET lock_timeout = \(max(1, lockWait))",
             timeout: timeout)
-        try PostgresStoreSchema.migrate(connection, schema: schema)
+        try PostgresLayout.bringUpToDate(connection, schema: schema)
         let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
         let location = Self.location(url: url, schema: schema)
         let database = PostgresSQLConnection(connection, location: location, writerLock: lock)

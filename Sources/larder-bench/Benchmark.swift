@@ -159,7 +159,7 @@ final class Benchmark {
                 connection = try SQLiteDatabase(path: path + "/" + Store.databaseFileName)
             case .schema(_, let name, _):
                 let pg = postgres!.connect(schema: name)
-                try PostgresStoreSchema.migrate(pg, schema: name)
+                try PostgresLayout.bringUpToDate(pg, schema: name)
                 connection = PostgresSQLConnection(pg, location: name)
             case .memory:
                 Progress.fail("Larder's core runs in-process on a store directory or a schema, not in memory only")

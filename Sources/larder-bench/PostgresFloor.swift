@@ -3,7 +3,7 @@ import LarderPostgreSQL
 
 /// Larder's statements on a PostgreSQL server, sent straight through libpq
 /// in pipeline mode, in a fresh schema of Larder's tables
-/// (`PostgresStoreSchema`): what a store on PostgreSQL could do at best. A
+/// (`PostgresLayout`): what a store on PostgreSQL could do at best. A
 /// transaction of statements is one round trip (BEGIN, the statements and
 /// COMMIT sent together: `PostgresConnection.run`), and lookups go
 /// `perRoundTrip` at a time, as many as larder has requests in flight.
@@ -54,7 +54,7 @@ final class PostgresFloor: StorageFloor {
         self.perRoundTrip = perRoundTrip
         connection = server.connect(schema: schema)
         do {
-            try PostgresStoreSchema.migrate(connection, schema: schema)
+            try PostgresLayout.bringUpToDate(connection, schema: schema)
         } catch {
             Progress.fail("PostgreSQL floor: cannot make Larder's tables in \(schema): \(error)")
         }

@@ -52,7 +52,7 @@ final class PostgresServer {
 
     func drop(schema: String) {
         do {
-            try admin.execute("DROP SCHEMA IF EXISTS \(PostgresStoreSchema.quoted(schema)) CASCADE")
+            try admin.execute("DROP SCHEMA IF EXISTS \(SQLDialect.quoted(schema)) CASCADE")
         } catch {
             Progress.fail("cannot drop schema \(schema): \(error)")
         }
@@ -62,7 +62,7 @@ final class PostgresServer {
     func connect(schema: String) -> PostgresConnection {
         do {
             return try PostgresConnection(url, settings: ["application_name": "larder-bench"],
-                                          sessionSetup: "SET search_path TO \(PostgresStoreSchema.quoted(schema))")
+                                          sessionSetup: "SET search_path TO \(SQLDialect.quoted(schema))")
         } catch {
             Progress.fail("cannot connect to \(PostgresStore.redacted(url)): \(error)")
         }

@@ -8,7 +8,7 @@ import LarderCore
 /// Larder's disk tier could do at best without any protocol in the way.
 final class SQLiteFloor: StorageFloor {
     /// The store's own SQL: the floor runs exactly what Larder runs.
-    static let schema = CacheSQL.layout
+    static let schema = StoreLayout.script(for: .sqlite)
     static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
     static let selectSQL = CacheSQL.lookupLeavingLargeValues
     static let insertSQL = CacheSQL.insert

@@ -21,7 +21,7 @@
 /// cache's life: a cache created again under the same name (whose row id
 /// SQLite may hand out again) gets a new one, and so does every rekey.
 ///
-/// A cache created before generations (store schema 5) has none: its rows
+/// A cache created before generations (layout step `key generations`) has none: its rows
 /// keep the first format, bound to the cache's name alone, until a rekey
 /// re-seals them; a sealed key of that format is checked against its row's
 /// MACs once opened instead.

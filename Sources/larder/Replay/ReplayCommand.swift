@@ -125,7 +125,7 @@ enum ReplayCommand {
     /// Removes a replay's schema and everything in it.
     private static func dropSchema(_ schema: String, on server: String) {
         guard let connection = try? PostgresConnection(server) else { return }
-        _ = try? connection.execute("DROP SCHEMA IF EXISTS \(PostgresStoreSchema.quoted(schema)) CASCADE")
+        _ = try? connection.execute("DROP SCHEMA IF EXISTS \(SQLDialect.quoted(schema)) CASCADE")
         connection.close()
     }
 
