@@ -13,7 +13,8 @@
         db.object.put("n1", "Note", {"title": "hi"})
 """
 
-from .cache import MISSING, CacheMethods, CacheView
+from ._params import MISSING
+from .cache import CacheMethods, CacheView
 from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods

@@ -17,7 +17,8 @@ import subprocess
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .binary import PgCoherence, command_line, find_binary
-from .cache import CacheMethods, CacheView, camel, camel_keys
+from ._params import camel, camel_keys
+from .cache import CacheMethods, CacheView
 from .connection import Connection, Reply
 from .encryption import Key, encryption_params
 from .errors import LarderError, SidecarExited

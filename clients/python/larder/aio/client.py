@@ -9,7 +9,8 @@ import os
 from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence, TypeVar
 
 from ..binary import PgCoherence, command_line
-from ..cache import CacheMethods, camel, camel_keys
+from .._params import camel, camel_keys
+from ..cache import CacheMethods
 from ..client import FETCH_METHODS, check_encryption, declare_fetch, declares_migration_callbacks, initialize_params
 from ..encryption import Key
 from ..entities import EntityMethods
