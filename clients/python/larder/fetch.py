@@ -32,7 +32,10 @@ from typing import Any, Awaitable, Callable, Union
 from ._params import BytesLike, Sentinel, encode_data
 from .errors import LarderError, error_from_json
 
-__all__ = ["NOT_FOUND", "Fallback", "Fetched", "Fetcher", "Fetchers", "fetch_answer"]
+__all__ = ["FETCH_METHODS", "NOT_FOUND", "Fallback", "Fetched", "Fetcher", "Fetchers", "fetch_answer"]
+
+#: The server's requests that answer ``cache.getOrFetch``'s misses.
+FETCH_METHODS = ("cache.fetch", "cache.fallback")
 
 #: ``fetcher(key)``: a plain function, or (on the asyncio client) a coroutine function.
 Fetcher = Callable[[str], Union[Any, Awaitable[Any]]]

@@ -6,17 +6,18 @@ import asyncio
 import functools
 import logging
 import os
-from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence, TypeVar
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Awaitable, Callable, Generator, Mapping, TypeVar
 
-from ..binary import PgCoherence, command_line
-from .._params import camel, camel_keys
+from .._spawn import SpawnOptions, declare_fetch, declares_migration_callbacks, initialize_params, spawner
+from ..binary import PgCoherence
 from ..cache import CacheMethods
-from ..client import FETCH_METHODS, check_encryption, declare_fetch, declares_migration_callbacks, initialize_params
+from ..fetch import FETCH_METHODS
 from ..encryption import Key
 from ..entities import EntityMethods
 from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
-from ..methods import Async, AsyncPiped
+from ..methods import Async, AsyncPiped, Namespace
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from ..store import StoreMethods
 from .connection import AsyncConnection
@@ -30,25 +31,17 @@ A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
 Handler = Callable[[Any], Any]
 
 
-class AsyncNamespace:
+class AsyncNamespace(Namespace):
     """:class:`larder.Namespace` for asyncio: ``await
     db.namespace("debug").advance_clock(seconds=5)``."""
 
-    def __init__(self, request: Callable[..., Any], name: str) -> None:
-        self._request = request
-        self._name = name
 
-    def __getattr__(self, attr: str) -> Callable[..., Any]:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        method = f"{self._name}.{camel(attr)}"
+@dataclass(frozen=True, repr=False)
+class _SpawnArguments(SpawnOptions):
+    """:meth:`AsyncLarder.spawn`'s arguments: the options, and ``options=``."""
 
-        def invoke(**params: Any) -> Any:
-            return self._request(method, camel_keys(params), None)
-
-        invoke.__name__ = attr
-        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
-        return invoke
+    _: KW_ONLY
+    options: SpawnOptions | None = None
 
 
 class Spawn:
@@ -114,57 +107,28 @@ class AsyncLarder:
     # Starting and stopping
 
     @classmethod
-    def spawn(
-        cls,
-        store: str | os.PathLike[str] | None = None,
-        memory: bool = False,
-        binary: str | os.PathLike[str] | None = None,
-        app_version: str | None = None,
-        args: Sequence[str] = (),
-        *,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        on_migrate: Handler | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        client_info: dict[str, Any] | None = None,
-        initialize: bool = True,
-        env: dict[str, str] | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        key_file: str | os.PathLike[str] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-    ) -> Spawn:
+    @spawner(_SpawnArguments)
+    def spawn(cls, given: _SpawnArguments) -> Spawn:
         """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
         (unless ``initialize=False``) sends ``initialize`` and
-        ``initialized``. The arguments are :meth:`larder.Larder.spawn`'s
-        (the binary is found the same way); ``on_migrate`` may be a
-        coroutine function. ``fetch=True`` declares ``capabilities.fetch``
-        (and ``fallback``, unless ``fallback=False``) for
-        ``db.cache.get_or_fetch``. ``encryption_key``, ``encryption_keys``
-        and ``key_file`` give the keys of encrypted caches; a key that is not
-        32 bytes raises here, before anything starts. ``store`` is a
-        directory or a ``postgresql://`` URL, ``pg_schema`` the schema of a
-        store on PostgreSQL (``--pg-schema``) and ``pg_coherence`` how it
-        learns of other sidecars' writes (``--pg-coherence``: ``"strict"``,
-        ``"notify"`` or ``"poll"``). ``await`` the result, or use it with
-        ``async with``."""
-        check_encryption(encryption_key, encryption_keys, initialize)
-        command = command_line(binary, store, memory, args, key_file, pg_schema, pg_coherence)
+        ``initialized``. Takes the fields of :class:`~larder.SpawnOptions`
+        as keywords, as :meth:`larder.Larder.spawn` does, and ``options=``
+        (there is no ``timeout``: cancel a call instead); ``on_migrate``, a
+        fetcher and a fallback may be coroutine functions. A key that is not
+        32 bytes raises here, before anything starts. ``await`` the result,
+        or use it with ``async with``."""
+        command = given.command()
 
         async def start() -> AsyncLarder:
             process = await asyncio.create_subprocess_exec(
                 *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=env)
+                stderr=asyncio.subprocess.PIPE, env=given.env)
             db = cls(process)
-            if on_migrate is not None:
-                db.on_migrate(on_migrate)
-            if initialize:
+            if given.on_migrate is not None:
+                db.on_migrate(given.on_migrate)
+            if given.initialize:
                 try:
-                    await db.initialize(client_info=client_info, app_version=app_version, events=events,
-                                        migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback,
-                                        encryption_key=encryption_key, encryption_keys=encryption_keys)
+                    await db.initialize(**given.initialize_keywords())
                 except BaseException:
                     await db.close()
                     raise
