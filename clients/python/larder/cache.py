@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import Any, Awaitable, Callable, Generator, Generic, Iterable, Literal, Protocol, TypeVar, cast
+from typing import Any, Awaitable, Callable, Generic, Iterable, Literal, Protocol, TypeVar, cast
 
 from ._params import (ABSENT, MISSING, BytesLike, camel, camel_keys, camel_params, decode_entries, decode_entry,
                       encode_data, value_of)
@@ -27,6 +27,7 @@ from .connection import Reply
 from .encryption import Key, encode_key
 from .fetch import Fallback, Fetcher, Fetchers
 from .methods import Call, Methods, Sync, method
+from ._steps import Steps, run
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
                       KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult, SetResult,
                       StatsResult,
@@ -34,7 +35,6 @@ from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult,
 from .wire import RawJSON, encode_json, encode_string
 
 K = TypeVar("K")
-R = TypeVar("R")
 
 __all__ = ["CacheClient", "CacheGroup", "CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
 
@@ -570,31 +570,13 @@ class CacheClient(Protocol[K]):
     def cache(self) -> CacheMethods[K]: ...
 
 
-#: One operation of a view: a generator that yields each call it makes (what
-#: the client's method returned) and is sent the call's result.
-Steps = Generator[Any, Any, R]
-
-
-def run(steps: Steps[R]) -> R:
-    """Runs an operation on a client whose calls return their results: each
-    result goes straight back in (a call's error is raised where it was
-    made, inside the operation)."""
-    try:
-        answer = next(steps)
-        while True:
-            answer = steps.send(answer)
-    except StopIteration as done:
-        result: R = done.value
-        return result
-
-
 class CacheGroup(Generic[K]):
     """One group of one cache, as :class:`CacheView` and
     :class:`~larder.aio.AsyncCacheView` see it. Each operation is written
-    here once, as :data:`Steps`; :func:`run` drives it on
-    :class:`~larder.Larder` and :func:`larder.aio.view.run_async` on
-    :class:`~larder.aio.AsyncLarder`, so the two views differ only in
-    whether they await."""
+    here once, as :data:`~larder._steps.Steps`: :func:`~larder._steps.run`
+    drives it on :class:`~larder.Larder` and
+    :func:`~larder._steps.run_async` on :class:`~larder.aio.AsyncLarder`,
+    so the two views differ only in whether they await."""
 
     #: Keys per ``cache.keys`` page (and per ``cache.getMany``) when iterating.
     page_size = 1000

@@ -90,7 +90,7 @@ class Larder:
         self.store: StoreMethods[Sync] = StoreMethods(request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # answered on the worker pool, several at once
-            self._connection.request_handlers[name] = functools.partial(fetchers.answer, name)
+            self._connection.session.request_handlers[name] = functools.partial(fetchers.answer, name)
             self._connection.concurrent_methods.add(name)
 
     # ------------------------------------------------------------------
@@ -164,7 +164,7 @@ class Larder:
         camelCase with their values as given; any other name is refused by
         the server with :class:`~larder.InvalidParams` naming it."""
         if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.request_handlers
+            migration_callbacks = "migrate.object" in self._connection.session.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
                                    encryption_keys=encryption_keys, pg_schema=pg_schema,
@@ -182,8 +182,8 @@ class Larder:
         Returns its exit status. Safe to call more than once."""
         connection = self._connection
         already, self._closed = self._closed, True
-        connection.closing = True
-        if not already and connection.exit_info is None:
+        connection.session.closing = True
+        if not already and connection.session.exit_info is None:
             try:
                 self.call("shutdown", timeout=timeout)
                 self.notify("exit")
@@ -224,7 +224,7 @@ class Larder:
     @property
     def alive(self) -> bool:
         """True while the sidecar is running and its output is open."""
-        return self._connection.exit_info is None and self._proc.poll() is None
+        return self._connection.session.exit_info is None and self._proc.poll() is None
 
     @property
     def returncode(self) -> int | None:
@@ -342,7 +342,7 @@ class Larder:
         Requests without a handler are answered with -32601."""
         if fn is None:
             return lambda f: self.on_request(method, f) or f
-        self._connection.request_handlers[method] = fn
+        self._connection.session.request_handlers[method] = fn
         return None
 
     def on_migrate(self, fn: Handler | None = None) -> Any:
@@ -393,7 +393,7 @@ class Larder:
                 return f
 
             return decorate
-        handlers = self._connection.event_handlers
+        handlers = self._connection.session.event_handlers
         handlers[method] = [*handlers.get(method, ()), fn]
 
         def remove() -> None:

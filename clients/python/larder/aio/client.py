@@ -101,7 +101,7 @@ class AsyncLarder:
         self.store: StoreMethods[Async] = StoreMethods(request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
-            self._connection.request_handlers[name] = functools.partial(fetchers.answer_async, name)
+            self._connection.session.request_handlers[name] = functools.partial(fetchers.answer_async, name)
 
     # ------------------------------------------------------------------
     # Starting and stopping
@@ -155,7 +155,7 @@ class AsyncLarder:
         """Sends ``initialize``, then ``initialized``; see
         :meth:`larder.Larder.initialize`."""
         if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.request_handlers
+            migration_callbacks = "migrate.object" in self._connection.session.request_handlers
         params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
                                    fetch=fetch, fallback=fallback, encryption_key=encryption_key,
                                    encryption_keys=encryption_keys, pg_schema=pg_schema,
@@ -173,8 +173,8 @@ class AsyncLarder:
         Returns its exit status. Safe to call more than once."""
         connection = self._connection
         already, self._closed = self._closed, True
-        connection.closing = True
-        if not already and connection.exit_info is None:
+        connection.session.closing = True
+        if not already and connection.session.exit_info is None:
             try:
                 await asyncio.wait_for(self.call("shutdown"), timeout)
                 await self.notify("exit")
@@ -215,7 +215,7 @@ class AsyncLarder:
     @property
     def alive(self) -> bool:
         """True while the sidecar is running and its output is open."""
-        return self._connection.exit_info is None and self._proc.returncode is None
+        return self._connection.session.exit_info is None and self._proc.returncode is None
 
     @property
     def returncode(self) -> int | None:
@@ -292,7 +292,7 @@ class AsyncLarder:
         :meth:`larder.Larder.on_request`."""
         if fn is None:
             return lambda f: self.on_request(method, f) or f
-        self._connection.request_handlers[method] = fn
+        self._connection.session.request_handlers[method] = fn
         return None
 
     def on_migrate(self, fn: Handler | None = None) -> Any:
@@ -328,7 +328,7 @@ class AsyncLarder:
                 return f
 
             return decorate
-        handlers = self._connection.event_handlers
+        handlers = self._connection.session.event_handlers
         handlers[method] = [*handlers.get(method, ()), fn]
 
         def remove() -> None:

@@ -4,33 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any
 
-from ..cache import CacheGroup, Steps
+from .._steps import run_async
+from ..cache import CacheGroup
 from ..methods import Async
 from ..results import Entry
 
-__all__ = ["AsyncCacheView", "run_async"]
-
-R = TypeVar("R")
-
-
-async def run_async(steps: Steps[R]) -> R:
-    """Runs an operation on a client whose calls are awaited: each call's
-    result is sent back in, and its error thrown in where the call was made."""
-    try:
-        call = next(steps)
-        while True:
-            try:
-                answer = await call
-            except Exception as e:
-                call = steps.throw(e)
-            else:
-                call = steps.send(answer)
-    except StopIteration as done:
-        result: R = done.value
-        return result
-
+__all__ = ["AsyncCacheView"]
 
 class AsyncCacheView(CacheGroup[Async]):
     """:class:`larder.CacheView` for asyncio (``db.cache_view(...)``): the
