@@ -213,17 +213,17 @@ def spawner(arguments: Callable[P, A]) -> Callable[[Callable[[type[C], A], R]],
     return decorate
 
 
-def initialize_params(client_info: dict[str, Any] | None, app_version: str | None,
-                      store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
-                      extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None,
-                      encryption_key: Key | None = None,
-                      encryption_keys: Mapping[str, Key] | None = None,
-                      pg_schema: str | None = None,
-                      pg_coherence: PgCoherence | None = None) -> dict[str, Any]:
-    """``initialize``'s params (see :meth:`larder.Larder.initialize`);
-    ``fallback`` defaults to ``fetch``. Raises :class:`TypeError` or
-    :class:`ValueError` for a key that is not 32 bytes (see
-    :mod:`larder.encryption`)."""
+def initialize_params(*, client_info: dict[str, Any] | None = None, app_version: str | None = None,
+                      store: str | os.PathLike[str] | None = None, events: bool = False,
+                      migration_callbacks: bool | None = None, fetch: bool = False, fallback: bool | None = None,
+                      encryption_key: Key | None = None, encryption_keys: Mapping[str, Key] | None = None,
+                      pg_schema: str | None = None, pg_coherence: PgCoherence | None = None,
+                      **extra: Any) -> dict[str, Any]:
+    """``initialize``'s params from the keywords of both clients'
+    ``initialize()``, which this declares (see
+    :meth:`larder.Larder.initialize`); ``fallback`` defaults to ``fetch``.
+    Raises :class:`TypeError` or :class:`ValueError` for a key that is not
+    32 bytes (see :mod:`larder.encryption`)."""
     params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
     if app_version is not None:
         params["appVersion"] = app_version

@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import subprocess
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, TypeVar
 
-from ._spawn import (CLIENT_NAME, CLIENT_VERSION, SpawnOptions, declare_fetch, declares_migration_callbacks,
-                     initialize_params, is_postgresql_url, spawner)
-from .binary import PgCoherence, find_binary
+from ._client import Client, initializer
+from ._spawn import CLIENT_NAME, CLIENT_VERSION, SpawnOptions, initialize_params, is_postgresql_url, spawner
+from .binary import find_binary
 from .cache import CacheMethods, CacheView
 from .connection import Connection, Reply
-from .encryption import Key
 from .errors import LarderError, SidecarExited
 from .fetch import FETCH_METHODS
 from .entities import EntityMethods
@@ -49,7 +47,7 @@ class _SpawnArguments(SpawnOptions):
     options: SpawnOptions | None = None
 
 
-class Larder:
+class Larder(Client[Sync]):
     """A connection to one ``larder`` sidecar. Create it with :meth:`spawn`
     and use it as a context manager::
 
@@ -78,16 +76,7 @@ class Larder:
         self._connection = Connection(process)
         self._proc = process
         self._connection.timeout = timeout
-        self.init_result: dict[str, Any] | None = None
-        self.migration_callbacks = False
-        self._closed = False
-        request = self._connection.request
-        self.cache: CacheMethods[Sync] = CacheMethods(request)
-        self.schema: SchemaMethods[Sync] = SchemaMethods(request)
-        self.object: ObjectMethods[Sync] = ObjectMethods(request)
-        self.migrate: MigrateMethods[Sync] = MigrateMethods(request)
-        self.entity: EntityMethods[Sync] = EntityMethods(request)
-        self.store: StoreMethods[Sync] = StoreMethods(request)
+        super().__init__(self._connection.session, self._connection.request, asynchronous=False)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # answered on the worker pool, several at once
             self._connection.session.request_handlers[name] = functools.partial(fetchers.answer, name)
@@ -124,22 +113,8 @@ class Larder:
                 raise
         return db
 
-    def initialize(
-        self,
-        *,
-        client_info: dict[str, Any] | None = None,
-        app_version: str | None = None,
-        store: str | os.PathLike[str] | None = None,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+    @initializer(initialize_params)
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
         returns its result: ``{"serverInfo": {"name", "version"},
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
@@ -163,16 +138,8 @@ class Larder:
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
         camelCase with their values as given; any other name is refused by
         the server with :class:`~larder.InvalidParams` naming it."""
-        if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.session.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
-                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = self.call("initialize", params)
-        self.init_result = result
-        self.migration_callbacks = declares_migration_callbacks(params)
-        declare_fetch(self.cache.fetchers, params)
+        self._initialized(params, result)
         self.notify("initialized", {})
         return result
 
@@ -229,11 +196,6 @@ class Larder:
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last lines the sidecar wrote to stderr."""
-        return self._connection.stderr_tail
 
     # ------------------------------------------------------------------
     # Calling
@@ -334,17 +296,6 @@ class Larder:
     # ------------------------------------------------------------------
     # Server-to-client requests and notifications
 
-    def on_request(self, method: str, fn: Handler | None = None) -> Any:
-        """Answers the server's ``method`` requests with ``fn(params)``'s return
-        value; a :class:`~larder.LarderError` raised by ``fn`` is sent as the
-        error (any other exception as -32603). Runs on the callback thread.
-        ``fn=None`` makes it a decorator; ``fn`` replaces an earlier one.
-        Requests without a handler are answered with -32601."""
-        if fn is None:
-            return lambda f: self.on_request(method, f) or f
-        self._connection.session.request_handlers[method] = fn
-        return None
-
     def on_migrate(self, fn: Handler | None = None) -> Any:
         """Answers ``migrate.object``: the server asks it for each
         ``{"op": "callback"}`` migration step, when an object is read
@@ -371,35 +322,13 @@ class Larder:
         """
         if fn is None:
             return self.on_migrate
-        if self.init_result is not None and not self.migration_callbacks:
-            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
-                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
-                        "to Larder.spawn)")
+        self._check_migration_callbacks()
 
         def answer(params: Any) -> dict[str, Any]:
             return migrate_answer(fn(params))
 
         self.on_request("migrate.object", answer)
         return fn
-
-    def on_event(self, method: str, fn: Handler | None = None) -> Any:
-        """Calls ``fn(params)`` for each ``method`` notification from the
-        server (``"cache.evicted"``, ``"cache.removed"``, ``"cache.cleared"``; ``"$/progress"`` for
-        progress without a per-call callback). Returns a function that removes
-        the handler (or is a decorator when ``fn`` is ``None``)."""
-        if fn is None:
-            def decorate(f: Handler) -> Handler:
-                self.on_event(method, f)
-                return f
-
-            return decorate
-        handlers = self._connection.session.event_handlers
-        handlers[method] = [*handlers.get(method, ()), fn]
-
-        def remove() -> None:
-            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
-
-        return remove
 
     @property
     def timeout(self) -> float | None:

@@ -81,3 +81,23 @@ def test_the_options_repr_shows_no_key_environment_or_password():
     text = repr(options)
     assert text == ("SpawnOptions(store='postgresql://app:***@db:5432/app?sslmode=require&password=***', "
                     "env=***, encryption_key=***, encryption_keys=***, pg_schema='shop')")
+
+
+def test_initialize_takes_the_same_keywords_on_both_clients():
+    names = ["client_info", "app_version", "store", "events", "migration_callbacks", "fetch", "fallback",
+             "encryption_key", "encryption_keys", "pg_schema", "pg_coherence"]
+    for client in (larder.Larder, AsyncLarder):
+        signature = inspect.signature(client.initialize)
+        assert list(signature.parameters)[1:] == [*names, "extra"]
+        assert all(signature.parameters[n].kind is inspect.Parameter.KEYWORD_ONLY for n in names)
+    assert inspect.iscoroutinefunction(AsyncLarder.initialize)
+    assert not inspect.iscoroutinefunction(larder.Larder.initialize)
+
+
+def test_initialize_declares_migration_callbacks_when_a_handler_is_registered(binary):
+    with larder.Larder.spawn(memory=True, binary=binary, initialize=False, timeout=60) as db:
+        with pytest.raises(TypeError, match=r"Larder\.initialize\(\) takes 1 positional argument but 2 were given"):
+            db.initialize({})  # type: ignore[call-arg]
+        db.on_migrate(lambda params: params["value"])
+        db.initialize(process_id=None)
+        assert db.migration_callbacks is True

@@ -5,15 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 from dataclasses import KW_ONLY, dataclass
-from typing import Any, Awaitable, Callable, Generator, Mapping, TypeVar
+from typing import Any, Awaitable, Callable, Generator, TypeVar
 
-from .._spawn import SpawnOptions, declare_fetch, declares_migration_callbacks, initialize_params, spawner
-from ..binary import PgCoherence
+from .._client import Client, initializer
+from .._spawn import SpawnOptions, initialize_params, spawner
 from ..cache import CacheMethods
 from ..fetch import FETCH_METHODS
-from ..encryption import Key
 from ..entities import EntityMethods
 from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
@@ -65,7 +63,7 @@ class Spawn:
             await self._db.close()
 
 
-class AsyncLarder:
+class AsyncLarder(Client[Async]):
     """A connection to one ``larder`` sidecar, for asyncio::
 
         async with AsyncLarder.spawn(memory=True) as db:
@@ -89,16 +87,7 @@ class AsyncLarder:
         :meth:`spawn` instead unless you start the process yourself."""
         self._connection = AsyncConnection(process)
         self._proc = process
-        self.init_result: dict[str, Any] | None = None
-        self.migration_callbacks = False
-        self._closed = False
-        request = self._connection.request
-        self.cache: CacheMethods[Async] = CacheMethods(request, asynchronous=True)
-        self.schema: SchemaMethods[Async] = SchemaMethods(request)
-        self.object: ObjectMethods[Async] = ObjectMethods(request)
-        self.migrate: MigrateMethods[Async] = MigrateMethods(request)
-        self.entity: EntityMethods[Async] = EntityMethods(request, asynchronous=True)
-        self.store: StoreMethods[Async] = StoreMethods(request)
+        super().__init__(self._connection.session, self._connection.request, asynchronous=True)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
             self._connection.session.request_handlers[name] = functools.partial(fetchers.answer_async, name)
@@ -136,34 +125,12 @@ class AsyncLarder:
 
         return Spawn(start)
 
-    async def initialize(
-        self,
-        *,
-        client_info: dict[str, Any] | None = None,
-        app_version: str | None = None,
-        store: str | os.PathLike[str] | None = None,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+    @initializer(initialize_params)
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
         :meth:`larder.Larder.initialize`."""
-        if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.session.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
-                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = await self.call("initialize", params)
-        self.init_result = result
-        self.migration_callbacks = declares_migration_callbacks(params)
-        declare_fetch(self.cache.fetchers, params)
+        self._initialized(params, result)
         await self.notify("initialized", {})
         return result
 
@@ -220,11 +187,6 @@ class AsyncLarder:
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last lines the sidecar wrote to stderr."""
-        return self._connection.stderr_tail
 
     # ------------------------------------------------------------------
     # Calling
@@ -286,15 +248,6 @@ class AsyncLarder:
     # ------------------------------------------------------------------
     # Server-to-client requests and notifications
 
-    def on_request(self, method: str, fn: Handler | None = None) -> Any:
-        """Answers the server's ``method`` requests with what ``fn(params)``
-        returns (awaited when it is awaitable); see
-        :meth:`larder.Larder.on_request`."""
-        if fn is None:
-            return lambda f: self.on_request(method, f) or f
-        self._connection.session.request_handlers[method] = fn
-        return None
-
     def on_migrate(self, fn: Handler | None = None) -> Any:
         """Answers ``migrate.object`` with ``fn(params)`` — a function or a
         coroutine function returning the new value or :data:`larder.DROP`;
@@ -303,10 +256,7 @@ class AsyncLarder:
         ``on_migrate=`` to :meth:`spawn`."""
         if fn is None:
             return self.on_migrate
-        if self.init_result is not None and not self.migration_callbacks:
-            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
-                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
-                        "to AsyncLarder.spawn)")
+        self._check_migration_callbacks()
         handler = fn
 
         async def answer(params: Any) -> dict[str, Any]:
@@ -317,24 +267,6 @@ class AsyncLarder:
 
         self.on_request("migrate.object", answer)
         return fn
-
-    def on_event(self, method: str, fn: Handler | None = None) -> Any:
-        """Calls ``fn(params)`` (awaited when it is awaitable) for each
-        ``method`` notification; returns a function that removes it. See
-        :meth:`larder.Larder.on_event`."""
-        if fn is None:
-            def decorate(f: Handler) -> Handler:
-                self.on_event(method, f)
-                return f
-
-            return decorate
-        handlers = self._connection.session.event_handlers
-        handlers[method] = [*handlers.get(method, ()), fn]
-
-        def remove() -> None:
-            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
-
-        return remove
 
 
 class AsyncPipeline:
