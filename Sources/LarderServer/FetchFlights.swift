@@ -256,7 +256,7 @@ final class FetchFlights {
         var w = JSONWriter(capacity: bytes.count + 160)
         if overtaken {
             w.writeASCII("{\"found\":true,")
-            Self.writeValue(kind: kind, bytes: bytes, into: &w)
+            CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
             w.writeASCII(",\"fetched\":true,\"stored\":false,\"attempts\":")
         } else {
             try server.core { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
@@ -274,22 +274,11 @@ final class FetchFlights {
     private static func fallbackResult(kind: Entry.Kind, bytes: [UInt8], attempts: Int) -> JSON {
         var w = JSONWriter(capacity: bytes.count + 96)
         w.writeASCII("{\"found\":true,")
-        writeValue(kind: kind, bytes: bytes, into: &w)
+        CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
         w.writeASCII(",\"fallback\":true,\"fetched\":false,\"attempts\":")
         w.writeInt(attempts)
         w.writeASCII("}")
         return .fragment(JSONFragment(validJSON: w.copiedBytes))
-    }
-
-    private static func writeValue(kind: Entry.Kind, bytes: [UInt8], into w: inout JSONWriter) {
-        if kind == .data {
-            w.writeASCII("\"data\":\"")
-            bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
-            w.writeASCII("\"")
-        } else {
-            w.writeASCII("\"value\":")
-            w.writeRaw(bytes)
-        }
     }
 
     static func fetchFailed(_ last: ResponseError, attempts: Int, remembered: Bool,
