@@ -127,10 +127,10 @@ struct DiskTier {
             return (known.id, known.size)
         }
         let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
-        s.bind(1, cacheID)
-        let tokens = try bind(k, to: s, from: 2)
-        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
-        if let sealer, let tokens { s.bind(12, blob: try sealer.seal(key: k, tokens: tokens)) }
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+        if let sealer, let tokens { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
         if let id = try insertedRowID(s) { return (id, nil) }
         guard let old = try existing(k),
               try update(id: old.id, k, e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt) else {
@@ -150,15 +150,17 @@ struct DiskTier {
     func writePipelined(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
                         written: @escaping (_ id: Int64, _ replaced: Int?) -> Void) throws(StoreError) {
         let s = try db.statement(sealer == nil ? .write : .writeSealed)
-        s.bind(1, cacheID)
-        let tokens = try bind(k, to: s, from: 2)
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
         let expiresAt = e.expiresAt(lifespan: lifespan)
         if let sealer, let tokens {
             let sealed = try sealer.seal(value, kind: e.kind, for: k)
-            sealed.withUnsafeBufferPointer { bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4) }
-            s.bind(12, blob: try sealer.seal(key: k, tokens: tokens))
+            sealed.withUnsafeBufferPointer {
+                bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+            }
+            s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens))
         } else {
-            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4)
+            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
         }
         try s.runPipelined { row in
             guard let row else { return }
@@ -180,27 +182,35 @@ struct DiskTier {
     private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool, size: Int, used: Int64,
                         expiresAt: Int64?) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 1)
-        s.bind(9, id).bind(10, cacheID)
-        try bind(k, to: s, from: 11)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Update.entry)
+        s.bind(CacheSQL.Update.id, id).bind(CacheSQL.Update.cache, cacheID)
+        try bind(k, to: s, from: CacheSQL.Update.group)
         try s.run()
         return db.changes == 1
     }
 
-    /// Binds an entry's columns, in the order `CacheSQL.insert` and
-    /// `CacheSQL.update` both list them (kind, value, size, stored_at,
-    /// validated_at, ttl, used, expires_at), starting at parameter `first`.
-    /// `size` is the value's own size, before any sealing: limits count it;
-    /// `inPlace`, the value is bound as zeros, to be written over.
+    /// Binds an entry's columns (`CacheSQL.EntryColumn`), the first at
+    /// parameter `first`. `size` is the value's own size, before any
+    /// sealing: limits count it; `inPlace`, the value is bound as zeros, to
+    /// be written over.
     private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool = false, size: Int, used: Int64, expiresAt: Int64?,
                       to s: any SQLStatement, from first: Int32) {
-        s.bind(first, e.kind.rawValue)
-        if inPlace { s.bind(first + 1, zeroBlob: value.count) } else { s.bind(first + 1, lentBlob: value) }
-        s.bind(first + 2, size)
-            .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
-        if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
-        s.bind(first + 6, used)
-        if let expiresAt { s.bind(first + 7, expiresAt) } else { s.bindNull(first + 7) }
+        typealias Column = CacheSQL.EntryColumn
+        s.bind(first + Column.kind.rawValue, e.kind.rawValue)
+        if inPlace {
+            s.bind(first + Column.value.rawValue, zeroBlob: value.count)
+        } else {
+            s.bind(first + Column.value.rawValue, lentBlob: value)
+        }
+        s.bind(first + Column.size.rawValue, size)
+            .bind(first + Column.storedAt.rawValue, e.storedAt).bind(first + Column.validatedAt.rawValue, e.validatedAt)
+        if let ttl = e.ttl { s.bind(first + Column.ttl.rawValue, ttl) } else { s.bindNull(first + Column.ttl.rawValue) }
+        s.bind(first + Column.used.rawValue, used)
+        if let expiresAt {
+            s.bind(first + Column.expiresAt.rawValue, expiresAt)
+        } else {
+            s.bindNull(first + Column.expiresAt.rawValue)
+        }
     }
 
     func delete(id: Int64) throws(StoreError) {

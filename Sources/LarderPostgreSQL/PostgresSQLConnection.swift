@@ -8,7 +8,7 @@ public final class PostgresSQLConnection: SQLConnection {
     public let connection: PostgresConnection
     public let location: String
     private var statements: [String: PostgresSQLStatement] = [:]
-    private var hot = [PostgresSQLStatement?](repeating: nil, count: CacheSQL.Hot.allCases.count)
+    private var hot: [PostgresSQLStatement?] = []
     public private(set) var changes = 0
     public private(set) var transactionFailure: StoreError?
     public private(set) var isClosed = false
@@ -61,13 +61,14 @@ public final class PostgresSQLConnection: SQLConnection {
 
     public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { prepared(sql) }
 
-    public func statement(_ h: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
-        if let s = hot[h.rawValue] {
+    public func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
+        if number < hot.count, let s = hot[number] {
             s.reset()
             return s
         }
-        let s = prepared(h.sql(for: .postgreSQL))
-        hot[h.rawValue] = s
+        let s = prepared(sql())
+        if number >= hot.count { hot += repeatElement(nil, count: number + 1 - hot.count) }
+        hot[number] = s
         return s
     }
 
@@ -83,12 +84,6 @@ public final class PostgresSQLConnection: SQLConnection {
     }
 
     public func execute(_ sql: String) throws(StoreError) {
-        // A savepoint's begin, release or rollback takes its place in the
-        // queue: a batch of writes under one (`cache.setMany`) is sent whole.
-        if isInTransaction, Self.isSavepointCommand(sql) {
-            queued.append(Queued(step: .sql(sql), reader: nil))
-            return
-        }
         try settle()
         do {
             changes = try connection.execute(sql).rowsAffected
@@ -97,8 +92,20 @@ public final class PostgresSQLConnection: SQLConnection {
         }
     }
 
-    static func isSavepointCommand(_ sql: String) -> Bool {
-        !sql.contains(";") && (sql.hasPrefix("SAVEPOINT ") || sql.hasPrefix("RELEASE ") || sql.hasPrefix("ROLLBACK TO "))
+    // A savepoint's begin, release or rollback takes its place in the queue:
+    // a batch of writes under one (`cache.setMany`) is sent whole.
+    public func savepoint(_ name: String) throws(StoreError) { try queue("SAVEPOINT \(name)") }
+    public func release(savepoint name: String) throws(StoreError) { try queue("RELEASE \(name)") }
+    public func rollback(toSavepoint name: String) {
+        // A failure dooms the transaction (`failure`), which is what the caller is told by its commit.
+        try? queue("ROLLBACK TO \(name)")
+        try? queue("RELEASE \(name)")
+    }
+
+    /// Queues `sql`, one statement, in the write transaction; outside one, runs it now.
+    private func queue(_ sql: String) throws(StoreError) {
+        guard isInTransaction else { return try execute(sql) }
+        queued.append(Queued(step: .sql(sql), reader: nil))
     }
 
     // MARK: - Queued statements

@@ -42,8 +42,9 @@ final class StatementRecorder: SQLConnection {
         RecordingStatement(try base.statement(sql), sql: sql, recorder: self)
     }
 
-    func statement(_ hot: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
-        RecordingStatement(try base.statement(hot), sql: hot.sql(for: base.dialect), recorder: self)
+    func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
+        let text = sql()
+        return RecordingStatement(try base.statement(number: number) { text }, sql: text, recorder: self)
     }
 
     func execute(_ sql: String) throws(StoreError) {
@@ -65,6 +66,22 @@ final class StatementRecorder: SQLConnection {
     func rollback() {
         base.rollback()
         open = nil
+    }
+
+    func savepoint(_ name: String) throws(StoreError) {
+        try base.savepoint(name)
+        note(RecordedStatement(sql: "SAVEPOINT \(name)", values: nil))
+    }
+
+    func release(savepoint name: String) throws(StoreError) {
+        try base.release(savepoint: name)
+        note(RecordedStatement(sql: "RELEASE \(name)", values: nil))
+    }
+
+    func rollback(toSavepoint name: String) {
+        base.rollback(toSavepoint: name)
+        note(RecordedStatement(sql: "ROLLBACK TO \(name)", values: nil))
+        note(RecordedStatement(sql: "RELEASE \(name)", values: nil))
     }
 
     func waitForLocksAgain() { base.waitForLocksAgain() }

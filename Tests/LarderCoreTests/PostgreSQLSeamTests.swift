@@ -101,9 +101,9 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         var answered: [Int64] = []
         let before = db.connection.roundTrips
         for n in 1...3 { try insert.bind(1, Int64(n)).runPipelined { answered.append($0?.int64(0) ?? -1) } }
-        try db.execute("SAVEPOINT batch")
+        try db.savepoint("batch")
         try insert.bind(1, 4).runPipelined(then: nil)
-        try db.execute("ROLLBACK TO batch")
+        db.rollback(toSavepoint: "batch")
         XCTAssertEqual(answered, [], "nothing is sent yet")
         XCTAssertTrue(try count.step())
         XCTAssertEqual(answered, [10, 20, 30])
