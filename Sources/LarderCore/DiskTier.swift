@@ -9,11 +9,12 @@ struct DiskTier {
     /// The cache's name, for errors about its sealed rows.
     var cacheName = ""
 
-    private func entry(from s: any SQLStatement, at offset: Int32 = 0) -> Entry {
-        var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
-                      storedAt: s.int64(offset + 3), ttl: s.isNull(offset + 5) ? nil : s.int64(offset + 5))
-        e.validatedAt = s.int64(offset + 4)
-        e.diskID = s.int64(offset)
+    private func entry(from s: any SQLStatement, at offset: Int32 = 0) throws(StoreError) -> Entry {
+        let ttl = s.isNull(offset + 5) ? nil : try s.int64(offset + 5)
+        var e = Entry(kind: Entry.Kind(rawValue: try s.int(offset + 1)) ?? .data, bytes: try s.blob(offset + 2),
+                      storedAt: try s.int64(offset + 3), ttl: ttl)
+        e.validatedAt = try s.int64(offset + 4)
+        e.diskID = try s.int64(offset)
         return e
     }
 
@@ -39,7 +40,7 @@ struct DiskTier {
     /// encrypted cache, `sealed_key` at `sealed`: a sealed key that does not
     /// open in its row (changed, or copied from another) is -31061.
     func key(from s: any SQLStatement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
-        guard let sealer else { return EntryKey(group: s.string(first), key: s.string(first + 1)) }
+        guard let sealer else { return EntryKey(group: try s.string(first), key: try s.string(first + 1)) }
         do { return try sealer.openKey(s.blob(sealed), tokens: (s.blob(first), s.blob(first + 1))) } catch {
             throw .integrity(cache: cacheName, key: nil)
         }
@@ -67,7 +68,7 @@ struct DiskTier {
         try bind(k, to: s, from: 2)
         defer { s.reset() }
         guard try s.step() else { return nil }
-        var e = entry(from: s)
+        var e = try entry(from: s)
         if e.bytes.isEmpty && s.isNull(2) {
             // Opened while the lookup's statement still holds its read of the
             // store: another process's write in between cannot be seen.
@@ -162,9 +163,9 @@ struct DiskTier {
         } else {
             bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
         }
-        try s.runPipelined { row in
+        try s.runPipelined { (row) throws(StoreError) in
             guard let row else { return }
-            written(row.int64(0), row.isNull(1) ? nil : row.int(1))
+            written(try row.int64(0), row.isNull(1) ? nil : try row.int(1))
         }
     }
 
@@ -249,7 +250,7 @@ struct DiskTier {
     /// The rows a statement selecting `id, grp, key, size, sealed_key` finds.
     private func rows(_ s: any SQLStatement) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         var rows: [(Int64, EntryKey, Int)] = []
-        while try s.step() { rows.append((s.int64(0), try key(from: s, columns: 1, sealed: 4), s.int(3))) }
+        while try s.step() { rows.append((try s.int64(0), try key(from: s, columns: 1, sealed: 4), try s.int(3))) }
         return rows
     }
 
@@ -265,7 +266,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return (s.int(0), s.int(1))
+        return (try s.int(0), try s.int(1))
     }
 
     /// When the cache's first entry to expire does; nil when none expires.
@@ -274,7 +275,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return s.isNull(0) ? nil : s.int64(0)
+        return s.isNull(0) ? nil : try s.int64(0)
     }
 
     func maxUsed() throws(StoreError) -> Int64 {
@@ -282,7 +283,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return s.int64(0)
+        return try s.int64(0)
     }
 
     /// Least recently used rows first.
@@ -316,7 +317,7 @@ struct DiskTier {
         totals.bind(1, cacheID)
         if let group { try bind(group: group, to: totals, at: 2) } else { totals.bindNull(2) }
         _ = try totals.step()
-        let result = (totals.int(0), totals.int(1))
+        let result = (try totals.int(0), try totals.int(1))
         totals.reset()
         let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (grp = ?2 OR ?2 IS NULL)")
         s.bind(1, cacheID)
@@ -343,7 +344,7 @@ struct DiskTier {
         if let now { s.bind(5, now) } else { s.bindNull(5) }
         defer { s.reset() }
         var keys: [String] = []
-        while try s.step() { keys.append(s.string(0)) }
+        while try s.step() { keys.append(try s.string(0)) }
         return keys
     }
 
@@ -392,12 +393,12 @@ struct DiskTier {
         var rows: [(Int64, EntryKey, Entry.Kind, [UInt8])] = []
         while try s.step() {
             let k = try key(from: s, columns: 1, sealed: 5)
-            let kind = Entry.Kind(rawValue: s.int(3)) ?? .data
-            var value = s.blob(4)
+            let kind = Entry.Kind(rawValue: try s.int(3)) ?? .data
+            var value = try s.blob(4)
             if let sealer {
                 do { value = try sealer.open(value, kind: kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
             }
-            rows.append((s.int64(0), k, kind, value))
+            rows.append((try s.int64(0), k, kind, value))
         }
         return rows
     }

@@ -150,7 +150,7 @@ private final class RecordingStatement: SQLStatement {
         return try base.step()
     }
 
-    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+    func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError) {
         recorder.note(RecordedStatement(sql: sql, values: values))
         try base.runPipelined(then: then)
     }
@@ -168,8 +168,8 @@ private final class RecordingStatement: SQLStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { base.isNull(column) }
-    func int64(_ column: Int32) -> Int64 { base.int64(column) }
-    func double(_ column: Int32) -> Double { base.double(column) }
-    func string(_ column: Int32) -> String { base.string(column) }
-    func blob(_ column: Int32) -> [UInt8] { base.blob(column) }
+    func int64(_ column: Int32) throws(StoreError) -> Int64 { try base.int64(column) }
+    func double(_ column: Int32) throws(StoreError) -> Double { try base.double(column) }
+    func string(_ column: Int32) throws(StoreError) -> String { try base.string(column) }
+    func blob(_ column: Int32) throws(StoreError) -> [UInt8] { try base.blob(column) }
 }

@@ -23,7 +23,7 @@ final class StoreLayoutTests: StoreTestCase {
         let s = try db.statement("SELECT type || ' ' || name || ': ' || COALESCE(sql, '') FROM sqlite_schema ORDER BY type, name")
         defer { s.reset() }
         var all: [String] = []
-        while try s.step() { all.append(s.string(0)) }
+        while try s.step() { all.append(try s.string(0)) }
         return all.filter { !$0.split(separator: ":")[0].contains(part) }
     }
 

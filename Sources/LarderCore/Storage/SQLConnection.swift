@@ -132,7 +132,7 @@ public protocol SQLStatement: AnyObject {
     @discardableResult func bind(_ index: Int32, _ value: String) -> Self
     /// Binds two texts, given as their UTF-8 bytes, at `first` and the parameter after.
     @discardableResult func bind(_ first: Int32, utf8 a: UnsafeBufferPointer<UInt8>, andNext b: UnsafeBufferPointer<UInt8>) -> Self
-    func int(_ column: Int32) -> Int
+    func int(_ column: Int32) throws(StoreError) -> Int
     /// Runs the statement the first time, then moves to its next row; false when there is none.
     func step() throws(StoreError) -> Bool
     /// Runs a statement to its end, ignoring rows; resets it for the next use.
@@ -145,14 +145,19 @@ public protocol SQLStatement: AnyObject {
     /// in one network round trip (libpq's pipeline mode). `then` gets the
     /// statement on its first row (nil if it returned none) once it has
     /// run; if the transaction fails first, never. A failure of a queued
-    /// statement dooms the transaction, and is thrown by whatever sends it.
+    /// statement, or of `then` reading its answer, dooms the transaction,
+    /// and is thrown by whatever sends it.
     /// Outside a write transaction the statement runs now on either engine.
-    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError)
+    func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError)
+    // A column read as another type than it holds reads as SQLite makes
+    // it (NULL as 0, "" or no bytes); a value the engine cannot decode as
+    // the type asked (PostgreSQL's answer in an unexpected format or type)
+    // is an error, never a 0 that would be taken for data.
     func isNull(_ column: Int32) -> Bool
-    func int64(_ column: Int32) -> Int64
-    func double(_ column: Int32) -> Double
-    func string(_ column: Int32) -> String
-    func blob(_ column: Int32) -> [UInt8]
+    func int64(_ column: Int32) throws(StoreError) -> Int64
+    func double(_ column: Int32) throws(StoreError) -> Double
+    func string(_ column: Int32) throws(StoreError) -> String
+    func blob(_ column: Int32) throws(StoreError) -> [UInt8]
 }
 
 extension SQLStatement {
@@ -171,7 +176,7 @@ extension SQLStatement {
         return bind(first + 1, utf8: b)
     }
 
-    public func int(_ column: Int32) -> Int { Int(int64(column)) }
+    public func int(_ column: Int32) throws(StoreError) -> Int { Int(try int64(column)) }
 
     @discardableResult
     public func bind(_ index: Int32, zeroBlob count: Int) -> Self { bind(index, blob: [UInt8](repeating: 0, count: count)) }
@@ -199,7 +204,7 @@ extension SQLConnection {
         let s = try statement(sql)
         defer { s.reset() }
         guard try s.step() else { return 0 }
-        return s.int64(0)
+        return try s.int64(0)
     }
 }
 

@@ -123,10 +123,10 @@ public final class SQLiteStatement: SQLStatement {
         while try step() {}
     }
 
-    public func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+    public func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError) {
         guard let then else { return try run() }
         defer { sqlite3_reset(raw) }
-        then(try step() ? self : nil)
+        try then(try step() ? self : nil)
     }
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
