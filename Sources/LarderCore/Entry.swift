@@ -146,11 +146,3 @@ struct ExactString: Hashable {
         hasher.combine(value.utf8.count)
     }
 }
-
-extension SQLStatement {
-    /// Binds a key's group at `first` and its key at the parameter after.
-    @inline(__always) @discardableResult
-    func bind(_ k: EntryKey, from first: Int32) -> Self {
-        k.withGroupUTF8 { group in k.withKeyUTF8 { key in bind(first, utf8: group, andNext: key) } }
-    }
-}
