@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
         .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderTestSupport"]),

@@ -582,6 +582,7 @@ public final class Cache {
     /// once (`removed`), whichever tiers held it.
     public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
         try ready()
+        store.entriesChanged(.removed(cache: name, key: k))
         let fromMemory = memory.remove(k)
         guard config.persistent else {
             if let fromMemory { store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
@@ -653,6 +654,7 @@ public final class Cache {
     /// Empties a tier (of one group, or all); returns how many entries went.
     public func clear(group: String?, tier: CacheEvent.Tier, appVersion: CacheEvent.VersionChange? = nil) throws(StoreError) -> Int {
         try ready(unlocking: group != nil)
+        store.entriesChanged(.cleared(cache: name))
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count

@@ -27,6 +27,8 @@ final class LoadedCaches: TransactionObserver {
     /// such a cache is forgotten, so that its next use claims it again
     /// rather than read the version it replaced as another process's claim.
     private var claims: [Cache] = []
+    /// Receives the removals made here and the changes other writers made (`Store.onEntryChange`).
+    var onEntryChange: ((EntryChange) -> Void)?
 
     func noteClaim(_ cache: Cache) { claims.append(cache) }
 
@@ -68,6 +70,7 @@ final class LoadedCaches: TransactionObserver {
     }
 
     func storeChanged(elsewhere changes: ChangeRecord) {
+        publish(elsewhere: changes)
         if changes.isUnknown {
             persistentGeneration &+= 1
             return
@@ -75,5 +78,24 @@ final class LoadedCaches: TransactionObserver {
         if changes.everything { return everythingChanged() }
         for id in changes.wholeCaches { byID[id]?.storeChanged(elsewhere: changes) }
         for id in changes.keys.keys { byID[id]?.storeChanged(elsewhere: changes) }
+    }
+
+    /// Tells `onEntryChange` what another writer's commit changed, by the
+    /// names of the caches loaded here.
+    private func publish(elsewhere changes: ChangeRecord) {
+        guard let onEntryChange else { return }
+        if changes.everything { return onEntryChange(.anythingChangedElsewhere) }
+        var unknownCache = false
+        for id in changes.wholeCaches {
+            if let c = byID[id] { onEntryChange(.changedElsewhere(cache: c.name, key: nil)) } else { unknownCache = true }
+        }
+        for (id, keys) in changes.keys {
+            guard let c = byID[id] else {
+                unknownCache = true
+                continue
+            }
+            for k in keys { onEntryChange(.changedElsewhere(cache: c.name, key: k)) }
+        }
+        if unknownCache { onEntryChange(.anythingChangedElsewhere) }
     }
 }

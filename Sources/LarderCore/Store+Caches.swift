@@ -250,6 +250,7 @@ extension Store {
         c.memory.removeAll()
         c.isDropped = true
         loaded.remove(c)
+        entriesChanged(.cleared(cache: name))
     }
 
     // MARK: - Transactions

@@ -40,6 +40,8 @@ extension Cache {
     public func clear(_ entries: ClearedEntries) throws(StoreError) -> Int {
         // Rows go by their kind, which is never sealed: an encrypted cache needs no key for it.
         try ready(unlocking: false)
+        // Objects are never fetched: clearing them alone overtakes no fetch.
+        if entries != .objects { store.entriesChanged(.cleared(cache: name)) }
         var removed = 0
         for k in memory.keys() {
             guard let e = memory.peek(k), entries.contains(e.kind) else { continue }

@@ -28,10 +28,8 @@ struct EventSubscriptions {
     static func notification(for event: CacheEvent) -> (method: String, params: JSON) {
         switch event {
         case .evicted(let cache, let group, let key, let tier, let reason, let value):
-            var o: JSONObject = ["cache": .string(cache), "group": .string(group), "key": .string(key),
-                                 "tier": .string(tier.rawValue), "reason": .string(reason.rawValue)]
-            if let value { append(value, to: &o) }
-            return ("cache.evicted", .object(o))
+            return ("cache.evicted", entryParams(cache: cache, group: group, key: key, tier: tier.rawValue,
+                                                 reason: reason.rawValue, value: value))
         case .cleared(let cache, let group, let tier, let appVersion, let only):
             var o: JSONObject = ["cache": .string(cache)]
             if let group { o.append("group", .string(group)) }
@@ -44,29 +42,30 @@ struct EventSubscriptions {
             }
             return ("cache.cleared", .object(o))
         case .removed(let cache, let group, let key, let value):
-            var o: JSONObject = ["cache": .string(cache), "group": .string(group), "key": .string(key),
-                                 "tier": "all", "reason": "removed"]
-            if let value { append(value, to: &o) }
-            return ("cache.removed", .object(o))
+            return ("cache.removed", entryParams(cache: cache, group: group, key: key, tier: "all", reason: "removed", value: value))
         }
     }
 
-    /// The value as `cache.get` shows it: `value` (an object's plain value,
-    /// with its `type` and `version`) or `data`.
-    private static func append(_ value: CacheEvent.Value, to o: inout JSONObject) {
-        switch value.kind {
-        case .json:
-            o.append("value", .fragment(JSONFragment(validJSON: value.bytes)))
-        case .data:
-            o.append("data", .string(Base64.encode(value.bytes)))
-        case .object:
-            let stored = (try? JSONParser.parse(value.bytes)).flatMap(ObjectContent.init)
-            o.append("value", stored?.plainValue ?? .null)
-            if let stored {
-                o.append("type", .string(stored.type))
-                o.append("version", .string(stored.version.text))
-                if stored.isArray { o.append("form", "array") }
-            }
+    /// The params of an event about one entry, with its value as `cache.get`
+    /// shows it when the subscriber asked for values.
+    private static func entryParams(cache: String, group: String, key: String, tier: String, reason: String,
+                                    value: CacheEvent.Value?) -> JSON {
+        var w = JSONWriter(capacity: 128 + (value?.bytes.count ?? 0) * 4 / 3)
+        w.writeASCII("{\"cache\":")
+        w.writeString(cache)
+        w.writeASCII(",\"group\":")
+        w.writeString(group)
+        w.writeASCII(",\"key\":")
+        w.writeString(key)
+        w.writeASCII(",\"tier\":")
+        w.writeString(tier)
+        w.writeASCII(",\"reason\":")
+        w.writeString(reason)
+        if let value {
+            w.writeASCII(",")
+            CacheGet.writeValue(kind: value.kind, bytes: value.bytes, into: &w)
         }
+        w.writeASCII("}")
+        return .fragment(JSONFragment(validJSON: w.copiedBytes))
     }
 }

@@ -9,8 +9,12 @@ import LarderRPC
 /// The client is asked with the server-to-client request `cache.fetch`,
 /// like `migrate.object`: nothing waits in the server, the answer arrives as
 /// a message, and every other request is served meanwhile. What a fetch
-/// brings is stored only if nothing wrote the key since the fetch began: a
-/// write made during the fetch is newer than what the fetch was asked for.
+/// brings is stored only if nothing wrote or removed the key since the fetch
+/// began, here or in another process: a write made during the fetch is newer
+/// than what the fetch was asked for. A write is seen by comparing the entry
+/// with the one the fetch began with; a removal, which leaves nothing to
+/// compare, is published by the store (`Store.onEntryChange`) whichever
+/// request or process made it.
 final class FetchFlights {
     private unowned let server: Server
     /// The client answers `cache.fetch` / `cache.fallback` (`initialize` capabilities).
@@ -37,8 +41,12 @@ final class FetchFlights {
         let baseline: Entry?
         var waiters: [Reply] = []
         var attempts = 0
-        /// Something removed the key, or cleared the cache, while the fetch ran.
-        var superseded = false
+        /// Something removed the key, or cleared or dropped its cache, while
+        /// the fetch ran: here, or another writer that said which entries it changed.
+        var overtaken = false
+        /// Another writer committed without saying what it changed: whether
+        /// it removed the entry the fetch began with is told by comparing.
+        var changedElsewhere = false
 
         init(key: Key, settings: FetchSettings, baseline: Entry?) {
             self.key = key
@@ -97,17 +105,21 @@ final class FetchFlights {
         remembered[key] = (now + milliseconds, outcome)
     }
 
-    /// A write of the key (other than by a fetch) that removed it.
-    func noteRemoved(cache: String, key: EntryKey) {
-        inFlight[Key(cache: cache, entry: key)]?.superseded = true
-        remembered[Key(cache: cache, entry: key)] = nil
-    }
-
-    /// The cache was cleared or dropped: every fetch into it is overtaken.
-    func noteCleared(cache: String) {
+    /// A removal overtakes the fetches of what it removed and forgets their
+    /// remembered outcomes; a cache cleared or dropped, every fetch into it.
+    func entriesChanged(_ change: EntryChange) {
         guard !inFlight.isEmpty || !remembered.isEmpty else { return }
-        for (key, flight) in inFlight where key.cache == cache { flight.superseded = true }
-        remembered = remembered.filter { $0.key.cache != cache }
+        switch change {
+        case .removed(let cache, let key), .changedElsewhere(let cache, let key?):
+            let k = Key(cache: cache, entry: key)
+            inFlight[k]?.overtaken = true
+            remembered[k] = nil
+        case .cleared(let cache), .changedElsewhere(let cache, nil):
+            for (key, flight) in inFlight where key.cache == cache { flight.overtaken = true }
+            remembered = remembered.filter { $0.key.cache != cache }
+        case .anythingChangedElsewhere:
+            for flight in inFlight.values { flight.changedElsewhere = true }
+        }
     }
 
     // MARK: - Asking the client
@@ -143,30 +155,44 @@ final class FetchFlights {
             server.connection.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
             return
         }
+        if case .value = outcome { catchUpWithOtherWriters() }
         inFlight[flight.key] = nil
-        if flight.settings.negativeTtl > 0, !flight.superseded {
+        if flight.settings.negativeTtl > 0, !flight.overtaken {
             switch outcome {
             case .notFound, .failed: remember(flight.key, outcome, for: flight.settings.negativeTtl)
             case .value: break
             }
         }
         finish(flight.waiters, key: flight.key, outcome: outcome, attempts: flight.attempts,
-               settings: flight.settings, store: (flight.baseline, flight.superseded))
+               settings: flight.settings, store: (flight.baseline, flight.overtaken, flight.changedElsewhere))
+    }
+
+    /// A value is compared and stored in one write transaction: opening it
+    /// catches up with other writers' commits, which may overtake the fetch
+    /// (`entriesChanged`, while it is still in flight), and none lands
+    /// before it commits. Opening it may fail: storing then fails alike.
+    private func catchUpWithOtherWriters() {
+        guard server.store.isPersistent else { return }
+        server.store.beginRequest()
+        do {
+            try server.core { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
+        } catch {
+            server.settleFailedTransaction()
+        }
     }
 
     /// Answers the waiters: stores a value first (unless a write overtook
     /// the fetch), or asks for the fallback when every attempt failed.
     /// `store` is nil for a remembered outcome, which is never stored.
     func finish(_ waiters: [Reply], key: Key, outcome: Outcome, attempts: Int, settings: FetchSettings,
-                store: (baseline: Entry?, superseded: Bool)?) {
+                store: (baseline: Entry?, overtaken: Bool, changedElsewhere: Bool)?) {
         switch outcome {
         case .value(let kind, let bytes, let ttl):
             let result: Result<JSON, ResponseError>
             server.store.beginRequest()
             do throws(ResponseError) {
                 result = .success(try stored(kind: kind, bytes: bytes, ttl: ttl ?? settings.ttl, key: key,
-                                             attempts: attempts, overtaken: store?.superseded ?? true,
-                                             baseline: store?.baseline))
+                                             attempts: attempts, since: store ?? (nil, true, false)))
             } catch {
                 server.settleFailedTransaction()
                 result = .failure(error)
@@ -202,24 +228,35 @@ final class FetchFlights {
         }
     }
 
-    /// Stores a fetched value, unless something wrote the key since the
-    /// fetch began, and returns the answer: the entry as `cache.get` shows
-    /// it, with `fetched`, `attempts` and `stored`.
+    /// Stores a fetched value, unless something wrote or removed the key
+    /// since the fetch began, and returns the answer: the entry as
+    /// `cache.get` shows it, with `fetched`, `attempts` and `stored`.
     private func stored(kind: Entry.Kind, bytes: [UInt8], ttl: Int64?, key: Key, attempts: Int,
-                        overtaken: Bool, baseline: Entry?) throws(ResponseError) -> JSON {
+                        since fetch: (baseline: Entry?, overtaken: Bool, changedElsewhere: Bool)) throws(ResponseError) -> JSON {
         let cache = try server.cache(key.cache, create: true)!
-        var overtaken = overtaken
-        if !overtaken, let now = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) {
-            // An entry that is not the one the fetch began with was written meanwhile.
-            overtaken = baseline.map { !($0.storedAt == now.entry.storedAt && $0.validatedAt == now.entry.validatedAt
-                                         && $0.bytes == now.entry.bytes) } ?? true
+        var overtaken = fetch.overtaken
+        if !overtaken {
+            switch (fetch.baseline, try server.core({ () throws(StoreError) in try cache.current(key.entry) })?.entry) {
+            case (let before?, let now?):
+                // An entry that is not the one the fetch began with was written meanwhile.
+                overtaken = !(before.storedAt == now.storedAt && before.validatedAt == now.validatedAt && before.bytes == now.bytes)
+            case (nil, _?):
+                overtaken = true
+            case (_?, nil):
+                // Gone: removed by another process on a store directory, or
+                // evicted or purged (here or there), which cannot be told apart
+                // when that process's commit said only that something changed.
+                overtaken = fetch.changedElsewhere
+            case (nil, nil):
+                break
+            }
         }
         // A cache claimed by another app version's process meanwhile takes no write of this one (SPEC 6.9).
         if cache.isSuperseded { overtaken = true }
         var w = JSONWriter(capacity: bytes.count + 160)
         if overtaken {
             w.writeASCII("{\"found\":true,")
-            Self.writeValue(kind: kind, bytes: bytes, into: &w)
+            CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
             w.writeASCII(",\"fetched\":true,\"stored\":false,\"attempts\":")
         } else {
             try server.core { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
@@ -237,22 +274,11 @@ final class FetchFlights {
     private static func fallbackResult(kind: Entry.Kind, bytes: [UInt8], attempts: Int) -> JSON {
         var w = JSONWriter(capacity: bytes.count + 96)
         w.writeASCII("{\"found\":true,")
-        writeValue(kind: kind, bytes: bytes, into: &w)
+        CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
         w.writeASCII(",\"fallback\":true,\"fetched\":false,\"attempts\":")
         w.writeInt(attempts)
         w.writeASCII("}")
         return .fragment(JSONFragment(validJSON: w.copiedBytes))
-    }
-
-    private static func writeValue(kind: Entry.Kind, bytes: [UInt8], into w: inout JSONWriter) {
-        if kind == .data {
-            w.writeASCII("\"data\":\"")
-            bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
-            w.writeASCII("\"")
-        } else {
-            w.writeASCII("\"value\":")
-            w.writeRaw(bytes)
-        }
     }
 
     static func fetchFailed(_ last: ResponseError, attempts: Int, remembered: Bool,

@@ -80,7 +80,7 @@ final class Server: MessageHandler {
         self.connection = connection
         store.useEncryptionKeys(EncryptionKeys(key: options.encryptionKey))
         store.maxStoreBytes = options.maxStoreBytes
-        watchEvents()
+        listenToStore()
         // On a fixed clock (tests) time moves only when told: expired entries
         // stay until the client purges them, as the tests expect to see them.
         if !store.clock.isFixed { purgeExpiredLater(milliseconds: Self.purgeInterval) }
@@ -118,6 +118,12 @@ final class Server: MessageHandler {
         newStore.maxStoreBytes = options.maxStoreBytes
         store.close()
         store = newStore
+        listenToStore()
+    }
+
+    /// Fetches follow every removal, whoever makes it; events only what a client subscribed to.
+    private func listenToStore() {
+        store.onEntryChange = { [unowned self] in flights.entriesChanged($0) }
         watchEvents()
     }
 

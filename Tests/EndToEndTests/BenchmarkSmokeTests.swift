@@ -97,7 +97,7 @@ final class BenchmarkSmokeTests: XCTestCase {
         let larder = URL(fileURLWithPath: LarderProcess.executablePath)
         let bench = larder.deletingLastPathComponent().appendingPathComponent("larder-bench")
         guard FileManager.default.isExecutableFile(atPath: bench.path) else {
-            throw XCTSkip("larder-bench is not built next to \(larder.path)")
+            try TestRefusal.refuse("larder-bench is not built next to \(larder.path)")
         }
         let process = Process()
         process.executableURL = bench

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import LarderJSON
+import LarderTestSupport
 import XCTest
 
 /// A store directory of its own for one test (see `XCTestCase.temporaryStore`).
@@ -60,12 +61,8 @@ extension LarderProcess {
 
 /// A file system mounted for one test: a small tmpfs, or a path bound onto
 /// itself read-only. Mounting needs root (CAP_SYS_ADMIN); where it is
-/// refused, the test cannot make its fault: with CI=true that fails the test,
-/// saying why; elsewhere the test is skipped, saying why.
+/// refused, the test cannot make its fault (`TestRefusal`).
 final class Mount {
-    struct Refused: Error, CustomStringConvertible {
-        let description: String
-    }
 
     let path: String
     private var mounted = true
@@ -100,12 +97,7 @@ final class Mount {
     deinit { unmount() }
 
     private static func call(_ what: String, _ body: () -> Int32) throws {
-        guard geteuid() == 0 else { try refuse("cannot \(what): mounting needs root, and the tests run as uid \(geteuid())") }
-        guard body() == 0 else { try refuse("cannot \(what): \(String(cString: strerror(errno)))") }
-    }
-
-    private static func refuse(_ why: String) throws -> Never {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { throw Refused(description: "\(why) (CI=true: this fault must be tested)") }
-        throw XCTSkip(why)
+        guard geteuid() == 0 else { try TestRefusal.refuse("cannot \(what): mounting needs root, and the tests run as uid \(geteuid())") }
+        guard body() == 0 else { try TestRefusal.refuse("cannot \(what): \(String(cString: strerror(errno)))") }
     }
 }

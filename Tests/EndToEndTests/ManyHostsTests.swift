@@ -23,7 +23,7 @@ final class ManyHostsTests: SharedStoreTests {
     override func setUpWithError() throws {
         try super.setUpWithError()
         guard let text = ProcessInfo.processInfo.environment["LARDER_TEST_HOSTS"], !text.isEmpty else {
-            try PostgresTestURL.refuse("LARDER_TEST_HOSTS is not set: run these tests under .ci/many-hosts, which makes the hosts (as root)")
+            try TestRefusal.refuse("LARDER_TEST_HOSTS is not set: run these tests under .ci/many-hosts, which makes the hosts (as root)")
         }
         hosts = text.split(separator: " ").compactMap {
             let parts = $0.split(separator: "=", maxSplits: 1).map(String.init)
@@ -140,7 +140,7 @@ final class ManyHostsTests: SharedStoreTests {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PostgresTestURL.Refused(description: "ip \(arguments.joined(separator: " ")) failed") }
+        guard process.terminationStatus == 0 else { throw TestRefusal(description: "ip \(arguments.joined(separator: " ")) failed") }
         return text
     }
 

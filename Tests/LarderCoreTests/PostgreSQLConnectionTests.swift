@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import LarderTestSupport
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
@@ -160,7 +161,7 @@ final class PostgreSQLConnectionTests: PostgresTestCase {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) {
             try $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                guard bind(s, $0, length) == 0, getsockname(s, $0, &length) == 0 else { throw PostgresTestServer.Refused(description: "bind failed") }
+                guard bind(s, $0, length) == 0, getsockname(s, $0, &length) == 0 else { throw TestRefusal(description: "bind failed") }
             }
         }
         return UInt16(bigEndian: address.sin_port)

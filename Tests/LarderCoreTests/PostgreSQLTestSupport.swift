@@ -12,8 +12,6 @@ import LarderTestSupport
 /// The PostgreSQL server the tests run against (`PostgresTestURL`), and
 /// the harness's control of it.
 enum PostgresTestServer {
-    typealias Refused = PostgresTestURL.Refused
-
     static var url: String {
         get throws { try PostgresTestURL.value }
     }
@@ -21,10 +19,6 @@ enum PostgresTestServer {
     /// Runs the harness's pg_ctl with `arguments` ("stop", "-m", "immediate"; "start").
     static func control(_ arguments: String...) throws {
         try PostgresTestURL.control(arguments)
-    }
-
-    private static func refuse(_ why: String) throws -> Never {
-        try PostgresTestURL.refuse(why)
     }
 }
 
@@ -131,7 +125,7 @@ final class LatencyProxy: @unchecked Sendable {
                 bind(listener, $0, length) == 0 && listen(listener, 8) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        guard bound else { throw PostgresTestServer.Refused(description: "proxy: cannot listen, errno \(errno)") }
+        guard bound else { throw TestRefusal(description: "proxy: cannot listen, errno \(errno)") }
         self.listener = listener
         port = UInt16(bigEndian: address.sin_port)
         Thread.detachNewThread { [self] in acceptLoop() }

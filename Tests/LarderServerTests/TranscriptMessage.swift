@@ -1,9 +1,11 @@
 import Foundation
 import LarderJSON
+@testable import larder
 
 /// One message a transcript expects from the server (a `<--` line, or one
 /// answer of a batch), with what the transcript says about where it comes
-/// from. The format is in protocol/transcripts/README.md.
+/// from. The transcript is read as `larder replay` reads it (`Transcript`);
+/// the format is in protocol/transcripts/README.md.
 struct TranscriptMessage {
     /// `file:line`.
     let place: String
@@ -20,34 +22,31 @@ struct TranscriptMessage {
     static func all(in directory: URL) throws -> [TranscriptMessage] {
         var all: [TranscriptMessage] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() where file.hasSuffix(".transcript") {
-            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            let transcript = try Transcript(text: String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8))
             // Per server (`B-->` lines are a second server's, with ids of its own).
             var methods: [Character: [String: String]] = [:]
             var asked: Set<String> = []
-            for (k, whole) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let place = "\(file):\(k + 1)"
-                var line = whole, server: Character = "A"
-                if let first = whole.first, first.isASCII, first.isUppercase,
-                   whole.dropFirst().hasPrefix("--> ") || whole.dropFirst().hasPrefix("<-- ") {
-                    (line, server) = (whole.dropFirst(), first)
-                }
-                if line.hasPrefix("--> ") {
+            for step in transcript.steps {
+                switch step.action {
+                case .send(let text):
                     // A message need not be JSON: some test how the server takes text that is not.
-                    guard let message = try? JSONParser.parse(Array(line.utf8.dropFirst(4))) else { continue }
+                    guard let message = try? JSONParser.parse(Array(text.utf8)) else { continue }
                     for request in message.arrayValue ?? [message] {
                         guard let method = request["method"]?.stringValue else { continue }
-                        if let id = request["id"] { methods[server, default: [:]][id.description] = method }
+                        if let id = request["id"] { methods[step.process, default: [:]][id.description] = method }
                         if method == "debug.ask", let askedFor = request["params"]?["method"]?.stringValue { asked.insert(askedFor) }
                     }
-                } else if line.hasPrefix("<-- "), line != "<-- (none)" {
-                    let message = try JSONParser.parse(Array(line.utf8.dropFirst(4)))
+                case .expect(let text):
+                    let message = try JSONParser.parse(Array(text.utf8))
                     for element in message.arrayValue ?? [message] {
                         let method = element["method"]?.stringValue
                         all.append(TranscriptMessage(
-                            place: place, message: element,
-                            requestMethod: method == nil ? element["id"].flatMap { methods[server]?[$0.description] } : nil,
+                            place: "\(file):\(step.line)", message: element,
+                            requestMethod: method == nil ? element["id"].flatMap { methods[step.process]?[$0.description] } : nil,
                             isAskedForByDebugAsk: method.map(asked.contains) ?? false))
                     }
+                case .expectNone:
+                    continue
                 }
             }
         }

@@ -8,18 +8,12 @@ import XCTest
 
 /// The PostgreSQL server tests run against: `LARDER_TEST_PG_URL`, which
 /// `.ci/with-postgres` sets for a throwaway cluster, or you set for a
-/// database of your own. Without it the tests cannot run: with CI=true that
-/// fails them, saying why; elsewhere they are skipped, saying why.
+/// database of your own. Without it the tests cannot run (`TestRefusal`).
 public enum PostgresTestURL {
-    public struct Refused: Error, CustomStringConvertible {
-        public let description: String
-        public init(description: String) { self.description = description }
-    }
-
     public static var value: String {
         get throws {
             guard let url = ProcessInfo.processInfo.environment["LARDER_TEST_PG_URL"], !url.isEmpty else {
-                try refuse("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
+                try TestRefusal.refuse("LARDER_TEST_PG_URL is not set: run the tests under .ci/with-postgres, or point it at a database")
             }
             return url
         }
@@ -28,7 +22,7 @@ public enum PostgresTestURL {
     /// Runs the harness's pg_ctl with `arguments` ("stop", "-m", "immediate"; "start").
     public static func control(_ arguments: [String]) throws {
         guard let ctl = ProcessInfo.processInfo.environment["LARDER_TEST_PG_CTL"], !ctl.isEmpty else {
-            try refuse("LARDER_TEST_PG_CTL is not set: stopping and starting the server needs the cluster .ci/with-postgres makes")
+            try TestRefusal.refuse("LARDER_TEST_PG_CTL is not set: stopping and starting the server needs the cluster .ci/with-postgres makes")
         }
         // Not Foundation's Process: it learns that its child exited when a
         // descriptor the child inherited is closed, and the server pg_ctl
@@ -42,16 +36,11 @@ public enum PostgresTestURL {
         defer { for arg in argv { free(arg) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, ctl, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Refused(description: "cannot run \(ctl): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else { throw TestRefusal(description: "cannot run \(ctl): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard status == 0 else {
-            throw Refused(description: "\(ctl) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+            throw TestRefusal(description: "\(ctl) \(arguments.joined(separator: " ")) failed (wait status \(status))")
         }
-    }
-
-    public static func refuse(_ why: String) throws -> Never {
-        if ProcessInfo.processInfo.environment["CI"] == "true" { throw Refused(description: "\(why) (CI=true: these tests must run)") }
-        throw XCTSkip(why)
     }
 }

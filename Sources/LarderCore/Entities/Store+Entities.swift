@@ -101,11 +101,6 @@ extension Store {
     public func entityModels() throws(StoreError) -> [EntityModel] {
         try currentEntityCatalog().sorted
     }
-
-    /// The number of records of an entity.
-    func recordCount(of entity: EntityDefinition) throws(StoreError) -> Int {
-        Int(try database.integer("SELECT count(*) FROM \(EntityTable(entity: entity).name)"))
-    }
 }
 
 extension Store {

@@ -183,9 +183,4 @@ extension Store {
         }
         return chain
     }
-
-    /// Every field an object of `schema` has: its ancestors' (newest versions) first, then its own.
-    func allFields(of schema: TypeSchema) throws(StoreError) -> [FieldDefinition] {
-        (try ancestors(of: schema).reversed() + [schema]).flatMap(\.ownFields)
-    }
 }

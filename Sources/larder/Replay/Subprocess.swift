@@ -80,13 +80,6 @@ final class Subprocess {
         }
     }
 
-    /// True if a message arrives within the timeout.
-    func hasOutput(timeoutMilliseconds: Int32) -> Bool {
-        if !buffer.isEmpty { return true }
-        var fds = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, timeoutMilliseconds) > 0
-    }
-
     private func takeRest() -> [UInt8] {
         defer { buffer = [] }
         return buffer

@@ -13,12 +13,14 @@
         db.object.put("n1", "Note", {"title": "hi"})
 """
 
-from .cache import MISSING, CacheMethods, CacheView
+from ._params import MISSING
+from .cache import CacheMethods, CacheView
 from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
 from .store import StoreMethods
 from .binary import PgCoherence
+from ._spawn import SpawnOptions
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
 from . import errors
 from .errors import *  # noqa: F401,F403 - every error class is part of the package's interface
@@ -29,6 +31,7 @@ __all__ = [
     "Larder",
     "Pipeline",
     "Namespace",
+    "SpawnOptions",
     "CacheMethods",
     "CacheView",
     "SchemaMethods",

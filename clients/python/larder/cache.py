@@ -17,56 +17,26 @@ naming it and the name most likely meant (``e.path``, ``e.suggestion``).
 from __future__ import annotations
 
 import asyncio
-import base64
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Literal, TypeVar, cast
+from typing import Any, Awaitable, Callable, Generic, Iterable, Literal, Protocol, TypeVar, cast
 
+from ._params import (ABSENT, MISSING, BytesLike, camel, camel_keys, camel_params, decode_entries, decode_entry,
+                      encode_data, value_of)
 from .errors import CacheNotFound
 from .connection import Reply
 from .encryption import Key, encode_key
-from .fetch import Fetchers
-from .methods import Call, Methods, method
+from .fetch import Fallback, Fetcher, Fetchers
+from .methods import Call, Methods, Sync, method
+from ._steps import Steps, run
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
                       KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult, SetResult,
                       StatsResult,
                       SubscribeResult)
 from .wire import RawJSON, encode_json, encode_string
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import Larder
-    from .fetch import Fallback, Fetcher
-
 K = TypeVar("K")
 
-__all__ = ["CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "MISSING"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-#: "Not given" (``None`` is a real JSON value for ``value=``).
-MISSING: Any = _Missing()
-
-BytesLike = (bytes, bytearray, memoryview)
-
-
-def camel(name: str) -> str:
-    """``returns_expired`` → ``returnsExpired``; camelCase passes through."""
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
-def camel_keys(obj: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of a parameter object with its snake_case keys turned camelCase
-    and ``None`` members dropped. Only the top-level keys are renamed: the
-    values, nested objects included, are sent as given (they may be the
-    caller's own data, whose keys must not change)."""
-    return {camel(k): v for k, v in obj.items() if v is not None}
+__all__ = ["CacheClient", "CacheGroup", "CacheMethods", "CacheView", "MISSING", "camel", "camel_keys", "encode_data"]
 
 
 #: The members of ``cache.open``'s ``memory`` and ``disk`` limits.
@@ -115,21 +85,9 @@ def _fetch_overrides(retries: int | None, retry_delay_ms: Iterable[float] | None
                      ttl: float | None, negative_ttl: float | None,
                      stale_while_revalidate: float | None) -> dict[str, Any]:
     """``cache.getOrFetch``'s own fetch settings, ``None`` left out."""
-    return _params(retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
-                   timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl,
-                   stale_while_revalidate=stale_while_revalidate)
-
-
-def encode_data(data: Any) -> str:
-    """Base64 text for ``data``: ``bytes``-like only."""
-    if not isinstance(data, BytesLike):
-        raise TypeError(f"data must be bytes, bytearray or memoryview, not {type(data).__name__}")
-    return base64.b64encode(bytes(data)).decode("ascii")
-
-
-def _params(**kw: Any) -> dict[str, Any]:
-    """Protocol params from keywords: camelCase names, ``None`` left out."""
-    return {camel(k): v for k, v in kw.items() if v is not None}
+    return camel_params(retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
+                        timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl,
+                        stale_while_revalidate=stale_while_revalidate)
 
 
 def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
@@ -141,35 +99,6 @@ def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
         params["value"] = value
     else:
         raise TypeError("give value (any JSON) or data (bytes)")
-
-
-def decode_entry(entry: Any) -> Any:
-    """A ``cache.get`` answer with ``data`` decoded to bytes."""
-    if isinstance(entry, dict) and isinstance(entry.get("data"), str):
-        entry = dict(entry)
-        entry["data"] = base64.b64decode(entry["data"])
-    return entry
-
-
-def value_of(entry: Any, default: Any = None) -> Any:
-    """What ``cache.get`` found: its ``value``, its ``data`` as bytes, or
-    ``default`` when it found nothing."""
-    if not entry.get("found"):
-        return default
-    if "value" in entry:
-        return entry["value"]
-    data = entry.get("data")
-    if isinstance(data, str):
-        return base64.b64decode(data)
-    return data if isinstance(data, bytes) else default
-
-
-def decode_entries(result: Any) -> Any:
-    """A ``cache.getMany`` answer with every ``data`` decoded to bytes."""
-    if isinstance(result, dict) and isinstance(result.get("entries"), dict):
-        result = dict(result)
-        result["entries"] = {k: decode_entry(v) for k, v in result["entries"].items()}
-    return result
 
 
 class CacheMethods(Methods[K]):
@@ -260,8 +189,9 @@ class CacheMethods(Methods[K]):
         "memory": {"maxCount", "maxBytes"}, "disk": {...}, "lifespan",
         "returnsExpired", "fetch": {...}, "encrypted", ...}}``.
         """
-        params = _params(cache=cache, kind=kind, persistent=persistent, lifespan=lifespan, returns_expired=returns_expired,
-                         persists_across_versions=persists_across_versions, encrypted=encrypted)
+        params = camel_params(cache=cache, kind=kind, persistent=persistent, lifespan=lifespan,
+                              returns_expired=returns_expired, persists_across_versions=persists_across_versions,
+                              encrypted=encrypted)
         if purge_expired_after is not MISSING:
             params["purgeExpiredAfter"] = purge_expired_after
         if memory is not None:
@@ -341,24 +271,24 @@ class CacheMethods(Methods[K]):
         b"..."}`` with ``"expired": bool``, ``"storedAt": "RFC 3339"``,
         ``"expiresAt"`` (when it expires) and ``"tier": "memory" | "disk"``.
         """
-        return self._request("cache.get", _params(key=key, cache=cache, group=group), decode_entry)
+        return self._request("cache.get", camel_params(key=key, cache=cache, group=group), decode_entry)
 
     @method
     def has(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[HasResult]:
         """``cache.has``: ``{"found": bool, "valid": bool}`` (valid = not
         expired); does not count as a use."""
-        return self._request("cache.has", _params(key=key, cache=cache, group=group), None)
+        return self._request("cache.has", camel_params(key=key, cache=cache, group=group), None)
 
     @method
     def remove(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[RemoveResult]:
         """``cache.remove``: deletes from every tier. ``{"removed": bool}``."""
-        return self._request("cache.remove", _params(key=key, cache=cache, group=group), None)
+        return self._request("cache.remove", camel_params(key=key, cache=cache, group=group), None)
 
     @method
     def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[FoundResult]:
         """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``,
         with ``"revived": True`` when the entry had expired but was still stored."""
-        return self._request("cache.touch", _params(key=key, cache=cache, group=group), None)
+        return self._request("cache.touch", camel_params(key=key, cache=cache, group=group), None)
 
     # -- fetched on a miss -------------------------------------------------
 
@@ -441,7 +371,7 @@ class CacheMethods(Methods[K]):
         """Sends ``cache.getOrFetch`` with ``fetcher``/``fallback`` registered
         for the key while it is out: until it is answered (or fails, or is
         cancelled), whatever the facade."""
-        params = {**_params(cache=cache, group=group), "key": key, **overrides}
+        params = {**camel_params(cache=cache, group=group), "key": key, **overrides}
         hold = self.fetchers.hold(cache, group, key, fetcher, fallback)
         shaped = hold.shaped(shape)
         if self._asynchronous:  # a coroutine: registered while it runs
@@ -465,7 +395,7 @@ class CacheMethods(Methods[K]):
     def get_many(self, keys: Iterable[str], *, cache: str | None = None,
                  group: str | None = None) -> Call[GetManyResult]:
         """``cache.getMany``: ``{"entries": {key: <what get answers>}}``."""
-        params = _params(cache=cache, group=group)
+        params = camel_params(cache=cache, group=group)
         params["keys"] = list(keys)
         return self._request("cache.getMany", params, decode_entries)
 
@@ -503,7 +433,7 @@ class CacheMethods(Methods[K]):
                     _put_value(item, e.get("value", MISSING), e.get("data", MISSING))
                 # else the server names the entry (and a misspelt "value" in it)
                 items.append(item)
-        params = _params(cache=cache, group=group)
+        params = camel_params(cache=cache, group=group)
         params["entries"] = items
         return self._request("cache.setMany", params, None)
 
@@ -524,7 +454,7 @@ class CacheMethods(Methods[K]):
         exists — pass it back to get that page.
         """
         return self._request(
-            "cache.keys", _params(prefix=prefix, limit=limit, cursor=cursor, cache=cache, group=group), None
+            "cache.keys", camel_params(prefix=prefix, limit=limit, cursor=cursor, cache=cache, group=group), None
         )
 
     @method
@@ -545,7 +475,7 @@ class CacheMethods(Methods[K]):
         ``{"groups": [{"group", "count"}], "cursor": "..."}``; ``cursor`` is
         present only when another page exists — pass it back to get that page.
         """
-        return self._request("cache.groups", _params(prefix=prefix, limit=limit, cursor=cursor, cache=cache), None)
+        return self._request("cache.groups", camel_params(prefix=prefix, limit=limit, cursor=cursor, cache=cache), None)
 
     # -- whole caches -----------------------------------------------------
 
@@ -556,20 +486,20 @@ class CacheMethods(Methods[K]):
         ``"all"``, the default) of the cache, or of one group when ``group``
         is given (all groups otherwise). ``{"removed": count}``; fails with
         :class:`~larder.CacheNotFound` for an unknown cache."""
-        return self._request("cache.clear", _params(tier=tier, cache=cache, group=group), None)
+        return self._request("cache.clear", camel_params(tier=tier, cache=cache, group=group), None)
 
     @method
     def purge_expired(self, *, cache: str | None = None, group: str | None = None) -> Call[ClearResult]:
         """``cache.purgeExpired``: deletes expired entries (of one group when
         ``group`` is given, else all groups). ``{"removed": count}``."""
-        return self._request("cache.purgeExpired", _params(cache=cache, group=group), None)
+        return self._request("cache.purgeExpired", camel_params(cache=cache, group=group), None)
 
     @method
     def stats(self, *, cache: str | None = None) -> Call[StatsResult]:
         """``cache.stats``: ``{"cache", "memory": {"count", "bytes", "hits",
         "misses", "evictions"}, "disk": {...}}`` (counters since the process
         started); :class:`~larder.CacheNotFound` for an unknown cache."""
-        return self._request("cache.stats", _params(cache=cache), None)
+        return self._request("cache.stats", camel_params(cache=cache), None)
 
     @method
     def list(self) -> Call[ListResult]:
@@ -615,7 +545,7 @@ class CacheMethods(Methods[K]):
         Returns ``{"cache", "resealed": entries re-sealed by this call,
         "resumed": bool}``.
         """
-        params = _params(cache=cache, key=encode_key(key, "key"), batch_size=batch_size,
+        params = camel_params(cache=cache, key=encode_key(key, "key"), batch_size=batch_size,
                          work_done_token=work_done_token)
         return self._request("cache.rekey", params, None, progress)
 
@@ -628,10 +558,99 @@ class CacheMethods(Methods[K]):
         carry the entry's ``value`` or ``data`` (base64 text, as the protocol
         sends it). Receive them with ``db.on_event``. ``{"subscribed": name
         or "*"}``."""
-        return self._request("cache.subscribe", _params(cache=cache, with_values=with_values), None)
+        return self._request("cache.subscribe", camel_params(cache=cache, with_values=with_values), None)
 
 
-class CacheView(MutableMapping[str, Any]):
+class CacheClient(Protocol[K]):
+    """What a view needs of a client: its ``cache.*`` methods.
+    :class:`~larder.Larder` is a ``CacheClient[Sync]``,
+    :class:`~larder.aio.AsyncLarder` a ``CacheClient[Async]``."""
+
+    @property
+    def cache(self) -> CacheMethods[K]: ...
+
+
+class CacheGroup(Generic[K]):
+    """One group of one cache, as :class:`CacheView` and
+    :class:`~larder.aio.AsyncCacheView` see it. Each operation is written
+    here once, as :data:`~larder._steps.Steps`: :func:`~larder._steps.run`
+    drives it on :class:`~larder.Larder` and
+    :func:`~larder._steps.run_async` on :class:`~larder.aio.AsyncLarder`,
+    so the two views differ only in whether they await."""
+
+    #: Keys per ``cache.keys`` page (and per ``cache.getMany``) when iterating.
+    page_size = 1000
+
+    def __init__(self, db: CacheClient[K], cache: str = "default", group: str = "", *,
+                 ttl: float | None = None) -> None:
+        self.db = db
+        self.cache = cache
+        self.group = group
+        #: TTL in seconds applied by ``set`` (None: the cache's lifespan).
+        self.ttl = ttl
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(cache={self.cache!r}, group={self.group!r})"
+
+    @property
+    def _methods(self) -> CacheMethods[Any]:
+        return self.db.cache
+
+    def _set(self, key: str, value: Any, ttl: float | None) -> Steps[None]:
+        ttl = self.ttl if ttl is None else ttl
+        if isinstance(value, BytesLike):
+            yield self._methods.set(key, data=value, ttl=ttl, cache=self.cache, group=self.group)
+        else:
+            yield self._methods.set(key, value, ttl=ttl, cache=self.cache, group=self.group)
+
+    def _get(self, key: str, default: Any) -> Steps[Any]:
+        return (yield self._methods.get(key, default, cache=self.cache, group=self.group))
+
+    def _entry(self, key: str) -> Steps[Entry]:
+        entry: Entry = yield self._methods.entry(key, cache=self.cache, group=self.group)
+        return entry
+
+    def _contains(self, key: str) -> Steps[bool]:
+        return bool((yield self._methods.has(key, cache=self.cache, group=self.group))["valid"])
+
+    def _remove(self, key: str) -> Steps[bool]:
+        return bool((yield self._methods.remove(key, cache=self.cache, group=self.group))["removed"])
+
+    def _touch(self, key: str) -> Steps[bool]:
+        return bool((yield self._methods.touch(key, cache=self.cache, group=self.group))["found"])
+
+    def _pop(self, key: str, default: tuple[Any, ...]) -> Steps[Any]:
+        value = yield from self._get(key, ABSENT)
+        if value is ABSENT:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        yield from self._remove(key)
+        return value
+
+    def _update(self, entries: Mapping[str, Any]) -> Steps[None]:
+        if entries:
+            yield self._methods.set_many(entries, cache=self.cache, group=self.group)
+
+    def _get_many(self, keys: Iterable[str]) -> Steps[dict[str, Any]]:
+        result = (yield self._methods.get_many(list(keys), cache=self.cache, group=self.group))["entries"]
+        return {k: value_of(e, ABSENT) for k, e in result.items() if e.get("found")}
+
+    def _page(self, prefix: str | None, page_size: int | None, cursor: str | None
+              ) -> Steps[tuple[list[str], str | None]]:
+        """One page of keys, and the cursor of the next (``None`` after the last)."""
+        page = yield self._methods.keys(prefix=prefix, limit=page_size or self.page_size, cursor=cursor,
+                                        cache=self.cache, group=self.group)
+        return page["keys"], page.get("cursor")
+
+    def _clear(self, tier: str | None) -> Steps[int]:
+        try:
+            return int((yield self._methods.clear(tier=tier, cache=self.cache, group=self.group))["removed"])
+        except CacheNotFound:  # an unknown cache is already empty
+            return 0
+
+
+class CacheView(CacheGroup[Sync], MutableMapping[str, Any]):
     """One group of one cache as a :class:`collections.abc.MutableMapping`
     (``db.cache_view(...)``).
 
@@ -645,74 +664,50 @@ class CacheView(MutableMapping[str, Any]):
     keys by paging through them.
     """
 
-    #: Keys per ``cache.keys`` page (and per ``cache.getMany``) when iterating.
-    page_size = 1000
-
-    def __init__(self, db: Larder, cache: str = "default", group: str = "", *, ttl: float | None = None) -> None:
-        self.db = db
-        self.cache = cache
-        self.group = group
-        #: TTL in seconds applied by ``view[key] = value`` (None: the cache's lifespan).
-        self.ttl = ttl
-
-    def __repr__(self) -> str:
-        return f"CacheView(cache={self.cache!r}, group={self.group!r})"
-
     def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
         """Stores ``value`` (bytes as data) with an optional ``ttl`` in seconds."""
-        ttl = self.ttl if ttl is None else ttl
-        if isinstance(value, BytesLike):
-            self.db.cache.set(key, data=value, ttl=ttl, cache=self.cache, group=self.group)
-        else:
-            self.db.cache.set(key, value, ttl=ttl, cache=self.cache, group=self.group)
+        run(self._set(key, value, ttl))
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.set(key, value)
 
     def __getitem__(self, key: str) -> Any:
-        value = self.db.cache.get(key, _ABSENT, cache=self.cache, group=self.group)
-        if value is _ABSENT:
+        value = run(self._get(key, ABSENT))
+        if value is ABSENT:
             raise KeyError(key)
         return value
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self.db.cache.get(key, default, cache=self.cache, group=self.group)
+        return run(self._get(key, default))
 
     def entry(self, key: str) -> Any:
         """The whole ``cache.get`` answer (with ``expired``, ``storedAt``, ``tier``...)."""
-        return self.db.cache.entry(key, cache=self.cache, group=self.group)
+        return run(self._entry(key))
 
     def __delitem__(self, key: str) -> None:
-        if not self.db.cache.remove(key, cache=self.cache, group=self.group)["removed"]:
+        if not run(self._remove(key)):
             raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        if not isinstance(key, str):
-            return False
-        return bool(self.db.cache.has(key, cache=self.cache, group=self.group)["valid"])
+        return isinstance(key, str) and run(self._contains(key))
 
     def touch(self, key: str) -> bool:
         """Restarts the entry's lifetime; ``False`` when there is no entry."""
-        return bool(self.db.cache.touch(key, cache=self.cache, group=self.group)["found"])
+        return run(self._touch(key))
 
     def update(self, other: Any = (), /, **kw: Any) -> None:
         """Stores several entries in one ``cache.setMany`` (all or none)."""
-        entries = dict(other, **kw)
-        if entries:
-            self.db.cache.set_many(entries, cache=self.cache, group=self.group)
+        run(self._update(dict(other, **kw)))
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """``{key: value}`` for the keys that are found, in one ``cache.getMany``."""
-        result = self.db.cache.get_many(list(keys), cache=self.cache, group=self.group)["entries"]
-        return {k: value_of(e, _ABSENT) for k, e in result.items() if e.get("found")}
+        return run(self._get_many(keys))
 
     def _pages(self, prefix: str | None, page_size: int | None) -> Iterator[list[str]]:
         cursor: str | None = None
         while True:
-            page = self.db.cache.keys(prefix=prefix, limit=page_size or self.page_size, cursor=cursor,
-                                      cache=self.cache, group=self.group)
-            yield page["keys"]
-            cursor = page.get("cursor")
+            keys, cursor = run(self._page(prefix, page_size, cursor))
+            yield keys
             if cursor is None:
                 return
 
@@ -743,24 +738,8 @@ class CacheView(MutableMapping[str, Any]):
 
     def pop(self, key: str, *default: Any) -> Any:
         """Removes ``key`` and returns its value (or ``default``)."""
-        value = self.get(key, _ABSENT)
-        if value is _ABSENT:
-            if default:
-                return default[0]
-            raise KeyError(key)
-        self.db.cache.remove(key, cache=self.cache, group=self.group)
-        return value
+        return run(self._pop(key, default))
 
     def clear(self, tier: str | None = None) -> int:  # type: ignore[override]
         """Empties this group (``cache.clear``); returns how many entries went."""
-        try:
-            return int(self.db.cache.clear(tier=tier, cache=self.cache, group=self.group)["removed"])
-        except CacheNotFound:  # an unknown cache is already empty
-            return 0
-
-
-class _Absent:
-    """A default no stored value can be."""
-
-
-_ABSENT: Any = _Absent()
+        return run(self._clear(tier))

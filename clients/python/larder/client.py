@@ -12,152 +12,42 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import subprocess
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Callable, TypeVar
 
-from .binary import PgCoherence, command_line, find_binary
-from .cache import CacheMethods, CacheView, camel, camel_keys
+from ._client import Client, initializer
+from ._spawn import CLIENT_NAME, CLIENT_VERSION, SpawnOptions, initialize_params, is_postgresql_url, spawner
+from .binary import find_binary
+from .cache import CacheMethods, CacheView
 from .connection import Connection, Reply
-from .encryption import Key, encryption_params
 from .errors import LarderError, SidecarExited
-from .fetch import Fetchers
+from .fetch import FETCH_METHODS
 from .entities import EntityMethods
 from .memoize import memoize
-from .methods import Piped, Sync
+from .methods import Namespace, Piped, Sync
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from .store import StoreMethods
 
-__all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "CLIENT_NAME", "CLIENT_VERSION"]
+__all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "is_postgresql_url", "CLIENT_NAME", "CLIENT_VERSION"]
 
 log = logging.getLogger("larder")
-
-CLIENT_NAME = "larder-python"
-CLIENT_VERSION = "0.1.0"
 
 F = TypeVar("F", bound=Callable[..., Any])
 Handler = Callable[[Any], Any]
 Transform = Callable[[Any], Any] | None
 
 
-#: The server's requests that answer ``cache.getOrFetch``'s misses.
-FETCH_METHODS = ("cache.fetch", "cache.fallback")
+@dataclass(frozen=True, repr=False)
+class _SpawnArguments(SpawnOptions):
+    """:meth:`Larder.spawn`'s arguments: the options, with this client's own."""
+
+    _: KW_ONLY
+    timeout: float | None = None
+    options: SpawnOptions | None = None
 
 
-def initialize_params(client_info: dict[str, Any] | None, app_version: str | None,
-                      store: str | os.PathLike[str] | None, events: bool, migration_callbacks: bool,
-                      extra: dict[str, Any], *, fetch: bool = False, fallback: bool | None = None,
-                      encryption_key: Key | None = None,
-                      encryption_keys: Mapping[str, Key] | None = None,
-                      pg_schema: str | None = None,
-                      pg_coherence: PgCoherence | None = None) -> dict[str, Any]:
-    """``initialize``'s params (see :meth:`Larder.initialize`); ``fallback``
-    defaults to ``fetch``. Raises :class:`TypeError` or :class:`ValueError`
-    for a key that is not 32 bytes (see :mod:`larder.encryption`)."""
-    params: dict[str, Any] = {"clientInfo": client_info or {"name": CLIENT_NAME, "version": CLIENT_VERSION}}
-    if app_version is not None:
-        params["appVersion"] = app_version
-    if store is not None or pg_schema is not None or pg_coherence is not None:
-        params["store"] = store_choice(store, pg_schema, pg_coherence)
-    encryption = encryption_params(encryption_key, encryption_keys)
-    if encryption is not None:
-        params["encryption"] = encryption
-    capabilities: dict[str, Any] = {}
-    if events:
-        capabilities["events"] = True
-    if migration_callbacks:
-        capabilities["migrationCallbacks"] = True
-    if fetch:
-        capabilities["fetch"] = True
-    if fetch if fallback is None else fallback:
-        capabilities["fallback"] = True
-    if capabilities:
-        params["capabilities"] = capabilities
-    params.update(camel_keys(extra))
-    return params
-
-
-def is_postgresql_url(store: str | os.PathLike[str]) -> bool:
-    """Whether ``store`` names a PostgreSQL database rather than a directory,
-    as the sidecar tells them apart: by its ``postgresql://`` or
-    ``postgres://`` prefix."""
-    return os.fspath(store).startswith(("postgresql://", "postgres://"))
-
-
-def store_choice(store: str | os.PathLike[str] | None, pg_schema: str | None,
-                 pg_coherence: PgCoherence | None = None) -> dict[str, Any]:
-    """``initialize``'s ``store``: ``{"url"}`` for a PostgreSQL URL,
-    ``{"path"}`` for a directory, with ``schema`` when ``pg_schema`` is
-    given and ``coherence`` when ``pg_coherence`` is. What does not fit (a
-    schema or coherence with a directory, or alone, or a mode the sidecar
-    does not know) is sent as it is, for the sidecar to refuse with
-    :class:`~larder.InvalidParams`."""
-    choice: dict[str, Any] = {}
-    if store is not None:
-        choice["url" if is_postgresql_url(store) else "path"] = os.fspath(store)
-    if pg_schema is not None:
-        choice["schema"] = pg_schema
-    if pg_coherence is not None:
-        choice["coherence"] = pg_coherence
-    return choice
-
-
-def check_encryption(encryption_key: Key | None, encryption_keys: Mapping[str, Key] | None,
-                     initialize: bool) -> None:
-    """Checks ``spawn``'s keys before the process starts: they must be keys,
-    and ``initialize`` (which sends them) must be sent."""
-    if encryption_key is None and encryption_keys is None:
-        return
-    if not initialize:
-        raise ValueError("encryption_key and encryption_keys are sent by initialize: with initialize=False, "
-                         "pass them to initialize() instead")
-    encryption_params(encryption_key, encryption_keys)
-
-
-def declares_migration_callbacks(params: dict[str, Any]) -> bool:
-    """Whether ``initialize`` params declare ``capabilities.migrationCallbacks``."""
-    declared = params.get("capabilities")
-    return isinstance(declared, dict) and declared.get("migrationCallbacks") is True
-
-
-def declare_fetch(fetchers: Fetchers, params: dict[str, Any]) -> None:
-    """Notes in ``fetchers`` what ``initialize`` params declared of
-    ``capabilities.fetch`` and ``fallback``."""
-    declared = params.get("capabilities")
-    fetchers.fetch_declared = isinstance(declared, dict) and declared.get("fetch") is True
-    fetchers.fallback_declared = isinstance(declared, dict) and declared.get("fallback") is True
-
-
-class Namespace:
-    """Generic access to a method namespace, for methods without a dedicated
-    wrapper: ``db.namespace("debug").advance_clock(seconds=5)`` calls
-    ``debug.advanceClock {"seconds": 5}``. Keyword names are turned camelCase
-    (``None`` ones left out); their values are sent as given, nested keys
-    unchanged. Returns results (on a client) or futures (on a pipeline).
-
-    Names are not checked here: the server refuses an unknown method with
-    :class:`~larder.MethodNotFound` and an unknown parameter with
-    :class:`~larder.InvalidParams`, both naming the name most likely meant
-    (``e.suggestion``)."""
-
-    def __init__(self, request: Callable[..., Any], name: str) -> None:
-        self._request = request
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Callable[..., Any]:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        method = f"{self._name}.{camel(attr)}"
-
-        def invoke(**params: Any) -> Any:
-            return self._request(method, camel_keys(params), None)
-
-        invoke.__name__ = attr
-        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
-        return invoke
-
-
-class Larder:
+class Larder(Client[Sync]):
     """A connection to one ``larder`` sidecar. Create it with :meth:`spawn`
     and use it as a context manager::
 
@@ -186,150 +76,45 @@ class Larder:
         self._connection = Connection(process)
         self._proc = process
         self._connection.timeout = timeout
-        self.init_result: dict[str, Any] | None = None
-        self.migration_callbacks = False
-        self._closed = False
-        request = self._connection.request
-        self.cache: CacheMethods[Sync] = CacheMethods(request)
-        self.schema: SchemaMethods[Sync] = SchemaMethods(request)
-        self.object: ObjectMethods[Sync] = ObjectMethods(request)
-        self.migrate: MigrateMethods[Sync] = MigrateMethods(request)
-        self.entity: EntityMethods[Sync] = EntityMethods(request)
-        self.store: StoreMethods[Sync] = StoreMethods(request)
+        super().__init__(self._connection.session, self._connection.request, asynchronous=False)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # answered on the worker pool, several at once
-            self._connection.request_handlers[name] = functools.partial(fetchers.answer, name)
+            self._connection.session.request_handlers[name] = functools.partial(fetchers.answer, name)
             self._connection.concurrent_methods.add(name)
 
     # ------------------------------------------------------------------
     # Starting and stopping
 
     @classmethod
-    def spawn(
-        cls,
-        store: str | os.PathLike[str] | None = None,
-        memory: bool = False,
-        binary: str | os.PathLike[str] | None = None,
-        app_version: str | None = None,
-        args: Sequence[str] = (),
-        *,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        on_migrate: Handler | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        client_info: dict[str, Any] | None = None,
-        initialize: bool = True,
-        timeout: float | None = None,
-        env: dict[str, str] | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        key_file: str | os.PathLike[str] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-    ) -> "Larder":
+    @spawner(_SpawnArguments)
+    def spawn(cls, given: _SpawnArguments) -> Larder:
         """Starts ``larder`` and (unless ``initialize=False``) sends
         ``initialize`` and ``initialized``.
 
+        Takes the fields of :class:`~larder.SpawnOptions` as keywords
+        (``store``, ``memory``, ``binary``, ``app_version`` and ``args``
+        by position too; each is described there), and:
+
         Args:
-            store: the store (``--store``): a directory, or a PostgreSQL
-                database as a ``postgresql://USER@HOST:PORT/DB?OPTIONS`` (or
-                ``postgres://``) URL, given as a ``str``, which every sidecar
-                naming the same database and schema shares (what the URL
-                leaves out comes from libpq's ``PG*`` environment variables
-                and service file, as for ``psql``). ``memory=True`` keeps
-                everything in memory (``--memory``). With neither, the server
-                uses its default store (``$LARDER_STORE``, ``~/.cache/larder``).
-            pg_schema: the schema of a store on PostgreSQL (``--pg-schema``;
-                the sidecar's default is ``larder``). Sidecars share a store
-                when they name the same database and schema. Without a
-                ``postgresql://`` ``store`` the sidecar refuses to start:
-                :class:`~larder.SidecarExited` is raised, its message ending
-                with the server's reason.
-            pg_coherence: how a sidecar on PostgreSQL learns of other
-                sidecars' writes before answering from its memory tiers
-                (``--pg-coherence``; the sidecar's default is ``"strict"``):
-                ``"strict"`` reads the store's commit count at the start of
-                each burst of input (one round trip), so it is never stale
-                after another sidecar's acknowledged write; ``"notify"``
-                listens for PostgreSQL's notifications instead, with no round
-                trip before a memory hit, stale for at most a
-                notification's delay; ``"poll"`` reads the count at most
-                every 50 ms, for servers and proxies without notifications
-                (CockroachDB, YugabyteDB, PgBouncer in transaction mode).
-                Writes catch up first in every mode. ``initialize``'s result
-                tells the mode kept (``store.coherence``; ``"notify"`` falls
-                back to ``"poll"`` where the server cannot ``LISTEN``).
-                Without a ``postgresql://`` ``store``, or with a mode it does
-                not know, the sidecar refuses to start:
-                :class:`~larder.SidecarExited` is raised, its message ending
-                with the server's reason.
-            binary: the executable (see :func:`find_binary`).
-            app_version: sent as ``initialize``'s ``appVersion``.
-            args: more command-line arguments, e.g. ``["--enable-test-methods"]``.
-            events: ask for every cache event from the start
-                (``capabilities.events``); otherwise use ``cache.subscribe``.
-            on_migrate: the ``migrate.object`` handler (see :meth:`on_migrate`),
-                registered before ``initialize``, which then declares
-                ``capabilities.migrationCallbacks``.
-            migration_callbacks: declare ``capabilities.migrationCallbacks``
-                (``True``) or not (``False``); by default, declared exactly
-                when a handler is registered by the time ``initialize`` is sent
-                (``on_migrate=``).
-            fetch: declare ``capabilities.fetch``, so that the server asks
-                this client's fetchers on a miss of ``cache.getOrFetch``
-                (:meth:`~larder.cache.CacheMethods.get_or_fetch`).
-            fallback: declare ``capabilities.fallback`` (default: as ``fetch``).
-            client_info: ``initialize``'s ``clientInfo`` (default: this library).
             timeout: the client's default answer timeout in seconds.
-            env: the process environment (default: inherited).
-            encryption_key: the key of every encrypted cache (``cache.open(...,
-                encrypted=True)``): 32 bytes, or their base64 as a ``str``;
-                sent in ``initialize``, never stored by the server. A key of
-                another length raises :class:`ValueError` (another type,
-                :class:`TypeError`) before the process starts.
-            encryption_keys: keys of named caches, overriding
-                ``encryption_key``: ``{"secrets": key}``.
-            key_file: a file holding the key (its 32 bytes, or their base64),
-                passed as ``--key-file``. The server refuses to start when its
-                group or others may read the file (``chmod 600`` it): then
-                :class:`~larder.SidecarExited` is raised, its message ending
-                with the server's reason.
+            options: a :class:`~larder.SpawnOptions` whose fields stand for
+                the arguments not given.
         """
-        check_encryption(encryption_key, encryption_keys, initialize)
-        process = subprocess.Popen(
-            command_line(binary, store, memory, args, key_file, pg_schema, pg_coherence), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-        )
-        db = cls(process, timeout=timeout)
-        if on_migrate is not None:
-            db.on_migrate(on_migrate)
-        if initialize:
+        process = subprocess.Popen(given.command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=given.env)
+        db = cls(process, timeout=given.timeout)
+        if given.on_migrate is not None:
+            db.on_migrate(given.on_migrate)
+        if given.initialize:
             try:
-                db.initialize(client_info=client_info, app_version=app_version, events=events,
-                              migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback,
-                              encryption_key=encryption_key, encryption_keys=encryption_keys)
+                db.initialize(**given.initialize_keywords())
             except BaseException:
                 db.close()
                 raise
         return db
 
-    def initialize(
-        self,
-        *,
-        client_info: dict[str, Any] | None = None,
-        app_version: str | None = None,
-        store: str | os.PathLike[str] | None = None,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+    @initializer(initialize_params)
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         """Sends ``initialize`` (then the ``initialized`` notification) and
         returns its result: ``{"serverInfo": {"name", "version"},
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
@@ -353,16 +138,8 @@ class Larder:
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
         camelCase with their values as given; any other name is refused by
         the server with :class:`~larder.InvalidParams` naming it."""
-        if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
-                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = self.call("initialize", params)
-        self.init_result = result
-        self.migration_callbacks = declares_migration_callbacks(params)
-        declare_fetch(self.cache.fetchers, params)
+        self._initialized(params, result)
         self.notify("initialized", {})
         return result
 
@@ -372,8 +149,8 @@ class Larder:
         Returns its exit status. Safe to call more than once."""
         connection = self._connection
         already, self._closed = self._closed, True
-        connection.closing = True
-        if not already and connection.exit_info is None:
+        connection.session.closing = True
+        if not already and connection.session.exit_info is None:
             try:
                 self.call("shutdown", timeout=timeout)
                 self.notify("exit")
@@ -414,16 +191,11 @@ class Larder:
     @property
     def alive(self) -> bool:
         """True while the sidecar is running and its output is open."""
-        return self._connection.exit_info is None and self._proc.poll() is None
+        return self._connection.session.exit_info is None and self._proc.poll() is None
 
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last lines the sidecar wrote to stderr."""
-        return self._connection.stderr_tail
 
     # ------------------------------------------------------------------
     # Calling
@@ -524,17 +296,6 @@ class Larder:
     # ------------------------------------------------------------------
     # Server-to-client requests and notifications
 
-    def on_request(self, method: str, fn: Handler | None = None) -> Any:
-        """Answers the server's ``method`` requests with ``fn(params)``'s return
-        value; a :class:`~larder.LarderError` raised by ``fn`` is sent as the
-        error (any other exception as -32603). Runs on the callback thread.
-        ``fn=None`` makes it a decorator; ``fn`` replaces an earlier one.
-        Requests without a handler are answered with -32601."""
-        if fn is None:
-            return lambda f: self.on_request(method, f) or f
-        self._connection.request_handlers[method] = fn
-        return None
-
     def on_migrate(self, fn: Handler | None = None) -> Any:
         """Answers ``migrate.object``: the server asks it for each
         ``{"op": "callback"}`` migration step, when an object is read
@@ -561,35 +322,13 @@ class Larder:
         """
         if fn is None:
             return self.on_migrate
-        if self.init_result is not None and not self.migration_callbacks:
-            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
-                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
-                        "to Larder.spawn)")
+        self._check_migration_callbacks()
 
         def answer(params: Any) -> dict[str, Any]:
             return migrate_answer(fn(params))
 
         self.on_request("migrate.object", answer)
         return fn
-
-    def on_event(self, method: str, fn: Handler | None = None) -> Any:
-        """Calls ``fn(params)`` for each ``method`` notification from the
-        server (``"cache.evicted"``, ``"cache.removed"``, ``"cache.cleared"``; ``"$/progress"`` for
-        progress without a per-call callback). Returns a function that removes
-        the handler (or is a decorator when ``fn`` is ``None``)."""
-        if fn is None:
-            def decorate(f: Handler) -> Handler:
-                self.on_event(method, f)
-                return f
-
-            return decorate
-        handlers = self._connection.event_handlers
-        handlers[method] = [*handlers.get(method, ()), fn]
-
-        def remove() -> None:
-            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
-
-        return remove
 
     @property
     def timeout(self) -> float | None:

@@ -62,7 +62,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, Callable, TypeVar, cast
 
-from .cache import _params
+from ._params import camel_params
 from .methods import Call, Methods, method, pages
 from .results import (ApplyResult, DefineResult, DeleteResult, DiscardResult, EntityGetResult, EntityManyResult,
                       ModelsResult, QueryPage, StageResult)
@@ -173,16 +173,16 @@ class EntityMethods(Methods[K]):
             if entities is not None:
                 raise TypeError("give a model name and entities, or one definition mapping, not both")
             params = dict(model)
-            params.update(_params(casing=casing, date_format=date_format,
-                                  reserved_words=None if reserved_words is None else list(reserved_words),
-                                  encrypted=encrypted))
+            params.update(camel_params(casing=casing, date_format=date_format,
+                                       reserved_words=None if reserved_words is None else list(reserved_words),
+                                       encrypted=encrypted))
             return self._request("entity.define", params, None)
         if entities is None:
             raise TypeError("define() needs the model's entities")
         params = {"model": model, "entities": _records(entities)}
-        params.update(_params(casing=casing, date_format=date_format,
-                              reserved_words=None if reserved_words is None else list(reserved_words),
-                              encrypted=encrypted))
+        params.update(camel_params(casing=casing, date_format=date_format,
+                                   reserved_words=None if reserved_words is None else list(reserved_words),
+                                   encrypted=encrypted))
         return self._request("entity.define", params, None)
 
     @method
@@ -223,7 +223,7 @@ class EntityMethods(Methods[K]):
         default. A new record without every required attribute raises
         :class:`~larder.IncompleteRecord`.
         """
-        return self._request("entity.apply", _params(on_missing=on_missing), None)
+        return self._request("entity.apply", camel_params(on_missing=on_missing), None)
 
     @method
     def discard(self) -> Call[DiscardResult]:
@@ -237,7 +237,7 @@ class EntityMethods(Methods[K]):
         applies it at once (the staged batch is left alone). Same result and
         errors as :meth:`apply`."""
         params = {"entity": entity, "records": _records(records)}
-        params.update(_params(on_missing=on_missing))
+        params.update(camel_params(on_missing=on_missing))
         return self._request("entity.upsert", params, None)
 
     @method
@@ -260,14 +260,15 @@ class EntityMethods(Methods[K]):
         relationships are the destination's identifier and to-many ones the
         identifiers of the related records, unless ``include`` names them
         (``["albums", "members.musician"]``): those are nested records."""
-        return self._request("entity.get", _params(entity=entity, id=id, include=_paths(include)), None)
+        return self._request("entity.get", camel_params(entity=entity, id=id, include=_paths(include)), None)
 
     @method
     def get_many(self, entity: str, ids: Iterable[Any], *,
                  include: str | Iterable[str] | None = None) -> Call[EntityManyResult]:
         """``entity.getMany``: ``{"records": [...], "missing": [ids]}``, the
         records found in the order asked and the identifiers without one."""
-        return self._request("entity.getMany", _params(entity=entity, ids=_ids(ids), include=_paths(include)), None)
+        params = camel_params(entity=entity, ids=_ids(ids), include=_paths(include))
+        return self._request("entity.getMany", params, None)
 
     @method
     def query(
@@ -289,8 +290,8 @@ class EntityMethods(Methods[K]):
         ``{"records": [...], "nextOffset"?}``; ``nextOffset`` is present when
         more records follow. See :meth:`iter_query` to go through them all.
         """
-        params = _params(entity=entity, where=_where(where), order_by=_order(order_by), limit=limit, offset=offset,
-                         include=_paths(include))
+        params = camel_params(entity=entity, where=_where(where), order_by=_order(order_by), limit=limit,
+                              offset=offset, include=_paths(include))
         return self._request("entity.query", params, None)
 
     @pages
@@ -379,4 +380,4 @@ class EntityMethods(Methods[K]):
     def count(self, entity: str, *, where: Mapping[str, Any] | None = None) -> Call[int]:
         """``entity.count``: how many records match ``where`` (all of them
         without), as an ``int``."""
-        return self._request("entity.count", _params(entity=entity, where=_where(where)), _count)
+        return self._request("entity.count", camel_params(entity=entity, where=_where(where)), _count)

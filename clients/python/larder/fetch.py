@@ -29,9 +29,13 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, Awaitable, Callable, Union
 
+from ._params import BytesLike, Sentinel, encode_data
 from .errors import LarderError, error_from_json
 
-__all__ = ["NOT_FOUND", "Fallback", "Fetched", "Fetcher", "Fetchers", "fetch_answer"]
+__all__ = ["FETCH_METHODS", "NOT_FOUND", "Fallback", "Fetched", "Fetcher", "Fetchers", "fetch_answer"]
+
+#: The server's requests that answer ``cache.getOrFetch``'s misses.
+FETCH_METHODS = ("cache.fetch", "cache.fallback")
 
 #: ``fetcher(key)``: a plain function, or (on the asyncio client) a coroutine function.
 Fetcher = Callable[[str], Union[Any, Awaitable[Any]]]
@@ -41,16 +45,8 @@ Slot = tuple[str, str, str]
 Pair = tuple["Fetcher | None", "Fallback | None"]
 
 
-class _NotFound:
-    def __repr__(self) -> str:
-        return "NOT_FOUND"
-
-    def __bool__(self) -> bool:
-        return False
-
-
 #: What a fetcher returns when there is nothing under the key.
-NOT_FOUND: Any = _NotFound()
+NOT_FOUND: Any = Sentinel("NOT_FOUND")
 
 
 class Fetched:
@@ -72,8 +68,6 @@ class Fetched:
         return f"Fetched({what}, ttl={self.ttl!r})"
 
     def to_json(self) -> dict[str, Any]:
-        from .cache import encode_data
-
         if self.data is not None:
             out: dict[str, Any] = {"data": encode_data(self.data)}
         elif self.value is NOT_FOUND:
@@ -91,7 +85,7 @@ def fetch_answer(result: Any) -> dict[str, Any]:
         return result.to_json()
     if result is None or result is NOT_FOUND:
         return {"found": False}
-    if isinstance(result, (bytes, bytearray, memoryview)):
+    if isinstance(result, BytesLike):
         return Fetched(data=result).to_json()
     return {"value": result}
 

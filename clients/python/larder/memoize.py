@@ -8,6 +8,7 @@ import functools
 import json
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
+from ._params import ABSENT, BytesLike
 from .fetch import Fetched
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -18,13 +19,6 @@ __all__ = ["memoize", "memoize_async"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
-
-
-class _Absent:
-    """A default no stored value can be."""
-
-
-_ABSENT: Any = _Absent()
 
 
 def _key_function(fn: Callable[..., Any], name: str | None, typed: bool) -> Callable[..., str]:
@@ -47,14 +41,14 @@ def _key_function(fn: Callable[..., Any], name: str | None, typed: bool) -> Call
 
 def _stored(value: Any) -> dict[str, Any]:
     """How a result is stored: bytes as data, anything else as a JSON value."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, BytesLike):
         return {"data": value}
     return {"value": value}
 
 
 def _fetched(value: Any, ttl: float | None) -> Fetched:
     """A result as a fetcher's answer: stored like :func:`_stored` (``None`` as a JSON null)."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, BytesLike):
         return Fetched(data=value, ttl=ttl)
     return Fetched(value, ttl=ttl)
 
@@ -75,8 +69,8 @@ def memoize(methods: CacheMethods[Sync], cache: str | None, *, ttl: float | None
                     return _fetched(fn(*args, **kwargs), ttl)
 
                 return methods.get_or_fetch(key, fetch, cache=cache, group=group)
-            value = methods.get(key, _ABSENT, cache=cache, group=group)
-            if value is not _ABSENT:
+            value = methods.get(key, ABSENT, cache=cache, group=group)
+            if value is not ABSENT:
                 return value
             value = fn(*args, **kwargs)
             methods.set(key, **_stored(value), ttl=ttl, cache=cache, group=group)
@@ -105,8 +99,8 @@ def memoize_async(methods: CacheMethods[Async], cache: str | None, *, ttl: float
                     return _fetched(await fn(*args, **kwargs), ttl)
 
                 return await methods.get_or_fetch(key, fetch, cache=cache, group=group)
-            value = await methods.get(key, _ABSENT, cache=cache, group=group)
-            if value is not _ABSENT:
+            value = await methods.get(key, ABSENT, cache=cache, group=group)
+            if value is not ABSENT:
                 return value
             value = await fn(*args, **kwargs)
             await methods.set(key, **_stored(value), ttl=ttl, cache=cache, group=group)

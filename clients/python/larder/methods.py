@@ -23,10 +23,12 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
+from ._params import camel, camel_keys
+
 if TYPE_CHECKING:  # pragma: no cover
     from .connection import Reply
 
-__all__ = ["Async", "AsyncPiped", "Call", "Methods", "Piped", "Sync", "method", "pages"]
+__all__ = ["Async", "AsyncPiped", "Call", "Methods", "Namespace", "Piped", "Sync", "method", "pages"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -100,6 +102,35 @@ class Pages(Generic[P, R]):
 
     def __get__(self, obj: Any, owner: Any) -> Any:  # pragma: no cover - never runs (see pages)
         raise NotImplementedError
+
+
+class Namespace:
+    """Generic access to a method namespace, for methods without a dedicated
+    wrapper: ``db.namespace("debug").advance_clock(seconds=5)`` calls
+    ``debug.advanceClock {"seconds": 5}``. Keyword names are turned camelCase
+    (``None`` ones left out); their values are sent as given, nested keys
+    unchanged. Returns results (on a client) or futures (on a pipeline).
+
+    Names are not checked here: the server refuses an unknown method with
+    :class:`~larder.MethodNotFound` and an unknown parameter with
+    :class:`~larder.InvalidParams`, both naming the name most likely meant
+    (``e.suggestion``)."""
+
+    def __init__(self, request: Callable[..., Any], name: str) -> None:
+        self._request = request
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Callable[..., Any]:
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        method = f"{self._name}.{camel(attr)}"
+
+        def invoke(**params: Any) -> Any:
+            return self._request(method, camel_keys(params), None)
+
+        invoke.__name__ = attr
+        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
+        return invoke
 
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, TypeVar
 
-from .cache import MISSING, _params
+from ._params import MISSING, camel_params
 from .methods import Call, Methods, method
 from .results import (CopyResult, DescribeResult, EqualsResult, ExtendResult, HashResult, MigrationCounts,
                       ObjectRead, PutResult, RegisterResult, SchemaListResult, SchemaRemoveResult, SchemaResult)
@@ -105,7 +105,7 @@ def _subject(key: Any, type_name: str | None, value: Any, values: Iterable[Any] 
         raise TypeError("give key, or type and value (or values), not both")
     if "key" not in params and ("type" not in params or not inline):
         raise TypeError("give key (a stored object), or type and value (an object not stored) or values (an array)")
-    params.update(_params(cache=cache, group=group))
+    params.update(camel_params(cache=cache, group=group))
     return params
 
 
@@ -154,7 +154,7 @@ class SchemaMethods(Methods[K]):
         "parent"?, "extensions"?, "migrations"?}, "versions": [oldest, ...,
         newest]}`` for the newest version, or for ``version``.
         :class:`~larder.SchemaNotFound` for an unknown type."""
-        return self._request("schema.get", _params(type=type, version=version), None)
+        return self._request("schema.get", camel_params(type=type, version=version), None)
 
     @method
     def list(self) -> Call[SchemaListResult]:
@@ -216,7 +216,7 @@ class ObjectMethods(Methods[K]):
         e.g. ``value.barObject.date`` or ``values[2].date``) for a value that
         does not fit, and :class:`~larder.SchemaNotFound` for an unknown type.
         """
-        params = _params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version)
+        params = camel_params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version)
         listed = _values(values)
         if value is not MISSING and listed is not None:
             raise TypeError("give value or values, not both")
@@ -249,7 +249,7 @@ class ObjectMethods(Methods[K]):
         migration leads to the newest version, :class:`~larder.MigrationFailed`
         when one fails (the stored object is left as it was).
         """
-        return self._request("object.get", _params(key=key, type=type, cache=cache, group=group), None)
+        return self._request("object.get", camel_params(key=key, type=type, cache=cache, group=group), None)
 
     @method
     def describe(
@@ -282,7 +282,7 @@ class ObjectMethods(Methods[K]):
         An array is never equal to a single object. A missing key raises
         :class:`~larder.RequestFailed`.
         """
-        params = _params(cache=cache, group=group)
+        params = camel_params(cache=cache, group=group)
         params["a"] = _operand(a, "a")
         params["b"] = _operand(b, "b")
         return self._request("object.equals", params, None)
@@ -321,7 +321,7 @@ class ObjectMethods(Methods[K]):
         "type", "version"}`` (with ``"form": "array"`` and ``"count"`` for an
         array of objects); :class:`~larder.RequestFailed` when there is no
         object under ``key``."""
-        params = _params(key=key, to_key=to_key, to_cache=to_cache, to_group=to_group, cache=cache, group=group)
+        params = camel_params(key=key, to_key=to_key, to_cache=to_cache, to_group=to_group, cache=cache, group=group)
         return self._request("object.copy", params, None)
 
 
@@ -360,6 +360,6 @@ class MigrateMethods(Methods[K]):
         batches (:class:`~larder.RequestCancelled` with the counts as
         ``data``).
         """
-        params = _params(type=type, cache=cache, dry_run=dry_run, batch_size=batch_size, on_failure=on_failure,
-                         work_done_token=work_done_token)
+        params = camel_params(type=type, cache=cache, dry_run=dry_run, batch_size=batch_size,
+                              on_failure=on_failure, work_done_token=work_done_token)
         return self._request("migrate.run", params, None, progress)

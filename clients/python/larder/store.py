@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeVar
 
-from .cache import _params
+from ._params import camel_params
 from .methods import Call, Methods, method
 from .results import StoreClearResult
 
@@ -39,4 +39,4 @@ class StoreMethods(Methods[K]):
         one member per cache that lost entries; subscribers get one
         ``cache.cleared`` for each (with ``kind`` when only one kind went).
         """
-        return self._request("store.clear", _params(kind=kind, include_stores=include_stores), None)
+        return self._request("store.clear", camel_params(kind=kind, include_stores=include_stores), None)

@@ -343,6 +343,22 @@ def test_cache_view(binary):
     run(binary, body)
 
 
+def test_cache_view_entries_and_lifetimes(binary):
+    async def body(db: AsyncLarder) -> None:
+        view = db.cache_view("short", group="g", ttl=5)
+        assert repr(view) == "AsyncCacheView(cache='short', group='g')"
+        await view.set("k", 1)
+        await view.set("forever", b"\x00", ttl=0)
+        assert (await view.entry("forever"))["data"] == b"\x00"
+        assert await view.get_many(["k", "forever", "none"]) == {"k": 1, "forever": b"\x00"}
+        await db.namespace("debug").advance_clock(seconds=6)
+        assert not await view.contains("k") and await view.get("k", "gone") == "gone"
+        assert await view.touch("forever") is True and await view.touch("none") is False
+        assert await view.remove("forever") is True and await view.remove("forever") is False
+
+    run(binary, body)
+
+
 # -- memoize and entities --------------------------------------------------------
 
 def test_memoize_an_async_function(binary):

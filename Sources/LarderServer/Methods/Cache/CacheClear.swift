@@ -27,7 +27,6 @@ enum CacheClear: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.existingCache(p.cache)
         let removed = try r.server.core { () throws(StoreError) in try cache.clear(group: p.group, tier: p.tier) }
-        r.server.flights.noteCleared(cache: p.cache)
         return .afterCommit(Result(removed: removed))
     }
 

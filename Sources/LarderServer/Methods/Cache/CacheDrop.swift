@@ -20,7 +20,6 @@ enum CacheDrop: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         try r.server.core { () throws(StoreError) in try r.server.store.drop(p.cache) }
-        r.server.flights.noteCleared(cache: p.cache)
         return .afterCommit(Result())
     }
 

@@ -66,33 +66,46 @@ enum CacheGet: MethodDefinition {
     /// output: a get is the hottest path, and building a tree only to walk it
     /// again would cost more than the lookup.
     static func write(_ found: Cache.Lookup, into w: inout JSONWriter) {
-        let entry = found.entry
         w.writeASCII("{\"found\":true,")
-        switch entry.kind {
+        writeValue(kind: found.entry.kind, bytes: found.entry.bytes, into: &w)
+        writeState(found, into: &w)
+    }
+
+    /// An entry's value as `cache.get` shows it — `"value":…` (an object's
+    /// plain value, with its `type` and `version`) or `"data":"…"` — which
+    /// events with values (`cache.evicted`, `cache.removed`) and fetched
+    /// values show alike.
+    @inline(__always)
+    static func writeValue(kind: Entry.Kind, bytes: [UInt8], into w: inout JSONWriter) {
+        switch kind {
         case .json:
             w.writeASCII("\"value\":")
             // Through the buffer, whose append is inlined: `writeRaw(_: [UInt8])` stays a call
             // here, and a memory hit cost about 20 instructions more with it (callgrind).
-            entry.bytes.withUnsafeBufferPointer { w.writeRaw($0) }
+            bytes.withUnsafeBufferPointer { w.writeRaw($0) }
         case .data:
             w.writeASCII("\"data\":\"")
-            entry.bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
+            bytes.withUnsafeBufferPointer { Base64.encode($0, into: &w) }
             w.writeASCII("\"")
         case .object:
-            // An object read as a plain entry: its value as stored, not migrated
-            // (an array of objects: the array of their values).
-            let stored = (try? JSONParser.parse(entry.bytes)).flatMap(ObjectContent.init)
-            w.writeASCII("\"value\":")
-            w.write(stored?.plainValue ?? .null)
-            if let stored {
-                w.writeASCII(",\"type\":")
-                w.writeString(stored.type)
-                w.writeASCII(",\"version\":")
-                w.writeString(stored.version.text)
-                if stored.isArray { w.writeASCII(",\"form\":\"array\"") }
-            }
+            writeObject(bytes, into: &w)
         }
-        writeState(found, into: &w)
+    }
+
+    /// An object read as a plain entry: its value as stored, not migrated
+    /// (an array of objects: the array of their values).
+    @inline(never)
+    private static func writeObject(_ bytes: [UInt8], into w: inout JSONWriter) {
+        let stored = (try? JSONParser.parse(bytes)).flatMap(ObjectContent.init)
+        w.writeASCII("\"value\":")
+        w.write(stored?.plainValue ?? .null)
+        if let stored {
+            w.writeASCII(",\"type\":")
+            w.writeString(stored.type)
+            w.writeASCII(",\"version\":")
+            w.writeString(stored.version.text)
+            if stored.isArray { w.writeASCII(",\"form\":\"array\"") }
+        }
     }
 
     /// Whether a found entry has expired, when it was stored and will

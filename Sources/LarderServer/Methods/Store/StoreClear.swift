@@ -40,10 +40,6 @@ enum StoreClear: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
         let removed = try server.core { () throws(StoreError) in try server.store.clear(p.entries, includingStores: p.includeStores) }
-        // Fetched values are plain entries: a fetch under way for a cleared cache must not store its stale answer.
-        if p.entries != .objects {
-            for c in removed { server.flights.noteCleared(cache: c.cache) }
-        }
         return .afterCommit(Result(caches: removed.filter { $0.removed > 0 }))
     }
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
-from typing import Any, Awaitable, Callable, Generator, Mapping, Sequence, TypeVar
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, Awaitable, Callable, Generator, TypeVar
 
-from ..binary import PgCoherence, command_line
-from ..cache import CacheMethods, camel, camel_keys
-from ..client import FETCH_METHODS, check_encryption, declare_fetch, declares_migration_callbacks, initialize_params
-from ..encryption import Key
+from .._client import Client, initializer
+from .._spawn import SpawnOptions, initialize_params, spawner
+from ..cache import CacheMethods
+from ..fetch import FETCH_METHODS
 from ..entities import EntityMethods
 from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
-from ..methods import Async, AsyncPiped
+from ..methods import Async, AsyncPiped, Namespace
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from ..store import StoreMethods
 from .connection import AsyncConnection
@@ -29,25 +29,17 @@ A = TypeVar("A", bound=Callable[..., Awaitable[Any]])
 Handler = Callable[[Any], Any]
 
 
-class AsyncNamespace:
+class AsyncNamespace(Namespace):
     """:class:`larder.Namespace` for asyncio: ``await
     db.namespace("debug").advance_clock(seconds=5)``."""
 
-    def __init__(self, request: Callable[..., Any], name: str) -> None:
-        self._request = request
-        self._name = name
 
-    def __getattr__(self, attr: str) -> Callable[..., Any]:
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        method = f"{self._name}.{camel(attr)}"
+@dataclass(frozen=True, repr=False)
+class _SpawnArguments(SpawnOptions):
+    """:meth:`AsyncLarder.spawn`'s arguments: the options, and ``options=``."""
 
-        def invoke(**params: Any) -> Any:
-            return self._request(method, camel_keys(params), None)
-
-        invoke.__name__ = attr
-        invoke.__doc__ = f"Calls ``{method}`` with the keywords as camelCase params (values as given)."
-        return invoke
+    _: KW_ONLY
+    options: SpawnOptions | None = None
 
 
 class Spawn:
@@ -71,7 +63,7 @@ class Spawn:
             await self._db.close()
 
 
-class AsyncLarder:
+class AsyncLarder(Client[Async]):
     """A connection to one ``larder`` sidecar, for asyncio::
 
         async with AsyncLarder.spawn(memory=True) as db:
@@ -95,75 +87,37 @@ class AsyncLarder:
         :meth:`spawn` instead unless you start the process yourself."""
         self._connection = AsyncConnection(process)
         self._proc = process
-        self.init_result: dict[str, Any] | None = None
-        self.migration_callbacks = False
-        self._closed = False
-        request = self._connection.request
-        self.cache: CacheMethods[Async] = CacheMethods(request, asynchronous=True)
-        self.schema: SchemaMethods[Async] = SchemaMethods(request)
-        self.object: ObjectMethods[Async] = ObjectMethods(request)
-        self.migrate: MigrateMethods[Async] = MigrateMethods(request)
-        self.entity: EntityMethods[Async] = EntityMethods(request, asynchronous=True)
-        self.store: StoreMethods[Async] = StoreMethods(request)
+        super().__init__(self._connection.session, self._connection.request, asynchronous=True)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
-            self._connection.request_handlers[name] = functools.partial(fetchers.answer_async, name)
+            self._connection.session.request_handlers[name] = functools.partial(fetchers.answer_async, name)
 
     # ------------------------------------------------------------------
     # Starting and stopping
 
     @classmethod
-    def spawn(
-        cls,
-        store: str | os.PathLike[str] | None = None,
-        memory: bool = False,
-        binary: str | os.PathLike[str] | None = None,
-        app_version: str | None = None,
-        args: Sequence[str] = (),
-        *,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        on_migrate: Handler | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        client_info: dict[str, Any] | None = None,
-        initialize: bool = True,
-        env: dict[str, str] | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        key_file: str | os.PathLike[str] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-    ) -> Spawn:
+    @spawner(_SpawnArguments)
+    def spawn(cls, given: _SpawnArguments) -> Spawn:
         """Starts ``larder`` with :func:`asyncio.create_subprocess_exec` and
         (unless ``initialize=False``) sends ``initialize`` and
-        ``initialized``. The arguments are :meth:`larder.Larder.spawn`'s
-        (the binary is found the same way); ``on_migrate`` may be a
-        coroutine function. ``fetch=True`` declares ``capabilities.fetch``
-        (and ``fallback``, unless ``fallback=False``) for
-        ``db.cache.get_or_fetch``. ``encryption_key``, ``encryption_keys``
-        and ``key_file`` give the keys of encrypted caches; a key that is not
-        32 bytes raises here, before anything starts. ``store`` is a
-        directory or a ``postgresql://`` URL, ``pg_schema`` the schema of a
-        store on PostgreSQL (``--pg-schema``) and ``pg_coherence`` how it
-        learns of other sidecars' writes (``--pg-coherence``: ``"strict"``,
-        ``"notify"`` or ``"poll"``). ``await`` the result, or use it with
-        ``async with``."""
-        check_encryption(encryption_key, encryption_keys, initialize)
-        command = command_line(binary, store, memory, args, key_file, pg_schema, pg_coherence)
+        ``initialized``. Takes the fields of :class:`~larder.SpawnOptions`
+        as keywords, as :meth:`larder.Larder.spawn` does, and ``options=``
+        (there is no ``timeout``: cancel a call instead); ``on_migrate``, a
+        fetcher and a fallback may be coroutine functions. A key that is not
+        32 bytes raises here, before anything starts. ``await`` the result,
+        or use it with ``async with``."""
+        command = given.command()
 
         async def start() -> AsyncLarder:
             process = await asyncio.create_subprocess_exec(
                 *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE, env=env)
+                stderr=asyncio.subprocess.PIPE, env=given.env)
             db = cls(process)
-            if on_migrate is not None:
-                db.on_migrate(on_migrate)
-            if initialize:
+            if given.on_migrate is not None:
+                db.on_migrate(given.on_migrate)
+            if given.initialize:
                 try:
-                    await db.initialize(client_info=client_info, app_version=app_version, events=events,
-                                        migration_callbacks=migration_callbacks, fetch=fetch, fallback=fallback,
-                                        encryption_key=encryption_key, encryption_keys=encryption_keys)
+                    await db.initialize(**given.initialize_keywords())
                 except BaseException:
                     await db.close()
                     raise
@@ -171,34 +125,12 @@ class AsyncLarder:
 
         return Spawn(start)
 
-    async def initialize(
-        self,
-        *,
-        client_info: dict[str, Any] | None = None,
-        app_version: str | None = None,
-        store: str | os.PathLike[str] | None = None,
-        events: bool = False,
-        migration_callbacks: bool | None = None,
-        fetch: bool = False,
-        fallback: bool | None = None,
-        encryption_key: Key | None = None,
-        encryption_keys: Mapping[str, Key] | None = None,
-        pg_schema: str | None = None,
-        pg_coherence: PgCoherence | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+    @initializer(initialize_params)
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         """Sends ``initialize``, then ``initialized``; see
         :meth:`larder.Larder.initialize`."""
-        if migration_callbacks is None:
-            migration_callbacks = "migrate.object" in self._connection.request_handlers
-        params = initialize_params(client_info, app_version, store, events, migration_callbacks, extra,
-                                   fetch=fetch, fallback=fallback, encryption_key=encryption_key,
-                                   encryption_keys=encryption_keys, pg_schema=pg_schema,
-                                   pg_coherence=pg_coherence)
         result: dict[str, Any] = await self.call("initialize", params)
-        self.init_result = result
-        self.migration_callbacks = declares_migration_callbacks(params)
-        declare_fetch(self.cache.fetchers, params)
+        self._initialized(params, result)
         await self.notify("initialized", {})
         return result
 
@@ -208,8 +140,8 @@ class AsyncLarder:
         Returns its exit status. Safe to call more than once."""
         connection = self._connection
         already, self._closed = self._closed, True
-        connection.closing = True
-        if not already and connection.exit_info is None:
+        connection.session.closing = True
+        if not already and connection.session.exit_info is None:
             try:
                 await asyncio.wait_for(self.call("shutdown"), timeout)
                 await self.notify("exit")
@@ -250,16 +182,11 @@ class AsyncLarder:
     @property
     def alive(self) -> bool:
         """True while the sidecar is running and its output is open."""
-        return self._connection.exit_info is None and self._proc.returncode is None
+        return self._connection.session.exit_info is None and self._proc.returncode is None
 
     @property
     def returncode(self) -> int | None:
         return self._proc.returncode
-
-    @property
-    def stderr_tail(self) -> str:
-        """The last lines the sidecar wrote to stderr."""
-        return self._connection.stderr_tail
 
     # ------------------------------------------------------------------
     # Calling
@@ -321,15 +248,6 @@ class AsyncLarder:
     # ------------------------------------------------------------------
     # Server-to-client requests and notifications
 
-    def on_request(self, method: str, fn: Handler | None = None) -> Any:
-        """Answers the server's ``method`` requests with what ``fn(params)``
-        returns (awaited when it is awaitable); see
-        :meth:`larder.Larder.on_request`."""
-        if fn is None:
-            return lambda f: self.on_request(method, f) or f
-        self._connection.request_handlers[method] = fn
-        return None
-
     def on_migrate(self, fn: Handler | None = None) -> Any:
         """Answers ``migrate.object`` with ``fn(params)`` — a function or a
         coroutine function returning the new value or :data:`larder.DROP`;
@@ -338,10 +256,7 @@ class AsyncLarder:
         ``on_migrate=`` to :meth:`spawn`."""
         if fn is None:
             return self.on_migrate
-        if self.init_result is not None and not self.migration_callbacks:
-            log.warning("on_migrate: this client did not declare capabilities.migrationCallbacks in initialize, "
-                        "so the server will not call the handler (pass on_migrate= or migration_callbacks=True "
-                        "to AsyncLarder.spawn)")
+        self._check_migration_callbacks()
         handler = fn
 
         async def answer(params: Any) -> dict[str, Any]:
@@ -352,24 +267,6 @@ class AsyncLarder:
 
         self.on_request("migrate.object", answer)
         return fn
-
-    def on_event(self, method: str, fn: Handler | None = None) -> Any:
-        """Calls ``fn(params)`` (awaited when it is awaitable) for each
-        ``method`` notification; returns a function that removes it. See
-        :meth:`larder.Larder.on_event`."""
-        if fn is None:
-            def decorate(f: Handler) -> Handler:
-                self.on_event(method, f)
-                return f
-
-            return decorate
-        handlers = self._connection.event_handlers
-        handlers[method] = [*handlers.get(method, ()), fn]
-
-        def remove() -> None:
-            handlers[method] = [h for h in handlers.get(method, ()) if h is not fn]
-
-        return remove
 
 
 class AsyncPipeline:

@@ -1,4 +1,5 @@
-"""The pipes to one ``larder`` process, for asyncio.
+"""The pipes to one ``larder`` process, for asyncio: the transport under the
+same :class:`~larder._session.Session` as the threaded one.
 
 One reader task reads the sidecar's output, cuts it into lines
 (:class:`~larder.wire.Lines`), and settles each answer's future, found by
@@ -19,22 +20,21 @@ carrying the exit status and the tail of stderr.
 from __future__ import annotations
 
 import asyncio
-import collections
 import inspect
 import logging
 from typing import Any, Callable
 
-from ..errors import LarderError, MethodNotFound, SidecarExited
-from ..wire import Lines, Message, decode_lines, encode_notification, encode_request, encode_response, result_of
+from .._session import Handler, Session, hashable
+from .._steps import run_async
+from ..errors import SidecarExited
+from ..wire import Lines, Message, decode_lines, encode_notification, result_of
 
 __all__ = ["AsyncConnection"]
 
 log = logging.getLogger("larder")
 
-Handler = Callable[[Any], Any]
 Shape = Callable[[Any], Any] | None
 
-_STDERR_TAIL_LINES = 200
 _READ_SIZE = 1 << 18
 
 
@@ -46,18 +46,11 @@ class AsyncConnection:
             raise ValueError("the process needs pipes for stdin, stdout and stderr")
         self.process = process
         self._stdin = process.stdin
-        self._next_id = 1
+        #: The JSON-RPC state: ids, progress, handlers, how the sidecar ended.
+        self.session = Session(self._serve, self._server_cancelled, self._queue)
         #: Each request waiting for its answer: id → (future, shape).
         self._pending: dict[int, tuple[asyncio.Future[Any], Shape]] = {}
-        self._progress: dict[Any, Handler] = {}
-        #: Requests whose callers stopped waiting: their answers are dropped.
-        self._abandoned: set[int] = set()
-        self.request_handlers: dict[str, Handler] = {}
-        self.event_handlers: dict[str, list[Handler]] = {}
-        self.exit_info: tuple[int | None, str, str | None] | None = None
-        self.closing = False
         self._input_closed = False
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=_STDERR_TAIL_LINES)
         #: The task answering each server-to-client request, by its id.
         self._answering: dict[Any, asyncio.Task[None]] = {}
         self._callbacks: asyncio.Queue[tuple[Callable[..., Any], tuple[Any, ...]] | None] = asyncio.Queue()
@@ -68,7 +61,7 @@ class AsyncConnection:
 
     @property
     def stderr_tail(self) -> str:
-        return "".join(self._stderr_tail)
+        return self.session.stderr_tail
 
     # ------------------------------------------------------------------
     # Requests
@@ -76,13 +69,16 @@ class AsyncConnection:
     async def request(self, method: str, params: Any, shape: Shape = None, progress: Handler | None = None) -> Any:
         """Sends one request and returns its result (shaped), or raises its
         error. Cancelling the awaiting task sends ``$/cancelRequest``."""
-        [(rid, future, token)] = self.start([(method, params, shape, progress)])
+        self._check_open()
+        rid, token, line = self.session.request(method, params, progress)
+        future = self._expect(rid, shape)
+        self._write(line)
         try:
             await self.drain()
             result = await future
         except asyncio.CancelledError:
             if self._pending.pop(rid, None) is not None:
-                self._abandoned.add(rid)
+                self.session.abandoned.add(rid)
                 self._cancel_quietly(rid)
             raise
         finally:
@@ -98,38 +94,23 @@ class AsyncConnection:
         ``(method, params, shape, progress)``, without waiting for room in
         the pipe (see :meth:`drain`). Returns each request's id, the future
         of its shaped result, and its progress token (or ``None``)."""
-        if self.exit_info is not None:
-            raise SidecarExited(*self.exit_info)
+        self._check_open()
+        first, tokens, payload = self.session.requests([(m, p, progress) for m, p, _, progress in calls], batch)
+        sent = [(rid, self._expect(rid, call[2]), token) for (rid, call), token in zip(enumerate(calls, first), tokens)]
+        self._write(payload)
+        return sent
+
+    def _check_open(self) -> None:
+        if self.session.exit_info is not None:
+            raise SidecarExited(*self.session.exit_info)
         if self._input_closed:
             raise SidecarExited(self.process.returncode, self.stderr_tail, "the larder client was closed")
-        loop = asyncio.get_running_loop()
-        first = self._next_id
-        sent: list[tuple[int, asyncio.Future[Any], Any]] = []
-        lines: list[str] = []
-        tokens: list[Any] = []
-        try:
-            for rid, (method, params, shape, progress) in enumerate(calls, first):
-                token = None
-                if progress is not None:
-                    params = dict(params or {})
-                    token = params.setdefault("workDoneToken", f"python-{rid}")
-                    self._progress[token] = progress
-                    tokens.append(token)
-                lines.append(encode_request(rid, method, params))
-                sent.append((rid, loop.create_future(), token))
-        except (TypeError, ValueError) as e:
-            for token in tokens:
-                self._progress.pop(token, None)
-            raise TypeError(f"parameters are not JSON: {e}") from e
-        if batch:
-            payload = "[" + ",".join(line[:-1] for line in lines) + "]\n"
-        else:
-            payload = "".join(lines)
-        self._next_id = first + len(calls)
-        for (rid, future, _), call in zip(sent, calls):
-            self._pending[rid] = (future, call[2])
-        self._write(payload.encode("utf-8"))
-        return sent
+
+    def _expect(self, rid: int, shape: Shape) -> asyncio.Future[Any]:
+        """The future that the answer to ``rid`` settles."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = (future, shape)
+        return future
 
     def _write(self, data: bytes) -> None:
         """Writes ``data`` unless the sidecar's input has closed: then it has
@@ -139,7 +120,7 @@ class AsyncConnection:
 
     def forget_progress(self, token: Any) -> None:
         """Stops routing ``$/progress`` for ``token`` (its request is answered)."""
-        self._progress.pop(token, None)
+        self.session.forget_progress(token)
 
     async def drain(self) -> None:
         """Waits while the sidecar's input pipe is full. A pipe that closed
@@ -152,14 +133,14 @@ class AsyncConnection:
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification."""
-        if self.exit_info is not None:
-            raise SidecarExited(*self.exit_info)
+        if self.session.exit_info is not None:
+            raise SidecarExited(*self.session.exit_info)
         self._write(encode_notification(method, params))
         await self.drain()
 
     def _cancel_quietly(self, rid: int) -> None:
         """Asks the server to cancel ``rid``, whose answer nobody waits for now."""
-        if self.exit_info is None:
+        if self.session.exit_info is None:
             self._write(encode_notification("$/cancelRequest", {"id": rid}))
 
     # ------------------------------------------------------------------
@@ -188,58 +169,38 @@ class AsyncConnection:
         await self._output_ended()
 
     def _file(self, messages: list[Any]) -> None:
-        """Settles answers' futures; queues callbacks for the rest."""
-        pending = self._pending
-        for m in messages:
-            if type(m) is not dict:
-                log.warning("larder sent a message that is not an object: %r", m)
-            elif "method" in m:
-                self._incoming(m)
-            else:
-                rid = m.get("id")
-                waiting = pending.pop(rid, None) if type(rid) is int else None
-                if waiting is None:
-                    if type(rid) is int and rid in self._abandoned:
-                        self._abandoned.discard(rid)
-                    elif "error" in m:
-                        log.warning("larder answered an error to no known request: %s", m.get("error"))
-                    else:
-                        log.warning("larder answered an unknown request id %r", rid)
-                    continue
-                future, shape = waiting
-                if future.done():
-                    continue
-                try:
-                    future.set_result(result_of(m, shape))
-                except Exception as e:  # the request's error, or a malformed answer
-                    future.set_exception(e)
+        """Settles answers' futures; the session hands the rest to the hooks."""
+        self.session.file(messages, self._settle)
 
-    def _incoming(self, message: Message) -> None:
-        method = message["method"]
-        params = message.get("params")
-        if not isinstance(method, str):
-            log.warning("larder sent a message with a method that is not a string: %r", message)
-        elif "id" in message:
-            rid = message["id"]
-            task = asyncio.create_task(self._answer_request(rid, method, params), name=f"larder-answer-{rid}")
-            if _hashable(rid):
-                self._answering[rid] = task
-                task.add_done_callback(lambda _: self._answering.pop(rid, None))
-        elif method == "$/cancelRequest" and isinstance(params, dict) and _hashable(params.get("id")):
-            # The server stopped waiting for one of its requests: stop answering it.
-            answering = self._answering.get(params["id"])
-            if answering is not None:
-                answering.cancel()
-        elif method == "$/progress" and isinstance(params, dict) and _hashable(params.get("token")) \
-                and params.get("token") in self._progress:
-            self._callbacks.put_nowait((self._progress[params["token"]], (params.get("value"),)))
-        else:
-            handlers = self.event_handlers.get(method)
-            if not handlers:
-                log.debug("unhandled notification %s", method)
-                return
-            for fn in list(handlers):
-                self._callbacks.put_nowait((fn, (params,)))
+    def _settle(self, rid: int, message: Message) -> bool:
+        """Settles the future waiting for ``rid``; ``False`` when none does."""
+        waiting = self._pending.pop(rid, None)
+        if waiting is None:
+            return False
+        future, shape = waiting
+        if not future.done():
+            try:
+                future.set_result(result_of(message, shape))
+            except Exception as e:  # the request's error, or a malformed answer
+                future.set_exception(e)
+        return True
+
+    def _serve(self, rid: Any, method: str, params: Any) -> None:
+        """A server request: answered on a task of its own."""
+        task = asyncio.create_task(self._answer_request(rid, method, params), name=f"larder-answer-{rid}")
+        if hashable(rid):
+            self._answering[rid] = task
+            task.add_done_callback(lambda _: self._answering.pop(rid, None))
+
+    def _server_cancelled(self, rid: Any) -> bool:
+        """The server stopped waiting for one of its requests: stop answering it."""
+        answering = self._answering.get(rid)
+        if answering is not None:
+            answering.cancel()
+        return True
+
+    def _queue(self, fn: Handler, args: tuple[Any, ...]) -> None:
+        self._callbacks.put_nowait((fn, args))
 
     async def _output_ended(self) -> None:
         """The sidecar's output closed: learn how it ended, and fail every
@@ -252,15 +213,13 @@ class AsyncConnection:
             await asyncio.wait_for(asyncio.shield(self._stderr_task), 2.0)
         except asyncio.TimeoutError:
             pass
-        reason = "the larder client was closed" if self.closing and returncode == 0 else None
-        self.end((returncode, self.stderr_tail, reason))
+        self.end(self.session.ended(returncode))
 
     def end(self, info: tuple[int | None, str, str | None]) -> None:
         """Marks the connection ended with ``info`` (``SidecarExited``'s
         arguments) unless it already is; fails every waiting call."""
-        if self.exit_info is not None:
+        if not self.session.end(info):
             return
-        self.exit_info = info
         for answering in list(self._answering.values()):  # no answer can reach the sidecar now
             answering.cancel()
         pending, self._pending = self._pending, {}
@@ -274,9 +233,7 @@ class AsyncConnection:
         assert stderr is not None
         try:
             async for line in stderr:
-                text = line.decode("utf-8", "replace")
-                self._stderr_tail.append(text)
-                log.debug("larder stderr: %s", text.rstrip())
+                self.session.heard(line)
         except (ConnectionError, OSError, ValueError):
             pass
 
@@ -293,22 +250,8 @@ class AsyncConnection:
         await asyncio.wait([done, self.callback_task], return_when=asyncio.FIRST_COMPLETED)
 
     async def _answer_request(self, rid: Any, method: str, params: Any) -> None:
-        fn = self.request_handlers.get(method)
-        if fn is None:
-            payload = encode_response(rid, error=MethodNotFound(f"Method not found: {method}").to_json())
-        else:
-            try:
-                result = fn({} if params is None else params)
-                if inspect.isawaitable(result):
-                    result = await result
-                payload = encode_response(rid, result)
-            except LarderError as e:
-                payload = encode_response(rid, error=e.to_json())
-            except Exception as e:
-                log.exception("the handler for %s failed", method)
-                payload = encode_response(rid, error={"code": -32603,
-                                                      "message": f"Internal error: {type(e).__name__}: {e}"})
-        if self.exit_info is None:
+        payload = await run_async(self.session.answer(rid, method, params))
+        if self.session.exit_info is None:
             self._write(payload)
             await self.drain()
 
@@ -345,7 +288,3 @@ class AsyncConnection:
             done, _ = await asyncio.wait([self.callback_task], timeout=min(timeout, 2.0))
             if not done:
                 self.callback_task.cancel()
-
-
-def _hashable(value: Any) -> bool:
-    return isinstance(value, (int, str, float, type(None)))

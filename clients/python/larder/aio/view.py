@@ -1,28 +1,19 @@
-"""One group of one cache seen as a mapping, for asyncio."""
+"""One group of one cache seen as a mapping, for asyncio: the operations of
+:class:`larder.cache.CacheGroup`, awaited."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..cache import BytesLike, value_of
-from ..errors import CacheNotFound
+from .._steps import run_async
+from ..cache import CacheGroup
+from ..methods import Async
 from ..results import Entry
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .client import AsyncLarder
 
 __all__ = ["AsyncCacheView"]
 
-
-class _Absent:
-    """A default no stored value can be."""
-
-
-_ABSENT: Any = _Absent()
-
-
-class AsyncCacheView:
+class AsyncCacheView(CacheGroup[Async]):
     """:class:`larder.CacheView` for asyncio (``db.cache_view(...)``): the
     same operations, awaited, since a mapping's ``view[key]`` cannot be.
 
@@ -34,76 +25,48 @@ class AsyncCacheView:
     never one request per key.
     """
 
-    #: Keys per ``cache.keys`` page (and per ``cache.getMany``) when iterating.
-    page_size = 1000
-
-    def __init__(self, db: AsyncLarder, cache: str = "default", group: str = "", *,
-                 ttl: float | None = None) -> None:
-        self.db = db
-        self.cache = cache
-        self.group = group
-        #: TTL in seconds applied by :meth:`set` (None: the cache's lifespan).
-        self.ttl = ttl
-
-    def __repr__(self) -> str:
-        return f"AsyncCacheView(cache={self.cache!r}, group={self.group!r})"
-
     async def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
         """Stores ``value`` (bytes as data) with an optional ``ttl`` in seconds."""
-        ttl = self.ttl if ttl is None else ttl
-        if isinstance(value, BytesLike):
-            await self.db.cache.set(key, data=value, ttl=ttl, cache=self.cache, group=self.group)
-        else:
-            await self.db.cache.set(key, value, ttl=ttl, cache=self.cache, group=self.group)
+        await run_async(self._set(key, value, ttl))
 
     async def get(self, key: str, default: Any = None) -> Any:
         """The value (bytes for data), or ``default`` when there is none."""
-        return await self.db.cache.get(key, default, cache=self.cache, group=self.group)
+        return await run_async(self._get(key, default))
 
     async def entry(self, key: str) -> Entry:
         """The whole ``cache.get`` answer (with ``expired``, ``storedAt``, ``tier``...)."""
-        return await self.db.cache.entry(key, cache=self.cache, group=self.group)
+        return await run_async(self._entry(key))
 
     async def contains(self, key: str) -> bool:
         """True for a stored, unexpired entry (``cache.has``)."""
-        return (await self.db.cache.has(key, cache=self.cache, group=self.group))["valid"]
+        return await run_async(self._contains(key))
 
     async def remove(self, key: str) -> bool:
         """Deletes the entry; ``False`` when there was none."""
-        return (await self.db.cache.remove(key, cache=self.cache, group=self.group))["removed"]
+        return await run_async(self._remove(key))
 
     async def pop(self, key: str, *default: Any) -> Any:
         """Removes ``key`` and returns its value (or ``default``; without
         one, :class:`KeyError` when there is none)."""
-        value = await self.get(key, _ABSENT)
-        if value is _ABSENT:
-            if default:
-                return default[0]
-            raise KeyError(key)
-        await self.remove(key)
-        return value
+        return await run_async(self._pop(key, default))
 
     async def touch(self, key: str) -> bool:
         """Restarts the entry's lifetime; ``False`` when there is no entry."""
-        return (await self.db.cache.touch(key, cache=self.cache, group=self.group))["found"]
+        return await run_async(self._touch(key))
 
     async def update(self, entries: Mapping[str, Any]) -> None:
         """Stores several entries in one ``cache.setMany`` (all or none)."""
-        if entries:
-            await self.db.cache.set_many(entries, cache=self.cache, group=self.group)
+        await run_async(self._update(entries))
 
     async def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """``{key: value}`` for the keys that are found, in one ``cache.getMany``."""
-        result = (await self.db.cache.get_many(list(keys), cache=self.cache, group=self.group))["entries"]
-        return {k: value_of(e) for k, e in result.items() if e.get("found")}
+        return await run_async(self._get_many(keys))
 
     async def _pages(self, prefix: str | None, page_size: int | None) -> AsyncIterator[list[str]]:
         cursor: str | None = None
         while True:
-            page = await self.db.cache.keys(prefix=prefix, limit=page_size or self.page_size, cursor=cursor,
-                                            cache=self.cache, group=self.group)
-            yield page["keys"]
-            cursor = page.get("cursor")
+            keys, cursor = await run_async(self._page(prefix, page_size, cursor))
+            yield keys
             if cursor is None:
                 return
 
@@ -132,7 +95,4 @@ class AsyncCacheView:
 
     async def clear(self, tier: str | None = None) -> int:
         """Empties this group (``cache.clear``); returns how many entries went."""
-        try:
-            return (await self.db.cache.clear(tier=tier, cache=self.cache, group=self.group))["removed"]
-        except CacheNotFound:  # an unknown cache is already empty
-            return 0
+        return await run_async(self._clear(tier))
