@@ -63,6 +63,17 @@ final class StoreLayoutTests: StoreTestCase {
         XCTAssertEqual(try store.cache(named: "drafts", create: false)?.allKeys(group: ""), ["d1"])
     }
 
+    /// The benchmark's storage floor makes its tables with the script: in
+    /// one transaction, as it does, the same tables as a new store's.
+    func testTheScriptLaysOutWhatANewStoreHas() throws {
+        try requireSQLite("a store file's layout")
+        let floor = try SQLiteDatabase(path: ":memory:")
+        try floor.execute("BEGIN; " + StoreLayout.script(for: .sqlite) + " COMMIT;")
+        let fresh = try SQLiteDatabase(path: ":memory:")
+        try StoreLayout.bringUpToDate(fresh)
+        XCTAssertEqual(try definitions(floor, leavingOut: "layout_steps"), try definitions(fresh, leavingOut: "layout_steps"))
+    }
+
     func testALayoutFromANewerLarderIsRefusedAndLeftAlone() throws {
         try requireSQLite("a store file's layout")
         try makeStore().close()
