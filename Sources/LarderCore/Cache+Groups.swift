@@ -69,7 +69,7 @@ extension DiskTier {
         if let now { s.bind(4, now) } else { s.bindNull(4) }
         defer { s.reset() }
         var groups: [GroupCount] = []
-        while try s.step() { groups.append(GroupCount(group: s.string(0), count: s.int(1))) }
+        while try s.step() { groups.append(GroupCount(group: try s.string(0), count: try s.int(1))) }
         return groups
     }
 

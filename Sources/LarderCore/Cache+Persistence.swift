@@ -71,8 +71,8 @@ extension Cache {
             s.bind(1, id)
             defer { s.reset() }
             while !kept.isFull, try s.step() {
-                let k = EntryKey(group: s.string(0), key: s.string(1))
-                guard !memory.contains(k), kept.admits(s.int(2)), let e = try disk.lookup(k) else { continue }
+                let k = EntryKey(group: try s.string(0), key: try s.string(1))
+                guard !memory.contains(k), kept.admits(try s.int(2)), let e = try disk.lookup(k) else { continue }
                 kept.add(k, e)
             }
         }

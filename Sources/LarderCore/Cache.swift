@@ -112,7 +112,7 @@ public final class Cache {
         }
         let wasPersistent = config.persistent
         config = try CacheConfig(stored: s.string(0), cache: name)
-        noteRecorded(appVersion: s.isNull(1) ? nil : s.string(1))
+        noteRecorded(appVersion: s.isNull(1) ? nil : try s.string(1))
         s.reset()
         // Another process may have rekeyed it: its key is checked again.
         sealer = nil

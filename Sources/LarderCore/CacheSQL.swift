@@ -28,11 +28,55 @@ public enum CacheSQL {
         WHERE cache = ? AND grp = ? AND key = ?
         """
 
+    /// The columns of an entry that every write sets, in the order `insert`,
+    /// `update` and `write` list them: the one list those statements are
+    /// written from, and their parameters numbered from (`Insert`, `Update`).
+    public enum EntryColumn: Int32, CaseIterable, Sendable {
+        case kind, value, size, storedAt, validatedAt, ttl, used, expiresAt
+
+        public var name: String {
+            switch self {
+            case .kind: "kind"
+            case .value: "value"
+            case .size: "size"
+            case .storedAt: "stored_at"
+            case .validatedAt: "validated_at"
+            case .ttl: "ttl"
+            case .used: "used"
+            case .expiresAt: "expires_at"
+            }
+        }
+    }
+
+    /// The parameters of `insert`, `insertIfNew`, `upsert` and `write`, and
+    /// of their sealed forms (which add `sealedKey`).
+    public enum Insert {
+        @inlinable public static var cache: Int32 { 1 }
+        /// The key's group; the key is the parameter after.
+        @inlinable public static var group: Int32 { 2 }
+        /// The entry's first column; each is at its `EntryColumn` offset from it.
+        @inlinable public static var entry: Int32 { 4 }
+        @inlinable public static var sealedKey: Int32 { entry + EntryColumn.expiresAt.rawValue + 1 }
+        static let keyColumns = ["cache", "grp", "key"]
+    }
+
+    /// The parameters of `update`.
+    public enum Update {
+        /// The entry's first column; each is at its `EntryColumn` offset from it.
+        @inlinable public static var entry: Int32 { 1 }
+        @inlinable public static var id: Int32 { entry + EntryColumn.expiresAt.rawValue + 1 }
+        @inlinable public static var cache: Int32 { id + 1 }
+        /// The key's group; the key is the parameter after.
+        @inlinable public static var group: Int32 { id + 2 }
+    }
+
     /// A new entry.
-    public static let insert = """
-        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    public static let insert = insert(sealed: false)
+
+    private static func insert(sealed: Bool) -> String {
+        let columns = Insert.keyColumns + EntryColumn.allCases.map(\.name) + (sealed ? ["sealed_key"] : [])
+        return "INSERT INTO entries (\(columns.joined(separator: ", ")))\nVALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    }
 
     /// A new entry, or nothing when the key is taken (then `update` replaces
     /// it): unlike an UPSERT with RETURNING, this needs no temporary table, so
@@ -42,21 +86,16 @@ public enum CacheSQL {
     /// `insertIfNew` for an encrypted cache: the key sealed too, in `sealed_key`.
     public static let insertSealedIfNew = insertSealed + " ON CONFLICT (cache, grp, key) DO NOTHING"
 
-    private static let insertSealed = """
-        INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    private static let insertSealed = insert(sealed: true)
 
     /// Replaces the entry in a known row; the key columns guard against a row
     /// id that was reused for another key.
-    public static let update = """
-        UPDATE entries SET kind = ?, value = ?, size = ?, stored_at = ?, validated_at = ?, ttl = ?, used = ?, expires_at = ?
-        WHERE id = ? AND cache = ? AND grp = ? AND key = ?
-        """
+    public static let update = "UPDATE entries SET " + EntryColumn.allCases.map { "\($0.name) = ?" }.joined(separator: ", ")
+        + "\nWHERE id = ? AND cache = ? AND grp = ? AND key = ?"
 
     /// The statements run on every cache read or write. Connections keep
-    /// them by number (`SQLConnection.statement(_:)`): finding one by its
-    /// text, hashing and comparing it, cost about as much as binding it.
+    /// them by number (`SQLConnection.statement(number:sql:)`): finding one
+    /// by its text, hashing and comparing it, cost about as much as binding it.
     public enum Hot: Int, CaseIterable, Sendable {
         case lookup, lookupLeavingLargeValues, insertIfNew, update, insertSealedIfNew, write, writeSealed
 
@@ -95,9 +134,14 @@ public enum CacheSQL {
     public static let upsert = insert + upsertSet
 
     /// What an upsert replaces of an entry whose key is taken: every column but the key's.
-    private static let upsertSet = """
-         ON CONFLICT (cache, grp, key) DO UPDATE SET kind = excluded.kind, value = excluded.value,
-            size = excluded.size, stored_at = excluded.stored_at, validated_at = excluded.validated_at,
-            ttl = excluded.ttl, used = excluded.used, expires_at = excluded.expires_at
-        """
+    private static let upsertSet = " ON CONFLICT (cache, grp, key) DO UPDATE SET "
+        + EntryColumn.allCases.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
+}
+
+extension SQLConnection {
+    /// The hot statement `h`, prepared on first use and kept by its number.
+    @inline(__always)
+    public func statement(_ h: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
+        try statement(number: h.rawValue) { h.sql(for: dialect) }
+    }
 }

@@ -9,11 +9,12 @@ struct DiskTier {
     /// The cache's name, for errors about its sealed rows.
     var cacheName = ""
 
-    private func entry(from s: any SQLStatement, at offset: Int32 = 0) -> Entry {
-        var e = Entry(kind: Entry.Kind(rawValue: s.int(offset + 1)) ?? .data, bytes: s.blob(offset + 2),
-                      storedAt: s.int64(offset + 3), ttl: s.isNull(offset + 5) ? nil : s.int64(offset + 5))
-        e.validatedAt = s.int64(offset + 4)
-        e.diskID = s.int64(offset)
+    private func entry(from s: any SQLStatement, at offset: Int32 = 0) throws(StoreError) -> Entry {
+        let ttl = s.isNull(offset + 5) ? nil : try s.int64(offset + 5)
+        var e = Entry(kind: Entry.Kind(rawValue: try s.int(offset + 1)) ?? .data, bytes: try s.blob(offset + 2),
+                      storedAt: try s.int64(offset + 3), ttl: ttl)
+        e.validatedAt = try s.int64(offset + 4)
+        e.diskID = try s.int64(offset)
         return e
     }
 
@@ -22,7 +23,11 @@ struct DiskTier {
     @discardableResult
     private func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) -> (group: [UInt8], key: [UInt8])? {
         guard let sealer else {
-            s.bind(k, from: first)
+            // Both texts in one call through the seam. The closures return
+            // nothing: returning the statement (a generic Self) kept the
+            // standard library's withUnsafeMutableBytes unspecialized, about
+            // 280 instructions a set (callgrind).
+            k.withGroupUTF8 { group in k.withKeyUTF8 { key in _ = s.bind(first, utf8: group, andNext: key) } }
             return nil
         }
         let t = try sealer.tokens(k)
@@ -39,7 +44,7 @@ struct DiskTier {
     /// encrypted cache, `sealed_key` at `sealed`: a sealed key that does not
     /// open in its row (changed, or copied from another) is -31061.
     func key(from s: any SQLStatement, columns first: Int32, sealed: Int32) throws(StoreError) -> EntryKey {
-        guard let sealer else { return EntryKey(group: s.string(first), key: s.string(first + 1)) }
+        guard let sealer else { return EntryKey(group: try s.string(first), key: try s.string(first + 1)) }
         do { return try sealer.openKey(s.blob(sealed), tokens: (s.blob(first), s.blob(first + 1))) } catch {
             throw .integrity(cache: cacheName, key: nil)
         }
@@ -67,7 +72,7 @@ struct DiskTier {
         try bind(k, to: s, from: 2)
         defer { s.reset() }
         guard try s.step() else { return nil }
-        var e = entry(from: s)
+        var e = try entry(from: s)
         if e.bytes.isEmpty && s.isNull(2) {
             // Opened while the lookup's statement still holds its read of the
             // store: another process's write in between cannot be seen.
@@ -127,10 +132,10 @@ struct DiskTier {
             return (known.id, known.size)
         }
         let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
-        s.bind(1, cacheID)
-        let tokens = try bind(k, to: s, from: 2)
-        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 4)
-        if let sealer, let tokens { s.bind(12, blob: try sealer.seal(key: k, tokens: tokens)) }
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+        if let sealer, let tokens { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
         if let id = try insertedRowID(s) { return (id, nil) }
         guard let old = try existing(k),
               try update(id: old.id, k, e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt) else {
@@ -150,19 +155,21 @@ struct DiskTier {
     func writePipelined(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
                         written: @escaping (_ id: Int64, _ replaced: Int?) -> Void) throws(StoreError) {
         let s = try db.statement(sealer == nil ? .write : .writeSealed)
-        s.bind(1, cacheID)
-        let tokens = try bind(k, to: s, from: 2)
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
         let expiresAt = e.expiresAt(lifespan: lifespan)
         if let sealer, let tokens {
             let sealed = try sealer.seal(value, kind: e.kind, for: k)
-            sealed.withUnsafeBufferPointer { bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4) }
-            s.bind(12, blob: try sealer.seal(key: k, tokens: tokens))
+            sealed.withUnsafeBufferPointer {
+                bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+            }
+            s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens))
         } else {
-            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: 4)
+            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
         }
-        try s.runPipelined { row in
+        try s.runPipelined { (row) throws(StoreError) in
             guard let row else { return }
-            written(row.int64(0), row.isNull(1) ? nil : row.int(1))
+            written(try row.int64(0), row.isNull(1) ? nil : try row.int(1))
         }
     }
 
@@ -180,27 +187,35 @@ struct DiskTier {
     private func update(id: Int64, _ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool, size: Int, used: Int64,
                         expiresAt: Int64?) throws(StoreError) -> Bool {
         let s = try db.statement(.update)
-        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: 1)
-        s.bind(9, id).bind(10, cacheID)
-        try bind(k, to: s, from: 11)
+        bind(e, value: value, inPlace: inPlace, size: size, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Update.entry)
+        s.bind(CacheSQL.Update.id, id).bind(CacheSQL.Update.cache, cacheID)
+        try bind(k, to: s, from: CacheSQL.Update.group)
         try s.run()
         return db.changes == 1
     }
 
-    /// Binds an entry's columns, in the order `CacheSQL.insert` and
-    /// `CacheSQL.update` both list them (kind, value, size, stored_at,
-    /// validated_at, ttl, used, expires_at), starting at parameter `first`.
-    /// `size` is the value's own size, before any sealing: limits count it;
-    /// `inPlace`, the value is bound as zeros, to be written over.
+    /// Binds an entry's columns (`CacheSQL.EntryColumn`), the first at
+    /// parameter `first`. `size` is the value's own size, before any
+    /// sealing: limits count it; `inPlace`, the value is bound as zeros, to
+    /// be written over.
     private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool = false, size: Int, used: Int64, expiresAt: Int64?,
                       to s: any SQLStatement, from first: Int32) {
-        s.bind(first, e.kind.rawValue)
-        if inPlace { s.bind(first + 1, zeroBlob: value.count) } else { s.bind(first + 1, lentBlob: value) }
-        s.bind(first + 2, size)
-            .bind(first + 3, e.storedAt).bind(first + 4, e.validatedAt)
-        if let ttl = e.ttl { s.bind(first + 5, ttl) } else { s.bindNull(first + 5) }
-        s.bind(first + 6, used)
-        if let expiresAt { s.bind(first + 7, expiresAt) } else { s.bindNull(first + 7) }
+        typealias Column = CacheSQL.EntryColumn
+        s.bind(first + Column.kind.rawValue, e.kind.rawValue)
+        if inPlace {
+            s.bind(first + Column.value.rawValue, zeroBlob: value.count)
+        } else {
+            s.bind(first + Column.value.rawValue, lentBlob: value)
+        }
+        s.bind(first + Column.size.rawValue, size)
+            .bind(first + Column.storedAt.rawValue, e.storedAt).bind(first + Column.validatedAt.rawValue, e.validatedAt)
+        if let ttl = e.ttl { s.bind(first + Column.ttl.rawValue, ttl) } else { s.bindNull(first + Column.ttl.rawValue) }
+        s.bind(first + Column.used.rawValue, used)
+        if let expiresAt {
+            s.bind(first + Column.expiresAt.rawValue, expiresAt)
+        } else {
+            s.bindNull(first + Column.expiresAt.rawValue)
+        }
     }
 
     func delete(id: Int64) throws(StoreError) {
@@ -239,7 +254,7 @@ struct DiskTier {
     /// The rows a statement selecting `id, grp, key, size, sealed_key` finds.
     private func rows(_ s: any SQLStatement) throws(StoreError) -> [(id: Int64, key: EntryKey, size: Int)] {
         var rows: [(Int64, EntryKey, Int)] = []
-        while try s.step() { rows.append((s.int64(0), try key(from: s, columns: 1, sealed: 4), s.int(3))) }
+        while try s.step() { rows.append((try s.int64(0), try key(from: s, columns: 1, sealed: 4), try s.int(3))) }
         return rows
     }
 
@@ -255,7 +270,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return (s.int(0), s.int(1))
+        return (try s.int(0), try s.int(1))
     }
 
     /// When the cache's first entry to expire does; nil when none expires.
@@ -264,7 +279,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return s.isNull(0) ? nil : s.int64(0)
+        return s.isNull(0) ? nil : try s.int64(0)
     }
 
     func maxUsed() throws(StoreError) -> Int64 {
@@ -272,7 +287,7 @@ struct DiskTier {
         s.bind(1, cacheID)
         defer { s.reset() }
         _ = try s.step()
-        return s.int64(0)
+        return try s.int64(0)
     }
 
     /// Least recently used rows first.
@@ -306,7 +321,7 @@ struct DiskTier {
         totals.bind(1, cacheID)
         if let group { try bind(group: group, to: totals, at: 2) } else { totals.bindNull(2) }
         _ = try totals.step()
-        let result = (totals.int(0), totals.int(1))
+        let result = (try totals.int(0), try totals.int(1))
         totals.reset()
         let s = try db.statement("DELETE FROM entries WHERE cache = ?1 AND (grp = ?2 OR ?2 IS NULL)")
         s.bind(1, cacheID)
@@ -333,7 +348,7 @@ struct DiskTier {
         if let now { s.bind(5, now) } else { s.bindNull(5) }
         defer { s.reset() }
         var keys: [String] = []
-        while try s.step() { keys.append(s.string(0)) }
+        while try s.step() { keys.append(try s.string(0)) }
         return keys
     }
 
@@ -382,12 +397,12 @@ struct DiskTier {
         var rows: [(Int64, EntryKey, Entry.Kind, [UInt8])] = []
         while try s.step() {
             let k = try key(from: s, columns: 1, sealed: 5)
-            let kind = Entry.Kind(rawValue: s.int(3)) ?? .data
-            var value = s.blob(4)
+            let kind = Entry.Kind(rawValue: try s.int(3)) ?? .data
+            var value = try s.blob(4)
             if let sealer {
                 do { value = try sealer.open(value, kind: kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
             }
-            rows.append((s.int64(0), k, kind, value))
+            rows.append((try s.int64(0), k, kind, value))
         }
         return rows
     }

@@ -58,7 +58,7 @@ extension Store {
         if let sealing { s.bind(4, blob: sealing.check).bind(5, blob: sealing.generation) } else { s.bindNull(4).bindNull(5) }
         defer { s.reset() }
         guard try s.step() else { throw .internalFailure("creating cache \"\(name)\" stored no settings (the insert returned no row)") }
-        let c = Cache(name: name, id: s.int64(0), config: config, store: self)
+        let c = Cache(name: name, id: try s.int64(0), config: config, store: self)
         c.appVersion = appVersion
         c.isClaimed = appVersion != nil
         loaded.add(c)
@@ -114,9 +114,9 @@ extension Store {
         let s = try database.statement("SELECT id, config, app_version FROM caches WHERE name = ?")
         s.bind(1, name)
         guard try s.step() else { s.reset(); return nil }
-        let id = s.int64(0)
-        let configText = s.string(1)
-        let recorded = s.isNull(2) ? nil : s.string(2)
+        let id = try s.int64(0)
+        let configText = try s.string(1)
+        let recorded = s.isNull(2) ? nil : try s.string(2)
         s.reset()
         let config = try CacheConfig(stored: configText, cache: name)
         let c = Cache(name: name, id: id, config: config, store: self)
@@ -228,7 +228,7 @@ extension Store {
     public func allCaches() throws(StoreError) -> [Cache] {
         let s = try database.statement("SELECT name FROM caches ORDER BY name")
         var names: [String] = []
-        while try s.step() { names.append(s.string(0)) }
+        while try s.step() { names.append(try s.string(0)) }
         s.reset()
         var result: [Cache] = []
         for n in names { if let c = try cache(named: n, create: false) { result.append(c) } }

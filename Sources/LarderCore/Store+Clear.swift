@@ -81,7 +81,7 @@ extension DiskTier {
             }
         }
         _ = try totals.step()
-        let result = (totals.int(0), totals.int(1))
+        let result = (try totals.int(0), try totals.int(1))
         totals.reset()
         try delete.run()
         return result

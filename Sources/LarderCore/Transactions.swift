@@ -110,15 +110,14 @@ final class Transactions {
     /// Runs `body` so that its writes happen entirely or not at all.
     func atomically(changing scope: ChangeScope = .everything, _ body: () throws(StoreError) -> Void) throws(StoreError) {
         try begin(changing: scope)
-        try database.execute("SAVEPOINT batch")
+        try database.savepoint("batch")
         let rowsBefore = database.rowsChanged
         do {
             try body()
-            try database.execute("RELEASE batch")
+            try database.release(savepoint: "batch")
         } catch {
             rowsUndoneInRequest += database.rowsChanged - rowsBefore
-            try? database.execute("ROLLBACK TO batch")
-            try? database.execute("RELEASE batch")
+            database.rollback(toSavepoint: "batch")
             throw error
         }
     }

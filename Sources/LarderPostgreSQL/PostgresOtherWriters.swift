@@ -121,7 +121,7 @@ final class PostgresOtherWriters: OtherWriters {
         defer { s.reset() }
         s.bind(1, seen)
         var rows: [(now: Int64, sequence: Int64?, keys: [UInt8]?)] = []
-        while try s.step() { rows.append((s.int64(0), s.isNull(1) ? nil : s.int64(1), s.isNull(2) ? nil : s.blob(2))) }
+        while try s.step() { rows.append((try s.int64(0), s.isNull(1) ? nil : try s.int64(1), s.isNull(2) ? nil : try s.blob(2))) }
         return try changes(in: rows)
     }
 
@@ -177,7 +177,7 @@ final class PostgresOtherWriters: OtherWriters {
             """)
         if let keys = changes.encoded() { s.bind(1, blob: keys) } else { s.bindNull(1) }
         s.bind(2, channel)
-        try s.runPipelined { row in self.taken = row?.int64(0) }
+        try s.runPipelined { (row) throws(StoreError) in self.taken = try row?.int64(0) }
     }
 
     func transactionDidCommit() {
@@ -190,7 +190,7 @@ final class PostgresOtherWriters: OtherWriters {
         let s = try database.statement("SELECT sequence FROM commits WHERE id = 1")
         defer { s.reset() }
         guard try s.step() else { throw Self.missingRow }
-        return s.int64(0)
+        return try s.int64(0)
     }
 
     private static let missingRow = StoreError.internalFailure("the store's commits row is missing")

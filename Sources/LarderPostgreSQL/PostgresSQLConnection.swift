@@ -8,7 +8,7 @@ public final class PostgresSQLConnection: SQLConnection {
     public let connection: PostgresConnection
     public let location: String
     private var statements: [String: PostgresSQLStatement] = [:]
-    private var hot = [PostgresSQLStatement?](repeating: nil, count: CacheSQL.Hot.allCases.count)
+    private var hot: [PostgresSQLStatement?] = []
     public private(set) var changes = 0
     public private(set) var transactionFailure: StoreError?
     public private(set) var isClosed = false
@@ -26,7 +26,7 @@ public final class PostgresSQLConnection: SQLConnection {
             case sql(String)
         }
         let step: Step
-        let reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) -> Void)?
+        let reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) throws(StoreError) -> Void)?
 
         func add(to pipeline: inout PostgresPipeline) {
             switch step {
@@ -61,13 +61,14 @@ public final class PostgresSQLConnection: SQLConnection {
 
     public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { prepared(sql) }
 
-    public func statement(_ h: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
-        if let s = hot[h.rawValue] {
+    public func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
+        if number < hot.count, let s = hot[number] {
             s.reset()
             return s
         }
-        let s = prepared(h.sql(for: .postgreSQL))
-        hot[h.rawValue] = s
+        let s = prepared(sql())
+        if number >= hot.count { hot += repeatElement(nil, count: number + 1 - hot.count) }
+        hot[number] = s
         return s
     }
 
@@ -83,12 +84,6 @@ public final class PostgresSQLConnection: SQLConnection {
     }
 
     public func execute(_ sql: String) throws(StoreError) {
-        // A savepoint's begin, release or rollback takes its place in the
-        // queue: a batch of writes under one (`cache.setMany`) is sent whole.
-        if isInTransaction, Self.isSavepointCommand(sql) {
-            queued.append(Queued(step: .sql(sql), reader: nil))
-            return
-        }
         try settle()
         do {
             changes = try connection.execute(sql).rowsAffected
@@ -97,8 +92,20 @@ public final class PostgresSQLConnection: SQLConnection {
         }
     }
 
-    static func isSavepointCommand(_ sql: String) -> Bool {
-        !sql.contains(";") && (sql.hasPrefix("SAVEPOINT ") || sql.hasPrefix("RELEASE ") || sql.hasPrefix("ROLLBACK TO "))
+    // A savepoint's begin, release or rollback takes its place in the queue:
+    // a batch of writes under one (`cache.setMany`) is sent whole.
+    public func savepoint(_ name: String) throws(StoreError) { try queue("SAVEPOINT \(name)") }
+    public func release(savepoint name: String) throws(StoreError) { try queue("RELEASE \(name)") }
+    public func rollback(toSavepoint name: String) {
+        // A failure dooms the transaction (`failure`), which is what the caller is told by its commit.
+        try? queue("ROLLBACK TO \(name)")
+        try? queue("RELEASE \(name)")
+    }
+
+    /// Queues `sql`, one statement, in the write transaction; outside one, runs it now.
+    private func queue(_ sql: String) throws(StoreError) {
+        guard isInTransaction else { return try execute(sql) }
+        queued.append(Queued(step: .sql(sql), reader: nil))
     }
 
     // MARK: - Queued statements
@@ -106,7 +113,7 @@ public final class PostgresSQLConnection: SQLConnection {
     /// Queues a run of `statement`, prepared, with `parameters`; `reader`
     /// reads its answer once it has run.
     func enqueue(_ statement: PostgresStatement, _ parameters: [PostgresValue],
-                 reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) -> Void)?) {
+                 reader: (statement: PostgresSQLStatement, then: ((any SQLStatement)?) throws(StoreError) -> Void)?) {
         queued.append(Queued(step: .prepared(statement, parameters), reader: reader))
     }
 
@@ -129,17 +136,23 @@ public final class PostgresSQLConnection: SQLConnection {
         let result: PostgresPipelineResult
         do { result = try connection.run(pipeline, committing: committing) } catch { throw failure(error) }
         if let error = result.failure { throw failure(error) }
-        deliver(result, to: sent)
+        try deliver(result, to: sent)
         guard last != nil, case .done(let r) = result[result.count - 1] else { return nil }
         changes = r.rowsAffected
         return r
     }
 
-    private func deliver(_ result: PostgresPipelineResult, to sent: [Queued]) {
+    /// Hands every reader its answer, even after one failed to read it, so
+    /// that what the others keep stays right; the first failure is thrown
+    /// and dooms the transaction. (Committing, the transaction is over:
+    /// the caller is told of the failure, and reads the store again.)
+    private func deliver(_ result: PostgresPipelineResult, to sent: [Queued]) throws(StoreError) {
+        var first: StoreError?
         for (i, q) in sent.enumerated() {
             guard let reader = q.reader, case .done(let r) = result[i] else { continue }
-            reader.statement.deliver(r, to: reader.then)
+            do { try reader.statement.deliver(r, to: reader.then) } catch { first = first ?? error }
         }
+        if let first { throw failure(first) }
     }
 
     // MARK: - The write transaction
@@ -363,11 +376,11 @@ public final class PostgresSQLStatement: SQLStatement {
         _ = try send()
     }
 
-    public func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+    public func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError) {
         guard owner.isInTransaction else {
             guard let then else { return try run() }
             defer { reset() }
-            return then(try step() ? self : nil)
+            return try then(try step() ? self : nil)
         }
         let p: (statement: PostgresStatement, types: [PostgresType])
         do { p = try preparedStatement() } catch { throw owner.failure(error) }
@@ -376,11 +389,11 @@ public final class PostgresSQLStatement: SQLStatement {
 
     /// Hands `then` this statement on the first row of `answer` (a queued
     /// run's), then puts back whatever result it was reading.
-    func deliver(_ answer: PostgresResult, to then: ((any SQLStatement)?) -> Void) {
+    func deliver(_ answer: PostgresResult, to then: ((any SQLStatement)?) throws(StoreError) -> Void) throws(StoreError) {
         let reading = (result, row)
         (result, row) = (answer, 0)
-        then(answer.rowCount > 0 ? self : nil)
-        (result, row) = reading
+        defer { (result, row) = reading }
+        try then(answer.rowCount > 0 ? self : nil)
     }
 
     public func reset() {
@@ -389,11 +402,12 @@ public final class PostgresSQLStatement: SQLStatement {
         values.removeAll(keepingCapacity: true)
     }
 
-    // A column of another type than asked reads as SQLite would make it: 0, "" or no bytes.
+    // NULL reads as SQLite reads it: 0, "" or no bytes; a column whose type
+    // cannot be read as the one asked is an error, NULL or not (`PostgresResult`).
     public func isNull(_ column: Int32) -> Bool { result?.isNull(row, Int(column)) ?? true }
-    public func int64(_ column: Int32) -> Int64 { ((try? result?.int64(row, Int(column))) ?? nil) ?? 0 }
-    public func double(_ column: Int32) -> Double { ((try? result?.double(row, Int(column))) ?? nil) ?? 0 }
+    public func int64(_ column: Int32) throws(StoreError) -> Int64 { try result?.int64(row, Int(column)) ?? 0 }
+    public func double(_ column: Int32) throws(StoreError) -> Double { try result?.double(row, Int(column)) ?? 0 }
     // Groups and keys are bytea (byte order, as SQLite's binary collation): their bytes are the text's UTF-8.
-    public func string(_ column: Int32) -> String { String(decoding: blob(column), as: UTF8.self) }
-    public func blob(_ column: Int32) -> [UInt8] { ((try? result?.bytes(row, Int(column))) ?? nil) ?? [] }
+    public func string(_ column: Int32) throws(StoreError) -> String { String(decoding: try blob(column), as: UTF8.self) }
+    public func blob(_ column: Int32) throws(StoreError) -> [UInt8] { try result?.bytes(row, Int(column)) ?? [] }
 }

@@ -42,8 +42,9 @@ final class StatementRecorder: SQLConnection {
         RecordingStatement(try base.statement(sql), sql: sql, recorder: self)
     }
 
-    func statement(_ hot: CacheSQL.Hot) throws(StoreError) -> any SQLStatement {
-        RecordingStatement(try base.statement(hot), sql: hot.sql(for: base.dialect), recorder: self)
+    func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
+        let text = sql()
+        return RecordingStatement(try base.statement(number: number) { text }, sql: text, recorder: self)
     }
 
     func execute(_ sql: String) throws(StoreError) {
@@ -65,6 +66,22 @@ final class StatementRecorder: SQLConnection {
     func rollback() {
         base.rollback()
         open = nil
+    }
+
+    func savepoint(_ name: String) throws(StoreError) {
+        try base.savepoint(name)
+        note(RecordedStatement(sql: "SAVEPOINT \(name)", values: nil))
+    }
+
+    func release(savepoint name: String) throws(StoreError) {
+        try base.release(savepoint: name)
+        note(RecordedStatement(sql: "RELEASE \(name)", values: nil))
+    }
+
+    func rollback(toSavepoint name: String) {
+        base.rollback(toSavepoint: name)
+        note(RecordedStatement(sql: "ROLLBACK TO \(name)", values: nil))
+        note(RecordedStatement(sql: "RELEASE \(name)", values: nil))
     }
 
     func waitForLocksAgain() { base.waitForLocksAgain() }
@@ -133,7 +150,7 @@ private final class RecordingStatement: SQLStatement {
         return try base.step()
     }
 
-    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+    func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError) {
         recorder.note(RecordedStatement(sql: sql, values: values))
         try base.runPipelined(then: then)
     }
@@ -151,8 +168,8 @@ private final class RecordingStatement: SQLStatement {
     }
 
     func isNull(_ column: Int32) -> Bool { base.isNull(column) }
-    func int64(_ column: Int32) -> Int64 { base.int64(column) }
-    func double(_ column: Int32) -> Double { base.double(column) }
-    func string(_ column: Int32) -> String { base.string(column) }
-    func blob(_ column: Int32) -> [UInt8] { base.blob(column) }
+    func int64(_ column: Int32) throws(StoreError) -> Int64 { try base.int64(column) }
+    func double(_ column: Int32) throws(StoreError) -> Double { try base.double(column) }
+    func string(_ column: Int32) throws(StoreError) -> String { try base.string(column) }
+    func blob(_ column: Int32) throws(StoreError) -> [UInt8] { try base.blob(column) }
 }

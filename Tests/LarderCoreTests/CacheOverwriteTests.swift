@@ -8,7 +8,7 @@ final class CacheOverwriteTests: StoreTestCase {
         let s = try store.database.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries")
         defer { s.reset() }
         _ = try s.step()
-        return (s.int(0), s.int(1))
+        return (try s.int(0), try s.int(1))
     }
 
     func testOverwriteOfAnEntryInMemory() throws {

@@ -322,7 +322,7 @@ final class EncryptionTests: StoreTestCase {
         try store.commit()
         let s = try store.database.statement("SELECT grp, key, value FROM entries ORDER BY id")
         var rows: [[UInt8]] = []
-        while try s.step() { rows.append(s.blob(0) + s.blob(1) + s.blob(2)) }
+        while try s.step() { rows.append(try s.blob(0) + s.blob(1) + s.blob(2)) }
         s.reset()
         XCTAssertEqual(rows.count, 2)
         XCTAssertNotEqual(rows[0], rows[1], "another cache, another key: nothing in common")
@@ -409,7 +409,7 @@ final class EncryptionTests: StoreTestCase {
         let s = try store.database.statement("SELECT grp || key, value FROM entries ORDER BY id")
         defer { s.reset() }
         var rows: [[UInt8]] = []
-        while try s.step() { rows.append(s.blob(0) + s.blob(1)) }
+        while try s.step() { rows.append(try s.blob(0) + s.blob(1)) }
         return rows
     }
 

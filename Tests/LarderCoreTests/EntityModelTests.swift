@@ -214,7 +214,7 @@ extension Store {
         let s = try database.statement("SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL")
         defer { s.reset() }
         var lines: [String] = []
-        while try s.step() { lines.append(s.string(0)) }
+        while try s.step() { lines.append(try s.string(0)) }
         return lines.joined(separator: "\n")
     }
 }

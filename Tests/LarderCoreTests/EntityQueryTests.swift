@@ -115,7 +115,7 @@ extension Store {
         let s = try database.statement("EXPLAIN QUERY PLAN " + sql)
         defer { s.reset() }
         var lines: [String] = []
-        while try s.step() { lines.append(s.string(3)) }
+        while try s.step() { lines.append(try s.string(3)) }
         return lines.joined(separator: "\n")
     }
 }

@@ -203,7 +203,7 @@ final class LargeValueInPlaceTests: StoreTestCase {
         let s = try store.database.statement("SELECT name FROM pragma_table_info('entries') ORDER BY cid")
         defer { s.reset() }
         var names: [String] = []
-        while try s.step() { names.append(s.string(0)) }
+        while try s.step() { names.append(try s.string(0)) }
         return names
     }
 }

@@ -29,7 +29,7 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         for key in [Array("B".utf8), Array("missing".utf8), [0, 1]] {
             lookup.bind(1, 7).bind(2, blob: []).bind(3, blob: key)
             if try lookup.step() {
-                log.append("lookup \(key): value \(lookup.blob(1)) ttl \(lookup.isNull(2) ? "null" : String(lookup.int64(2)))")
+                log.append("lookup \(key): value \(try lookup.blob(1)) ttl \(lookup.isNull(2) ? "null" : String(try lookup.int64(2)))")
             } else {
                 log.append("lookup \(key): none")
             }
@@ -43,7 +43,7 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         let ordered = try db.statement("SELECT key, size FROM entries WHERE cache = ? ORDER BY key LIMIT ?")
         ordered.bind(1, 7).bind(2, 100)
         var order: [String] = []
-        while try ordered.step() { order.append("\(ordered.blob(0)):\(ordered.int64(1))") }
+        while try ordered.step() { order.append("\(try ordered.blob(0)):\(try ordered.int64(1))") }
         ordered.reset()
         log.append("in byte order: \(order.joined(separator: " "))")
 
@@ -51,13 +51,13 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         let totals = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?")
         totals.bind(1, 7)
         _ = try totals.step()
-        log.append("totals: \(totals.int64(0)) \(totals.int64(1))")
+        log.append("totals: \(try totals.int64(0)) \(try totals.int64(1))")
         totals.reset()
 
         let text = try db.statement("SELECT CAST(? AS TEXT) || 'x'")
         text.bind(1, "naïve ?")
         _ = try text.step()
-        log.append("text: \(text.string(0))")
+        log.append("text: \(try text.string(0))")
         text.reset()
 
         try db.statement("DELETE FROM entries WHERE cache = ? AND size > ?").bind(1, 7).bind(2, 6).run()
@@ -100,21 +100,45 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         try db.begin()
         var answered: [Int64] = []
         let before = db.connection.roundTrips
-        for n in 1...3 { try insert.bind(1, Int64(n)).runPipelined { answered.append($0?.int64(0) ?? -1) } }
-        try db.execute("SAVEPOINT batch")
+        for n in 1...3 { try insert.bind(1, Int64(n)).runPipelined { (row) throws(StoreError) in answered.append(try row?.int64(0) ?? -1) } }
+        try db.savepoint("batch")
         try insert.bind(1, 4).runPipelined(then: nil)
-        try db.execute("ROLLBACK TO batch")
+        db.rollback(toSavepoint: "batch")
         XCTAssertEqual(answered, [], "nothing is sent yet")
         XCTAssertTrue(try count.step())
         XCTAssertEqual(answered, [10, 20, 30])
-        XCTAssertEqual(count.int64(0), 3, "the row under the savepoint rolled back to is gone")
+        XCTAssertEqual(try count.int64(0), 3, "the row under the savepoint rolled back to is gone")
         XCTAssertEqual(db.connection.roundTrips - before, 1)
         count.reset()
-        try insert.bind(1, 5).runPipelined { answered.append($0?.int64(0) ?? -1) }
+        try insert.bind(1, 5).runPipelined { (row) throws(StoreError) in answered.append(try row?.int64(0) ?? -1) }
         try db.commit()
         XCTAssertEqual(answered, [10, 20, 30, 50])
         XCTAssertEqual(db.connection.roundTrips - before, 2)
         XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 4)
+    }
+
+    /// A column PostgreSQL answered in a type other than the one asked is an
+    /// error, never a 0 taken for data; NULL reads as SQLite reads it.
+    func testAColumnThatCannotBeReadAsAskedIsAnError() throws {
+        let db = PostgresSQLConnection(try connect(), location: "the test server")
+        let s = try db.statement("SELECT CAST('forty-two' AS text), CAST(NULL AS bigint)")
+        XCTAssertTrue(try s.step())
+        XCTAssertNotNil(assertThrowsStoreError("text read as an integer") { () throws(StoreError) in try s.int64(0) })
+        XCTAssertEqual(try s.string(0), "forty-two")
+        XCTAssertEqual(try s.int64(1), 0)
+        XCTAssertNotNil(assertThrowsStoreError("an integer read as bytes, even NULL") { () throws(StoreError) in try s.blob(1) })
+        s.reset()
+
+        // Read by a queued statement's reader, it dooms the transaction.
+        try db.execute("CREATE TABLE t (n BIGINT PRIMARY KEY)")
+        try db.begin()
+        try db.statement("INSERT INTO t (n) VALUES (?) RETURNING CAST(n AS text)").bind(1, 1)
+            .runPipelined { (row) throws(StoreError) in _ = try row?.int64(0) }
+        XCTAssertNotNil(assertThrowsStoreError("the reader's failure") { () throws(StoreError) in try db.settle() })
+        XCTAssertNotNil(db.transactionFailure)
+        XCTAssertNotNil(assertThrowsStoreError("a doomed transaction") { () throws(StoreError) in try db.commit() })
+        db.rollback()
+        XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 0)
     }
 
     /// A queued statement that fails dooms the transaction: the statement
@@ -125,7 +149,7 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         try db.begin()
         let insert = try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n")
         var answered: [Int64] = []
-        for n in [1, 2, 2, 3] { try insert.bind(1, Int64(n)).runPipelined { answered.append($0?.int64(0) ?? -1) } }
+        for n in [1, 2, 2, 3] { try insert.bind(1, Int64(n)).runPipelined { (row) throws(StoreError) in answered.append(try row?.int64(0) ?? -1) } }
         let count = try db.statement("SELECT count(*) FROM t")
         let error = assertThrowsStoreError("the duplicate key") { () throws(StoreError) in try count.step() }
         XCTAssertEqual(sqlState(error), "23505")
@@ -143,7 +167,7 @@ final class PostgreSQLSeamTests: PostgresTestCase {
         for db in [sqlite, postgres] as [any SQLConnection] {
             try db.execute("CREATE TABLE t (n BIGINT)")
             var answer: Int64?
-            try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n + 1").bind(1, 41).runPipelined { answer = $0?.int64(0) }
+            try db.statement("INSERT INTO t (n) VALUES (?) RETURNING n + 1").bind(1, 41).runPipelined { (row) throws(StoreError) in answer = try row?.int64(0) }
             XCTAssertEqual(answer, 42)
             try db.statement("INSERT INTO t (n) VALUES (?)").bind(1, 7).runPipelined(then: nil)
             XCTAssertEqual(try db.integer("SELECT count(*) FROM t"), 2)

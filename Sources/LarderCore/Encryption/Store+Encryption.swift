@@ -17,8 +17,9 @@ extension Store {
         s.bind(1, cache.id)
         defer { s.reset() }
         guard try s.step() else { throw .cacheNotFound(cache.name) }
-        func blob(_ column: Int32) -> [UInt8]? { s.isNull(column) ? nil : s.blob(column) }
-        return KeyState(keyCheck: blob(0), generation: blob(1), rekeyCheck: blob(2), rekeyGeneration: blob(3), rekeyCursor: s.int64(4))
+        func blob(_ column: Int32) throws(StoreError) -> [UInt8]? { s.isNull(column) ? nil : try s.blob(column) }
+        return KeyState(keyCheck: try blob(0), generation: try blob(1), rekeyCheck: try blob(2), rekeyGeneration: try blob(3),
+                        rekeyCursor: try s.int64(4))
     }
 
     /// The store's salt for deriving cache keys: random, made when the first

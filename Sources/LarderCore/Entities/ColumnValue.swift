@@ -72,13 +72,13 @@ extension SQLStatement {
     }
 
     /// Column `column` read as `kind` (STRICT tables hold nothing else), or `.null`.
-    func value(_ column: Int32, as kind: ColumnKind) -> ColumnValue {
+    func value(_ column: Int32, as kind: ColumnKind) throws(StoreError) -> ColumnValue {
         if isNull(column) { return .null }
         switch kind {
-        case .integer: return .integer(int64(column))
-        case .real: return .real(double(column))
-        case .text: return .text(string(column))
-        case .blob: return .blob(blob(column))
+        case .integer: return .integer(try int64(column))
+        case .real: return .real(try double(column))
+        case .text: return .text(try string(column))
+        case .blob: return .blob(try blob(column))
         }
     }
 }

@@ -176,8 +176,8 @@ extension Store {
                 var k: Int32 = 1
                 for case let v? in record.attributes { upsert.bind(k, v); k += 1 }
                 for r in toOne { if let v = record.links[r] { upsert.bind(k, v); k += 1 } }
-                try upsert.runPipelined { row in
-                    if row?.int(0) == 0 { queued.inserted += 1 } else { queued.updated += 1 }
+                try upsert.runPipelined { (row) throws(StoreError) in
+                    if try row?.int(0) == 0 { queued.inserted += 1 } else { queued.updated += 1 }
                 }
                 continue
             }

@@ -121,7 +121,7 @@ struct EntityDeletion {
         s.bind(1, value)
         let kind = entity.identifierAttribute.kind
         var ids: [ColumnValue] = []
-        while try s.step() { ids.append(s.value(0, as: kind)) }
+        while try s.step() { ids.append(try s.value(0, as: kind)) }
         return ids
     }
 }

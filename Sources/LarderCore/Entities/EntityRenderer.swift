@@ -137,9 +137,17 @@ struct EntityRenderer {
             let chunk = values[start..<min(start + width, values.count)]
             for k in 0..<width { s.bind(Int32(k + 1), k < chunk.count ? chunk[chunk.startIndex + k] : .null) }
             defer { s.reset() }
-            while try s.step() { body(kinds.enumerated().map { s.value(Int32($0.offset), as: $0.element) }) }
+            while try s.step() { body(try row(of: s, kinds)) }
             start += width
         }
+    }
+
+    /// The row `s` is on, its columns read as `kinds`.
+    private func row(of s: any SQLStatement, _ kinds: [ColumnKind]) throws(StoreError) -> [ColumnValue] {
+        var values: [ColumnValue] = []
+        values.reserveCapacity(kinds.count)
+        for (column, kind) in kinds.enumerated() { values.append(try s.value(Int32(column), as: kind)) }
+        return values
     }
 
     /// The record with identifier `id`, or nil.
@@ -159,7 +167,7 @@ struct EntityRenderer {
         for (k, v) in bindings.enumerated() { s.bind(Int32(k + 1), v) }
         var result: [[ColumnValue]] = []
         while try s.step() {
-            result.append(kinds.enumerated().map { s.value(Int32($0.offset), as: $0.element) })
+            result.append(try row(of: s, kinds))
         }
         return result
     }
@@ -210,7 +218,7 @@ struct EntityRenderer {
         s.bind(1, id)
         let kind = destination.identifierAttribute.kind
         var result: [[ColumnValue]] = []
-        while try s.step() { result.append([s.value(0, as: kind)]) }
+        while try s.step() { result.append([try s.value(0, as: kind)]) }
         return result
     }
 }

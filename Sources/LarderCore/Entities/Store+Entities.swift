@@ -16,7 +16,7 @@ extension Store {
         if let entityCatalog { return entityCatalog }
         let s = try database.statement("SELECT name, definition FROM entity_models ORDER BY name")
         var rows: [(String, String)] = []
-        while try s.step() { rows.append((s.string(0), s.string(1))) }
+        while try s.step() { rows.append((try s.string(0), try s.string(1))) }
         s.reset()
         var models: [EntityModel] = []
         for (name, text) in rows { models.append(try storedModel(name, definition: text)) }
@@ -155,6 +155,6 @@ extension Store {
         defer { s.reset() }
         for (k, v) in filter.bindings.enumerated() { s.bind(Int32(k + 1), v) }
         guard try s.step() else { return 0 }
-        return s.int(0)
+        return try s.int(0)
     }
 }

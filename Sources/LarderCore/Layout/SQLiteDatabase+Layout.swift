@@ -26,7 +26,7 @@ extension SQLiteDatabase: LayoutDatabase {
         let names = try statement("SELECT name FROM layout_steps")
         defer { names.reset() }
         var recorded: [String] = []
-        while try names.step() { recorded.append(names.string(0)) }
+        while try names.step() { recorded.append(try names.string(0)) }
         return recorded
     }
 }

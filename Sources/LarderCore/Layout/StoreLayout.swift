@@ -67,9 +67,12 @@ public enum StoreLayout {
         (engine == .sqlite ? lastCounter.sqlite : lastCounter.postgreSQL) + 1
     }
 
-    /// Every step's statements on `engine`, in order: what a new store runs.
+    /// Every step's statements on `engine`, in order, each ended by a
+    /// semicolon: what a new store runs.
     public static func script(for engine: SQLDialect.Engine) -> String {
-        steps.compactMap { $0.body(for: engine) }.joined(separator: ";\n")
+        steps.compactMap { step in
+            step.body(for: engine).map { String($0.reversed().drop { $0 == ";" || $0.isWhitespace }.reversed()) + ";" }
+        }.joined(separator: "\n")
     }
 
     /// Brings the layout of the store `database` holds up to date; returns

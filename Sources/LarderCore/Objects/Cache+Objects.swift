@@ -149,7 +149,7 @@ extension Cache {
         s.bind(1, id)
         defer { s.reset() }
         _ = try s.step()
-        return s.int(0)
+        return try s.int(0)
     }
 
     /// Keys of object entries after `cursor` in (group, key) order, for migrate.run.
@@ -189,7 +189,7 @@ extension DiskTier {
         s.bind(1, cacheID).bind(4, limit)
         defer { s.reset() }
         var keys: [EntryKey] = []
-        while try s.step() { keys.append(EntryKey(group: s.string(0), key: s.string(1))) }
+        while try s.step() { keys.append(EntryKey(group: try s.string(0), key: try s.string(1))) }
         return keys
     }
 }

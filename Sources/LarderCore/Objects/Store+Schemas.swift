@@ -111,7 +111,7 @@ extension Store {
         let s = try database.statement("SELECT version, definition FROM schemas WHERE type = ?")
         s.bind(1, type)
         var rows: [(String, String)] = []
-        while try s.step() { rows.append((s.string(0), s.string(1))) }
+        while try s.step() { rows.append((try s.string(0), try s.string(1))) }
         s.reset()
         var result: [TypeSchema] = []
         for (version, definition) in rows {
@@ -152,7 +152,7 @@ extension Store {
         let s = try database.statement("SELECT DISTINCT type FROM schemas ORDER BY type")
         defer { s.reset() }
         var names: [String] = []
-        while try s.step() { names.append(s.string(0)) }
+        while try s.step() { names.append(try s.string(0)) }
         return names
     }
 

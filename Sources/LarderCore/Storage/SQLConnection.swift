@@ -22,9 +22,11 @@ public protocol SQLConnection: AnyObject {
 
     /// The statement for `sql`, prepared on first use and kept; reset, with no values bound.
     func statement(_ sql: String) throws(StoreError) -> any SQLStatement
-    /// One of the statements run on every cache read or write, found by
-    /// number rather than by its text.
-    func statement(_ hot: CacheSQL.Hot) throws(StoreError) -> any SQLStatement
+    /// A statement run on every read or write of a kind (the caller numbers
+    /// them from 0, densely), kept by `number` rather than found by its
+    /// text: hashing and comparing the text cost about as much as binding
+    /// it. `sql` gives the text the first time; prepared and kept, reset.
+    func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement
     /// Runs one or more statements that take no parameters and return no rows.
     func execute(_ sql: String) throws(StoreError)
     /// Rows changed by the last statement run.
@@ -56,6 +58,17 @@ public protocol SQLConnection: AnyObject {
     var rowsChanged: Int64 { get }
     /// Writes wait for other writers' locks again (once per burst of input).
     func waitForLocksAgain()
+    /// Marks a point of the write transaction that `rollback(toSavepoint:)`
+    /// can go back to; savepoints nest, by name. PostgreSQL queues it with
+    /// the writes that follow (`SQLStatement.runPipelined`), so that a batch
+    /// under one is sent whole.
+    func savepoint(_ name: String) throws(StoreError)
+    /// Keeps what was done since the savepoint `name`, and forgets the savepoint.
+    func release(savepoint name: String) throws(StoreError)
+    /// Undoes what was done since the savepoint `name`, and forgets it. A
+    /// failure to do so is the transaction's (`transactionFailure`): it is
+    /// then rolled back whole.
+    func rollback(toSavepoint name: String)
     /// Runs now whatever `SQLStatement.runPipelined` queued (SQLite queues
     /// nothing): before a decision taken from what those statements will
     /// answer, such as a cache's totals against its limits.
@@ -117,9 +130,9 @@ public protocol SQLStatement: AnyObject {
     // through the witness table and a generic trampoline apiece.
     @discardableResult func bind(_ index: Int32, _ value: Int) -> Self
     @discardableResult func bind(_ index: Int32, _ value: String) -> Self
-    /// Binds a key's group at `first` and its key at the parameter after.
-    @discardableResult func bind(_ k: EntryKey, from first: Int32) -> Self
-    func int(_ column: Int32) -> Int
+    /// Binds two texts, given as their UTF-8 bytes, at `first` and the parameter after.
+    @discardableResult func bind(_ first: Int32, utf8 a: UnsafeBufferPointer<UInt8>, andNext b: UnsafeBufferPointer<UInt8>) -> Self
+    func int(_ column: Int32) throws(StoreError) -> Int
     /// Runs the statement the first time, then moves to its next row; false when there is none.
     func step() throws(StoreError) -> Bool
     /// Runs a statement to its end, ignoring rows; resets it for the next use.
@@ -132,14 +145,19 @@ public protocol SQLStatement: AnyObject {
     /// in one network round trip (libpq's pipeline mode). `then` gets the
     /// statement on its first row (nil if it returned none) once it has
     /// run; if the transaction fails first, never. A failure of a queued
-    /// statement dooms the transaction, and is thrown by whatever sends it.
+    /// statement, or of `then` reading its answer, dooms the transaction,
+    /// and is thrown by whatever sends it.
     /// Outside a write transaction the statement runs now on either engine.
-    func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError)
+    func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError)
+    // A column read as another type than it holds reads as SQLite makes
+    // it (NULL as 0, "" or no bytes); a value the engine cannot decode as
+    // the type asked (PostgreSQL's answer in an unexpected format or type)
+    // is an error, never a 0 that would be taken for data.
     func isNull(_ column: Int32) -> Bool
-    func int64(_ column: Int32) -> Int64
-    func double(_ column: Int32) -> Double
-    func string(_ column: Int32) -> String
-    func blob(_ column: Int32) -> [UInt8]
+    func int64(_ column: Int32) throws(StoreError) -> Int64
+    func double(_ column: Int32) throws(StoreError) -> Double
+    func string(_ column: Int32) throws(StoreError) -> String
+    func blob(_ column: Int32) throws(StoreError) -> [UInt8]
 }
 
 extension SQLStatement {
@@ -153,12 +171,12 @@ extension SQLStatement {
     }
 
     @discardableResult
-    public func bind(_ k: EntryKey, from first: Int32) -> Self {
-        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
-        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
+    public func bind(_ first: Int32, utf8 a: UnsafeBufferPointer<UInt8>, andNext b: UnsafeBufferPointer<UInt8>) -> Self {
+        bind(first, utf8: a)
+        return bind(first + 1, utf8: b)
     }
 
-    public func int(_ column: Int32) -> Int { Int(int64(column)) }
+    public func int(_ column: Int32) throws(StoreError) -> Int { Int(try int64(column)) }
 
     @discardableResult
     public func bind(_ index: Int32, zeroBlob count: Int) -> Self { bind(index, blob: [UInt8](repeating: 0, count: count)) }
@@ -186,7 +204,7 @@ extension SQLConnection {
         let s = try statement(sql)
         defer { s.reset() }
         guard try s.step() else { return 0 }
-        return s.int64(0)
+        return try s.int64(0)
     }
 }
 

@@ -17,8 +17,8 @@ import CSQLite
 public final class SQLiteDatabase: SQLConnection {
     let handle: OpaquePointer
     private var statements: [SQLText: SQLiteStatement] = [:]
-    /// `CacheSQL.Hot` statements by number, once prepared (they are in `statements` too).
-    private var hot = [SQLiteStatement?](repeating: nil, count: CacheSQL.Hot.allCases.count)
+    /// Statements kept by number (`statement(number:sql:)`), once prepared (they are in `statements` too).
+    private var hot: [SQLiteStatement?] = []
     private var dataVersionStatement: SQLiteStatement?
     public let path: String
 
@@ -50,7 +50,7 @@ public final class SQLiteDatabase: SQLConnection {
         isClosed = true
         for s in statements.values { s.finalize() }
         statements = [:]
-        hot = hot.map { _ in nil }
+        hot = []
         sqlite3_close_v2(handle)
     }
 
@@ -164,8 +164,24 @@ public final class SQLiteDatabase: SQLConnection {
         transactionFailure = nil
     }
 
+    public func savepoint(_ name: String) throws(StoreError) { try execute("SAVEPOINT \(name)") }
+    public func release(savepoint name: String) throws(StoreError) { try execute("RELEASE \(name)") }
+    public func rollback(toSavepoint name: String) {
+        try? execute("ROLLBACK TO \(name)")
+        try? execute("RELEASE \(name)")
+    }
+
     public func statement(_ sql: String) throws(StoreError) -> any SQLStatement { try prepared(sql) }
-    public func statement(_ h: CacheSQL.Hot) throws(StoreError) -> any SQLStatement { try prepared(h) }
+    public func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
+        if number < hot.count, let s = hot[number] {
+            s.reset()
+            return s
+        }
+        let s = try prepared(sql())
+        if number >= hot.count { hot += repeatElement(nil, count: number + 1 - hot.count) }
+        hot[number] = s
+        return s
+    }
 
     /// A cached prepared statement for `sql`, reset and with bindings cleared.
     public func prepared(_ sql: String) throws(StoreError) -> SQLiteStatement {
@@ -178,17 +194,6 @@ public final class SQLiteDatabase: SQLConnection {
         guard rc == SQLITE_OK, let raw else { throw .storage(code: rc, message: "\(errorMessage) in: \(sql)") }
         let s = SQLiteStatement(raw, database: self)
         statements[SQLText(sql)] = s
-        return s
-    }
-
-    /// A hot statement, reset and with bindings cleared.
-    func prepared(_ h: CacheSQL.Hot) throws(StoreError) -> SQLiteStatement {
-        if let s = hot[h.rawValue] {
-            s.reset()
-            return s
-        }
-        let s = try prepared(h.sql(for: .sqlite))
-        hot[h.rawValue] = s
         return s
     }
 

@@ -36,9 +36,9 @@ public final class SQLiteStatement: SQLStatement {
     }
 
     @discardableResult
-    public func bind(_ k: EntryKey, from first: Int32) -> SQLiteStatement {
-        k.withGroupUTF8 { _ = bind(first, utf8: $0) }
-        return k.withKeyUTF8 { bind(first + 1, utf8: $0) }
+    public func bind(_ first: Int32, utf8 a: UnsafeBufferPointer<UInt8>, andNext b: UnsafeBufferPointer<UInt8>) -> SQLiteStatement {
+        bind(first, utf8: a)
+        return bind(first + 1, utf8: b)
     }
 
     @discardableResult
@@ -123,10 +123,10 @@ public final class SQLiteStatement: SQLStatement {
         while try step() {}
     }
 
-    public func runPipelined(then: ((_ row: (any SQLStatement)?) -> Void)?) throws(StoreError) {
+    public func runPipelined(then: ((_ row: (any SQLStatement)?) throws(StoreError) -> Void)?) throws(StoreError) {
         guard let then else { return try run() }
         defer { sqlite3_reset(raw) }
-        then(try step() ? self : nil)
+        try then(try step() ? self : nil)
     }
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(raw, column) == SQLITE_NULL }
