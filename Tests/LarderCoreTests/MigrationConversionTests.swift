@@ -18,7 +18,7 @@ final class MigrationConversionTests: XCTestCase {
         do {
             let result = try convert(text, to: to, from: from)
             XCTFail("\(text) → \(to.rawValue) should fail, gave \(result)", file: file, line: line)
-        } catch let e as Migrator.StepFailure {
+        } catch let e as ObjectUpgrader.StepFailure {
             XCTAssertEqual(e.message, "cannot convert \(json(text)) to \(to.rawValue)", file: file, line: line)
         } catch {
             XCTFail("unexpected \(error)", file: file, line: line)

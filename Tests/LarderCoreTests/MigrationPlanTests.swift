@@ -2,13 +2,13 @@ import XCTest
 import LarderJSON
 @testable import LarderCore
 
-/// `Migrator.plan`: which hops lead from a stored version to the newest.
+/// `ObjectUpgrader.plan`: which hops lead from a stored version to the newest.
 final class MigrationPlanTests: StoreTestCase {
-    private func plan(_ store: Store, _ type: String, from: String) throws -> [Migrator.Hop] {
-        try Migrator(store: store, key: "k", answers: [:]).plan(type: type, from: ver(from), versions: store.versions(of: type))
+    private func plan(_ store: Store, _ type: String, from: String) throws -> [ObjectUpgrader.Hop] {
+        try ObjectUpgrader(store: store, key: "k", answers: [:]).plan(type: type, from: ver(from), versions: store.versions(of: type))
     }
 
-    private func route(_ hops: [Migrator.Hop]) -> [String] {
+    private func route(_ hops: [ObjectUpgrader.Hop]) -> [String] {
         hops.map { "\($0.from.text)→\($0.to.text)" }
     }
 
@@ -66,7 +66,7 @@ final class MigrationPlanTests: StoreTestCase {
         XCTAssertEqual(route(hops), ["1→2", "2→3"])
         XCTAssertEqual(hops[0].steps, [], "an automatic hop has no steps")
         XCTAssertEqual(hops[1].steps, [.rename(from: "text", to: "body")])
-        XCTAssertTrue(Migrator.onlyAdds(from: try XCTUnwrap(store.schema(of: "Note", version: ver("1"))),
+        XCTAssertTrue(ObjectUpgrader.onlyAdds(from: try XCTUnwrap(store.schema(of: "Note", version: ver("1"))),
                                         to: try XCTUnwrap(store.schema(of: "Note", version: ver("2")))))
     }
 
@@ -100,7 +100,7 @@ final class MigrationPlanTests: StoreTestCase {
                                            fields: ["a (removed)", "b (integer → number)", "d (added, required)"])) {
             _ = try self.plan(store, "T", from: "1")
         }
-        XCTAssertEqual(Migrator.differences(from: try XCTUnwrap(store.schema(of: "T", version: ver("2"))),
+        XCTAssertEqual(ObjectUpgrader.differences(from: try XCTUnwrap(store.schema(of: "T", version: ver("2"))),
                                             to: try XCTUnwrap(store.schema(of: "T", version: ver("1")))),
                        ["b (number → integer)", "d (removed)", "e (removed)", "f (removed)", "a (added, required)"])
     }

@@ -65,7 +65,7 @@ extension Cache {
         if try store.versions(of: stored.type).isEmpty {
             return .untyped(type: stored.type, version: stored.version.text, value: stored.plainValue)
         }
-        let migrator = Migrator(store: store, key: k.key, answers: answers)
+        let migrator = ObjectUpgrader(store: store, key: k.key, answers: answers)
         if try migrator.isCurrent(stored) { return .current(stored) }
         do {
             let upgraded = try migrator.upgrade(stored)
@@ -91,7 +91,7 @@ extension Cache {
         }
         var values: [JSONObject] = [], migrated = 0, dropped: [Int] = []
         for (index, element) in array.elements.enumerated() {
-            let migrator = Migrator(store: store, key: k.key, answers: answers, element: index)
+            let migrator = ObjectUpgrader(store: store, key: k.key, answers: answers, element: index)
             do {
                 if try migrator.isCurrent(element) {
                     values.append(element.value)

@@ -3,7 +3,7 @@ import LarderJSON
 /// Value conversions for the `convert` migration step.
 enum Conversion {
     static func convert(_ v: JSON, to: MigrationStep.Conversion, from: MigrationStep.Conversion?) throws -> JSON {
-        func fail() -> Migrator.StepFailure { Migrator.StepFailure(message: "cannot convert \(v) to \(to.rawValue)") }
+        func fail() -> ObjectUpgrader.StepFailure { ObjectUpgrader.StepFailure(message: "cannot convert \(v) to \(to.rawValue)") }
         switch to {
         case .string:
             switch v {

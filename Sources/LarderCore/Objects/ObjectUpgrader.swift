@@ -33,7 +33,7 @@ public enum MigrationStop: Error {
 ///
 /// Deterministic: a migration interrupted for a callback is simply run again
 /// with the answers collected so far, so the core never waits.
-struct Migrator {
+struct ObjectUpgrader {
     let store: Store
     let key: String
     let answers: [String: CallbackAnswer]
@@ -268,7 +268,7 @@ enum Path {
             o[last] = value
             return true
         }
-        if done == nil { throw Migrator.StepFailure(message: "\(path) runs through something that is not an object") }
+        if done == nil { throw ObjectUpgrader.StepFailure(message: "\(path) runs through something that is not an object") }
     }
 
     private static func modify<T>(_ object: inout JSONObject, _ parts: [String], create: Bool = false,
