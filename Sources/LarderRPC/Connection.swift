@@ -237,9 +237,6 @@ public final class Connection {
             case .answered:
                 emitDirect(request)
                 return
-            case .failed(let error):
-                send(id: request.id, result: .failure(error), batch: nil)
-                return
             case .later:
                 return
             }

@@ -35,10 +35,10 @@ package protocol MessageHandler: AnyObject {
 package enum DirectAnswer {
     /// Not handled here: parse it and handle it the ordinary way.
     case declined
-    /// Answered: the result's JSON text is in the writer.
+    /// Answered: the result's JSON text is in the writer, to be sent now.
     case answered
-    case failed(ResponseError)
-    /// Answered later through `Connection.respond(to:with:)`.
+    /// Taken by the handler, which answers through `Connection.respond`, now
+    /// or once earlier answers have left.
     case later
 }
 

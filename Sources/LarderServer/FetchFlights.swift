@@ -168,18 +168,18 @@ final class FetchFlights {
                                              attempts: attempts, overtaken: store?.superseded ?? true,
                                              baseline: store?.baseline))
             } catch {
-                server.settleFailedTransaction()
+                server.gate.settleFailedRequest()
                 result = .failure(error)
             }
-            for w in waiters { server.finishAfterCommit(w, result) }
+            for w in waiters { server.gate.answer(w, result, after: .commit) }
         case .notFound:
             var o: JSONObject = ["found": false, "fetched": .bool(store != nil), "attempts": .int(attempts)]
             if store == nil { o.append("remembered", true) }
-            for w in waiters { server.finishAfterCommit(w, .success(.object(o))) }
+            for w in waiters { server.gate.answer(w, .success(.object(o)), after: .commit) }
         case .failed(let error):
             guard clientFallsBack, !waiters.isEmpty else {
                 let failure = Self.fetchFailed(error, attempts: attempts, remembered: store == nil)
-                for w in waiters { server.finishAfterCommit(w, .failure(failure)) }
+                for w in waiters { server.gate.answer(w, .failure(failure), after: .commit) }
                 return
             }
             server.connection.request("cache.fallback", params: [
@@ -197,7 +197,7 @@ final class FetchFlights {
                     result = .failure(Self.fetchFailed(error, attempts: attempts, remembered: store == nil,
                                                        fallbackError: fallbackError))
                 }
-                for w in waiters { self.server.finishAfterCommit(w, result) }
+                for w in waiters { self.server.gate.answer(w, result, after: .commit) }
             }
         }
     }

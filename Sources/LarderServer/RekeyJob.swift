@@ -32,11 +32,10 @@ final class RekeyJob {
 
     private func progress(_ value: JSONObject) {
         guard let token = options.token else { return }
-        server.notify("$/progress", params: ["token": token, "value": .object(value)])
+        server.gate.notify("$/progress", params: ["token": token, "value": .object(value)])
     }
 
     private func step() {
-        let failuresBefore = server.failedCommits
         let finished: Bool
         server.store.beginRequest()
         do {
@@ -46,14 +45,12 @@ final class RekeyJob {
             server.store.requestFailed()
             return fail(error)
         }
-        server.commit()
-        if server.failedCommits != failuresBefore {
-            return fail(server.lastCommitFailure?.responseError ?? .internalError("a rekey batch could not be committed"))
-        }
+        if case .failure(let failure) = server.gate.commit() { return fail(failure.responseError) }
         if finished {
             rekey.adopt()
             progress(["kind": "end", "message": .string("\(Self.entries(rekey.resealed)) re-sealed")])
-            server.finishAfterCommit(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json))
+            server.gate.answer(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json),
+                               after: .commit)
             return
         }
         let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
