@@ -173,7 +173,7 @@ final class CommitGate {
         let waiting = held
         held = []
         // A burst of writes leaves freed memory behind; give it back at the next pause.
-        if waiting.count >= Self.largeCommit { connection.wantQuiet() }
+        if waiting.count >= Self.largeCommit { connection.loop.wantQuiet() }
         defer { releaseHeldResults() }
         do {
             let wrote = store.hasPendingWrites

@@ -124,11 +124,11 @@ final class FetchFlights {
         ]) { [weak self] response in
             guard !answered else { return }
             answered = true
-            if let timer { connection.cancel(timer) }
+            if let timer { connection.loop.cancel(timer) }
             self?.attempted(flight, Self.outcome(of: response))
         }
         guard !answered else { return }
-        timer = connection.after(milliseconds: Int(flight.settings.timeout)) { [weak self] in
+        timer = connection.loop.after(milliseconds: Int(flight.settings.timeout)) { [weak self] in
             guard !answered else { return }
             answered = true
             connection.abandon(id)
@@ -138,9 +138,9 @@ final class FetchFlights {
     }
 
     private func attempted(_ flight: Flight, _ outcome: Outcome) {
-        if case .failed = outcome, flight.attempts <= flight.settings.retries, !server.connection.inputEnded {
+        if case .failed = outcome, flight.attempts <= flight.settings.retries, !server.connection.loop.inputEnded {
             let delay = flight.settings.retryDelay(before: flight.attempts, random: Double.random(in: 0..<1))
-            server.connection.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
+            server.connection.loop.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
             return
         }
         inFlight[flight.key] = nil

@@ -35,7 +35,7 @@ final class MigrationJob {
         reply.onCancel = { [unowned self] in cancelled = true }
         progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
                   "message": .string("stored objects: \(total)")])
-        server.connection.schedule { [self] in nextBatch() }
+        server.connection.loop.schedule { [self] in nextBatch() }
     }
 
     private func progress(_ value: JSONObject) {
@@ -151,7 +151,7 @@ final class MigrationJob {
             reply.fail(.requestCancelled(data: counts.json))
             return
         }
-        server.connection.schedule { [self] in nextBatch() }
+        server.connection.loop.schedule { [self] in nextBatch() }
     }
 
     /// Commits the batch; if its writes were rolled back instead (the commit

@@ -25,7 +25,7 @@ final class RekeyJob {
     func start() {
         progress(["kind": "begin", "title": .string("Rekeying cache \(rekey.cache.name)"), "cancellable": false, "percentage": 0,
                   "message": .string("\(Self.entries(total)) to re-seal")])
-        server.connection.schedule { [self] in step() }
+        server.connection.loop.schedule { [self] in step() }
     }
 
     private static func entries(_ n: Int) -> String { n == 1 ? "1 entry" : "\(n) entries" }
@@ -56,7 +56,7 @@ final class RekeyJob {
         let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
         progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(Self.entries(total)) re-sealed")])
         if server.lifecycle == .shutDown { return fail(.requestCancelled(data: nil)) }
-        server.connection.schedule { [self] in step() }
+        server.connection.loop.schedule { [self] in step() }
     }
 
     /// Ends the rekey where it stands: what was committed stays, and the

@@ -69,12 +69,12 @@ final class Server: MessageHandler {
     static let purgeBudget: UInt64 = 1_000_000
 
     private func purgeExpiredLater(milliseconds: Int) {
-        connection.after(milliseconds: milliseconds) { [weak self] in self?.purgeExpired() }
+        connection.loop.after(milliseconds: milliseconds) { [weak self] in self?.purgeExpired() }
     }
 
     private func purgeExpired() {
         // Once the input has ended the process is on its way out.
-        guard !connection.inputEnded else { return }
+        guard !connection.loop.inputEnded else { return }
         var more = false
         if case .running = lifecycle {
             store.beginRequest()
@@ -174,7 +174,7 @@ final class Server: MessageHandler {
     func handle(notification method: String, params: JSON?) {
         switch method {
         case "exit":
-            connection.stop(exitCode: lifecycle == .shutDown ? 0 : 1)
+            connection.loop.stop(exitCode: lifecycle == .shutDown ? 0 : 1)
         case "initialized":
             break
         default:
@@ -195,7 +195,7 @@ final class Server: MessageHandler {
     }
 
     /// Answers wait for the commit: the connection should let writes gather.
-    var batchesWork: Bool { gate.isHolding }
+    var isHolding: Bool { gate.isHolding }
 
     func willFlush() {
         gate.commit()
