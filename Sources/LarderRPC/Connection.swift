@@ -5,20 +5,23 @@ import Darwin
 #endif
 import LarderJSON
 
-/// One JSON-RPC 2.0 peer over a pair of file descriptors.
+/// One JSON-RPC 2.0 peer, served on an `EventLoop`.
 ///
-/// Reads with `read(2)` into a growing buffer, frames and decodes messages,
-/// hands them to the `MessageHandler` in arrival order, and writes responses
-/// into one buffer that is flushed when the input is drained (or the buffer
-/// grows large), so a pipelined burst costs one `write(2)` instead of one per
-/// message. Tracks the requests it sends to the client and routes the answers
-/// back. Single-threaded by design: the handler never needs a lock.
+/// Frames and decodes the messages its loop reads, hands them to the
+/// `MessageHandler` in arrival order (plain requests for the handler's
+/// `directMethods` first as they lie, see `RequestView`), answers batches
+/// as one array and `$/cancelRequest` by id, and frames responses into one
+/// buffer that the loop flushes when the input is drained (or the buffer
+/// grows large), so a pipelined burst costs one `write(2)` instead of one
+/// per message. Tracks the requests it sends to the client and routes the
+/// answers back. Single-threaded by design: the handler never needs a lock.
 public final class Connection {
     public enum Direction: Sendable { case incoming, outgoing }
 
-    private let input: Int32
-    private let output: Int32
-    private let decoder: FrameDecoder
+    /// The loop this connection is served on: its timers and scheduled work
+    /// are the handler's too.
+    public let loop: EventLoop
+    let decoder: FrameDecoder
     private let maxDepth: Int
     /// Held strongly (a handler refers back to its connection `unowned`).
     /// Not weak: a weakly referenced object keeps its reference counts in a
@@ -33,16 +36,10 @@ public final class Connection {
     /// Reads the requests the handler answers directly.
     private var requests = RequestReader.allocate(methods: [])
 
-    /// Called when no input has come for a moment (`quietAfterMilliseconds`)
-    /// after work that left garbage behind: a message of `largeMessageBytes`
-    /// or more, or a handler's `wantQuiet()` (after a large commit). The client
-    /// paused; a good time to give memory back (`malloc_trim`). Until that
-    /// pause comes, each wait for input is a poll(2) with that timeout.
-    public var onQuiet: (() -> Void)?
+    /// A message or answer of this size or more leaves buffers grown that
+    /// the loop's next quiet moment gives back; an answer this large is
+    /// written from where it lies (`sendLarge`).
     public var largeMessageBytes = 256 << 10
-    public var quietAfterMilliseconds: Int32 = 20
-    private var quietWanted = false
-    private var lastReadDrained = false
 
     /// Called with every message body in both directions (for `--record`).
     public var onTraffic: ((Direction, UnsafeBufferPointer<UInt8>) -> Void)?
@@ -51,23 +48,13 @@ public final class Connection {
     private var scratch = JSONWriter(capacity: 1024)
     /// Results of requests answered straight from their bytes.
     private var direct = JSONWriter(capacity: 16 * 1024)
-    private static let flushThreshold = 1 << 20
-
-    private var stopped = false
-    private var exitCode: Int32 = 0
-    private var clientGone = false
+    static let flushThreshold = 1 << 20
 
     /// Requests being worked on, by id, so `$/cancelRequest` can reach them.
     private var working: [RequestID: Reply] = [:]
     /// Requests sent to the client and not yet answered, each with its place in the sending order.
     private var awaiting: [RequestID: (sent: Int, onResponse: (Result<JSON, ResponseError>) -> Void)] = [:]
     private var nextOutgoingID = 0
-    /// Work that continues between messages (long operations run in slices).
-    private var scheduled: [() -> Void] = []
-    /// Work due at a later moment (`after(milliseconds:_:)`).
-    private var timers = Timers()
-    /// The input ended: the client can answer nothing more.
-    public private(set) var inputEnded = false
     /// Requests to the client given up on (`abandon`): a late answer to one is expected, not a mistake.
     private var abandoned: Set<RequestID> = []
     /// A message being gathered line by line (see `SplitMessage`).
@@ -80,128 +67,54 @@ public final class Connection {
 
     deinit { requests.deallocate() }
 
-    public init(input: Int32, output: Int32, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth, framing: Framing? = nil) {
-        self.input = input
-        self.output = output
+    public init(loop: EventLoop, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth, framing: Framing? = nil) {
+        self.loop = loop
         self.decoder = FrameDecoder(maxMessageBytes: maxMessageBytes, framing: framing)
         self.maxDepth = maxDepth
+    }
+
+    /// A connection served over a pair of descriptors (`run()`).
+    public convenience init(input: Int32, output: Int32, maxMessageBytes: Int, maxDepth: Int = JSONParser.defaultMaxDepth,
+                            framing: Framing? = nil) {
+        self.init(loop: EventLoop(input: input, output: output), maxMessageBytes: maxMessageBytes, maxDepth: maxDepth,
+                  framing: framing)
     }
 
     /// The framing in use: detected from the first bytes, lines until then.
     public var framing: Framing { decoder.framing ?? .lines }
 
-    /// Serves until the input ends or `stop` is called; returns the exit code.
+    /// Serves until the input ends or the loop is stopped; returns the exit code.
     public func run() -> Int32 {
-        while !stopped {
-            if !timers.isEmpty, let due = timers.takeDue() {
-                due()
-                flush()
-                continue
-            }
-            // Scheduled work runs only while no input waits, so requests keep being served.
-            if !scheduled.isEmpty && !inputIsReady() {
-                scheduled.removeFirst()()
-                flush()
-                continue
-            }
-            // Only after a read that drained the input: while it keeps coming in
-            // full chunks there is no pause to wait for.
-            if quietWanted && lastReadDrained && !inputArrives(within: quietAfterMilliseconds) {
-                quiet()
-            }
-            // A read would block past the next timer: wait for input only until it is due.
-            if let wait = timers.millisecondsToNext, !inputArrives(within: wait) { continue }
-            let n = decoder.read(from: input)
-            if n < 0 {
-                if errno == EINTR { continue }
-                Log.error("reading input failed: \(String(cString: strerror(errno)))")
-                break
-            }
-            if n == 0 {
-                if let last = decoder.endOfInput() { handle(last) }
-                if let unfinished = split { answer(unfinished) }
-                break
-            }
-            lastReadDrained = n < FrameDecoder.chunk
-            while !stopped, let event = decoder.next() { handle(event) }
-            // A read that did not fill its chunk most likely drained the pipe:
-            // flush without asking poll(2). That saves a system call per request
-            // when a client waits for each answer, and keeps answers flowing to a
-            // pipelining client. Only while the handler batches costly work (a
-            // commit) is it worth waiting until the input is really drained.
-            let drained = lastReadDrained && !(handler?.batchesWork ?? false)
-            if out.count >= Self.flushThreshold || drained || !inputIsReady() { flush() }
-        }
-        // Work already under way finishes; handlers waiting on the client answer
-        // now. Those answers still go out: the client may still be reading.
-        inputEnded = true
-        runScheduledWork()
-        failAwaiting(with: ResponseError(code: .requestCancelled, message: "the client closed the connection"))
-        // Nothing waited for can come now: timers run at once (a retry finds the client gone).
-        while !timers.isEmpty {
-            for work in timers.takeAll() { work() }
-        }
-        runScheduledWork()
-        flush()
-        handler?.connectionClosed()
-        return exitCode
+        loop.run(self)
     }
 
-    /// Asks for `onQuiet` at the client's next pause.
-    public func wantQuiet() {
-        quietWanted = true
-    }
-
-    /// Buffers that grew for one large message go back to their first size;
-    /// then the owner may release what the process no longer uses.
-    private func quiet() {
-        quietWanted = false
+    /// Buffers that grew for one large message go back to their first size.
+    func shrinkBuffers() {
         decoder.shrink()
         if out.capacity > 2 * Self.flushThreshold { out = JSONWriter(capacity: 256 * 1024) }
         if direct.capacity > 1 << 20 { direct = JSONWriter(capacity: 16 * 1024) }
         if scratch.capacity > 1 << 20 { scratch = JSONWriter(capacity: 1024) }
-        onQuiet?()
     }
 
-    /// Runs `work` once no input is waiting: long operations do a slice of
-    /// work, schedule the next, and meanwhile other requests are served.
-    public func schedule(_ work: @escaping () -> Void) {
-        scheduled.append(work)
-    }
+    /// Bytes waiting in the output buffer.
+    var outputCount: Int { out.count }
 
-    /// Runs `work` once `milliseconds` have passed (on the monotonic clock),
-    /// between messages; at the end of input, at once.
-    @discardableResult
-    public func after(milliseconds: Int, _ work: @escaping () -> Void) -> TimerID {
-        timers.add(after: milliseconds, work)
-    }
-
-    public func cancel(_ timer: TimerID) {
-        timers.cancel(timer)
-    }
-
-    private func runScheduledWork() {
-        while !scheduled.isEmpty && !clientGone {
-            scheduled.removeFirst()()
-            flush()
-        }
-    }
-
-    /// Stops after the current message; `run` then returns `code`.
-    public func stop(exitCode code: Int32) {
-        stopped = true
-        exitCode = code
-    }
+    /// Whether the handler holds answers for costly work (a commit): the
+    /// loop then flushes only once the input is drained.
+    var isHolding: Bool { handler?.isHolding ?? false }
 
     // MARK: - Incoming
 
-    private func inputIsReady() -> Bool {
-        inputArrives(within: 0)
+    /// Handles every message the loop has read, in order.
+    func handleInput() {
+        while !loop.stopped, let event = decoder.next() { handle(event) }
     }
 
-    private func inputArrives(within milliseconds: Int32) -> Bool {
-        var fds = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-        return poll(&fds, 1, milliseconds) > 0
+    /// The input ended: a last message without its line end is handled, and
+    /// a message being gathered over lines is answered.
+    func handleEndOfInput() {
+        if let last = decoder.endOfInput() { handle(last) }
+        if let unfinished = split { answer(unfinished) }
     }
 
     private func handle(_ event: FrameDecoder.Event) {
@@ -211,14 +124,14 @@ public final class Connection {
             onTraffic?(.incoming, body)
             handle(body: body)
             if range.count >= largeMessageBytes {
-                quietWanted = true
+                loop.wantQuiet()
                 // Its bytes are no longer needed: they go before the
                 // messages read with them are answered, a get of the value
                 // just set among them.
                 decoder.releaseConsumed()
             }
         case .oversized(let size):
-            quietWanted = true
+            loop.wantQuiet()
             Log.warn("skipped a message of \(size) bytes (limit \(decoder.maxMessageBytes))")
             reject(.invalidRequest(
                 "message of \(size) bytes exceeds the limit of \(decoder.maxMessageBytes) bytes",
@@ -236,9 +149,6 @@ public final class Connection {
             case .declined: break
             case .answered:
                 emitDirect(request)
-                return
-            case .failed(let error):
-                send(id: request.id, result: .failure(error), batch: nil)
                 return
             case .later:
                 return
@@ -429,7 +339,7 @@ public final class Connection {
     public func request(_ method: String, params: JSON?, onResponse: @escaping (Result<JSON, ResponseError>) -> Void) -> RequestID {
         nextOutgoingID += 1
         let id = RequestID.string("larder-\(nextOutgoingID)")
-        guard !clientGone && !inputEnded else {
+        guard !loop.clientGone && !loop.inputEnded else {
             onResponse(.failure(ResponseError(code: .requestCancelled, message: "the client closed the connection")))
             return id
         }
@@ -460,7 +370,7 @@ public final class Connection {
     /// Fails the requests still waiting for the client in the order they were
     /// sent, not the dictionary's, so that the answers waiting on them leave
     /// in the same order on every run.
-    private func failAwaiting(with error: ResponseError) {
+    func failAwaiting(with error: ResponseError) {
         let waiting = awaiting.values.sorted { $0.sent < $1.sent }
         awaiting = [:]
         for w in waiting { w.onResponse(.failure(error)) }
@@ -520,11 +430,11 @@ public final class Connection {
             scratch.withBytes { out.writeRaw($0) }
         }
         writeOut()
-        writeToClient(result)
+        loop.write(result)
         out.writeASCII("}")
         if framing == .lines { out.append(0x0A) }
         // The result's buffer grew for it: it goes back at the next pause.
-        quietWanted = true
+        loop.wantQuiet()
     }
 
     /// Frames one message into the output buffer.
@@ -557,22 +467,7 @@ public final class Connection {
         guard !out.isEmpty else { return }
         defer { out.reset() }
         // A buffer that grew for large answers goes back at the next pause.
-        if out.capacity > 2 * Self.flushThreshold { quietWanted = true }
-        out.withBytes { writeToClient($0) }
-    }
-
-    private func writeToClient(_ raw: UnsafeBufferPointer<UInt8>) {
-        guard !clientGone else { return }
-        var written = 0
-        while written < raw.count {
-            let n = write(output, raw.baseAddress! + written, raw.count - written)
-            if n > 0 { written += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            // EPIPE: the client went away. Nothing more can be said to it.
-            Log.info("the client stopped reading (\(String(cString: strerror(errno)))); stopping")
-            clientGone = true
-            stopped = true
-            return
-        }
+        if out.capacity > 2 * Self.flushThreshold { loop.wantQuiet() }
+        out.withBytes { loop.write($0) }
     }
 }

@@ -21,9 +21,10 @@ package protocol MessageHandler: AnyObject {
     func handle(invalidMessage error: ResponseError, reply: Reply)
     /// A notification; there is no reply.
     func handle(notification method: String, params: JSON?)
-    /// True while answers wait for work that costs more the more often it is
-    /// done (a commit): output is then flushed only once the input is drained.
-    var batchesWork: Bool { get }
+    /// True while answers are held for work that costs more the more often
+    /// it is done (a commit): output is then flushed only once the input is
+    /// drained.
+    var isHolding: Bool { get }
     /// Output is about to leave the process: anything a response sent so far
     /// depends on must be made durable now (this is where writes commit).
     func willFlush()
@@ -35,15 +36,15 @@ package protocol MessageHandler: AnyObject {
 package enum DirectAnswer {
     /// Not handled here: parse it and handle it the ordinary way.
     case declined
-    /// Answered: the result's JSON text is in the writer.
+    /// Answered: the result's JSON text is in the writer, to be sent now.
     case answered
-    case failed(ResponseError)
-    /// Answered later through `Connection.respond(to:with:)`.
+    /// Taken by the handler, which answers through `Connection.respond`, now
+    /// or once earlier answers have left.
     case later
 }
 
 extension MessageHandler {
-    package var batchesWork: Bool { false }
+    package var isHolding: Bool { false }
     package var directMethods: [StaticString] { [] }
 
     package func answer(directly request: RequestView, into result: inout JSONWriter) -> DirectAnswer {

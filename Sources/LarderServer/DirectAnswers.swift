@@ -37,7 +37,7 @@ extension Server {
         } catch {
             return failed(request, error)
         }
-        return succeeded(request, result: &result, afterCommit: false)
+        return gate.answerDirect(request, result: result, after: .now)
     }
 
     private func directGet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
@@ -50,7 +50,7 @@ extension Server {
         } catch {
             return failed(request, error)
         }
-        return succeeded(request, result: &result, afterCommit: false)
+        return gate.answerDirect(request, result: result, after: .now)
     }
 
     private func directSet(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
@@ -93,7 +93,7 @@ extension Server {
         } catch {
             return failed(request, error)
         }
-        return succeeded(request, result: &result, afterCommit: true)
+        return gate.answerDirect(request, result: result, after: .commit)
     }
 
     /// Whether the request may run now; if not, the ordinary path refuses it properly.
@@ -103,32 +103,10 @@ extension Server {
         return true
     }
 
-    /// Sends the result now, or holds it behind the commit when it is a
-    /// write's or when earlier answers are waiting for one.
-    private func succeeded(_ request: RequestView, result: inout JSONWriter, afterCommit: Bool) -> DirectAnswer {
-        guard answersAreWaiting || afterCommit else { return .answered }
-        if !afterCommit && result.count >= Self.maxHeldResultBytes { return answerAfterCommitting() }
-        holdDirect(request.id, result: result)
-        return .later
-    }
-
-    /// A large result read behind answers waiting for a commit: the commit
-    /// comes now, and the result is sent from where it lies rather than
-    /// copied to wait among the held ones (being over `maxHeldResultBytes`,
-    /// the copy would have been committed at once anyway). A 60 MB value got
-    /// right behind its set was otherwise in memory once more. If the commit
-    /// fails, what was read from it fails too, as when held.
-    @inline(never)
-    private func answerAfterCommitting() -> DirectAnswer {
-        if let failure = commit() { return .failed(failure.responseError) }
-        return .answered
-    }
-
-    /// Sends the error now, or holds it when earlier answers are waiting for the commit.
+    /// Fails the request now, or in its turn after the answers held.
     private func failed(_ request: RequestView, _ error: StoreError) -> DirectAnswer {
-        settleFailedTransaction()
-        guard answersAreWaiting else { return .failed(error.responseError) }
-        holdDirect(request.id, error: error.responseError)
+        gate.settleFailedRequest()
+        gate.answerDirect(request.id, error: error.responseError)
         return .later
     }
 

@@ -136,11 +136,11 @@ final class FetchFlights {
         ]) { [weak self] response in
             guard !answered else { return }
             answered = true
-            if let timer { connection.cancel(timer) }
+            if let timer { connection.loop.cancel(timer) }
             self?.attempted(flight, Self.outcome(of: response))
         }
         guard !answered else { return }
-        timer = connection.after(milliseconds: Int(flight.settings.timeout)) { [weak self] in
+        timer = connection.loop.after(milliseconds: Int(flight.settings.timeout)) { [weak self] in
             guard !answered else { return }
             answered = true
             connection.abandon(id)
@@ -150,9 +150,9 @@ final class FetchFlights {
     }
 
     private func attempted(_ flight: Flight, _ outcome: Outcome) {
-        if case .failed = outcome, flight.attempts <= flight.settings.retries, !server.connection.inputEnded {
+        if case .failed = outcome, flight.attempts <= flight.settings.retries, !server.connection.loop.inputEnded {
             let delay = flight.settings.retryDelay(before: flight.attempts, random: Double.random(in: 0..<1))
-            server.connection.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
+            server.connection.loop.after(milliseconds: Int(delay)) { [weak self] in self?.attempt(flight) }
             return
         }
         if case .value = outcome { catchUpWithOtherWriters() }
@@ -194,18 +194,18 @@ final class FetchFlights {
                 result = .success(try stored(kind: kind, bytes: bytes, ttl: ttl ?? settings.ttl, key: key,
                                              attempts: attempts, since: store ?? (nil, true, false)))
             } catch {
-                server.settleFailedTransaction()
+                server.gate.settleFailedRequest()
                 result = .failure(error)
             }
-            for w in waiters { server.finishAfterCommit(w, result) }
+            for w in waiters { server.gate.answer(w, result, after: .commit) }
         case .notFound:
             var o: JSONObject = ["found": false, "fetched": .bool(store != nil), "attempts": .int(attempts)]
             if store == nil { o.append("remembered", true) }
-            for w in waiters { server.finishAfterCommit(w, .success(.object(o))) }
+            for w in waiters { server.gate.answer(w, .success(.object(o)), after: .commit) }
         case .failed(let error):
             guard clientFallsBack, !waiters.isEmpty else {
                 let failure = Self.fetchFailed(error, attempts: attempts, remembered: store == nil)
-                for w in waiters { server.finishAfterCommit(w, .failure(failure)) }
+                for w in waiters { server.gate.answer(w, .failure(failure), after: .commit) }
                 return
             }
             server.connection.request("cache.fallback", params: [
@@ -223,7 +223,7 @@ final class FetchFlights {
                     result = .failure(Self.fetchFailed(error, attempts: attempts, remembered: store == nil,
                                                        fallbackError: fallbackError))
                 }
-                for w in waiters { self.server.finishAfterCommit(w, result) }
+                for w in waiters { self.server.gate.answer(w, result, after: .commit) }
             }
         }
     }

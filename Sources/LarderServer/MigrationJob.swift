@@ -19,9 +19,9 @@ final class MigrationJob {
     private var visited = 0
     private var counts = MigrateRun.Result()
     private var cancelled = false
-    /// The server's failed commits when the batch began: one more, and the
-    /// batch's writes were rolled back.
-    private var failedCommitsBefore = 0
+    /// The commits since the batch began: the flushes made while the batch
+    /// waits for the client commit parts of it.
+    private var batchCommits: CommitWatch?
 
     init(server: Server, reply: Reply, caches: [Cache], options: Options) {
         self.server = server
@@ -35,12 +35,12 @@ final class MigrationJob {
         reply.onCancel = { [unowned self] in cancelled = true }
         progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
                   "message": .string("stored objects: \(total)")])
-        server.connection.schedule { [self] in nextBatch() }
+        server.connection.loop.schedule { [self] in nextBatch() }
     }
 
     private func progress(_ value: JSONObject) {
         guard let token = options.token else { return }
-        server.notify("$/progress", params: ["token": token, "value": .object(value)])
+        server.gate.notify("$/progress", params: ["token": token, "value": .object(value)])
     }
 
     private var batchRemaining = 0
@@ -48,7 +48,7 @@ final class MigrationJob {
     /// Migrates up to a batch of objects, then commits and yields.
     private func nextBatch() {
         batchRemaining = options.batchSize
-        failedCommitsBefore = server.failedCommits
+        batchCommits = server.gate.watch()
         // The batch reads its objects in the transaction that writes them
         // back: another process or sidecar migrating the same store at the
         // same time has either committed an object before this reads it (and
@@ -151,16 +151,15 @@ final class MigrationJob {
             reply.fail(.requestCancelled(data: counts.json))
             return
         }
-        server.connection.schedule { [self] in nextBatch() }
+        server.connection.loop.schedule { [self] in nextBatch() }
     }
 
     /// Commits the batch; if its writes were rolled back instead (the commit
     /// or a statement failed, here or in a request served meanwhile), the run
     /// ends with that error and returns true. Batches committed before stay.
     private func commitBatch() -> Bool {
-        guard !options.dryRun else { return false }
-        server.commit()
-        guard server.failedCommits != failedCommitsBefore, let failure = server.lastCommitFailure else { return false }
+        guard !options.dryRun, let batchCommits else { return false }
+        guard case .failure(let failure) = server.gate.commit(ending: batchCommits) else { return false }
         progress(["kind": "end", "message": "failed: a batch could not be committed"])
         reply.fail(failure.responseError)
         return true
@@ -171,6 +170,6 @@ final class MigrationJob {
         if commitBatch() { return }
         progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
         progress(["kind": "end", "message": .string("\(counts.migrated) migrated, \(counts.failed) failed")])
-        server.finishAfterCommit(reply, .success(counts.json))
+        server.gate.answer(reply, .success(counts.json), after: .commit)
     }
 }

@@ -117,7 +117,7 @@ extension Server {
                                  _ body: @escaping (ObjectContent) throws(ResponseError) -> R) -> Response<R> {
         let reply = r.reply
         resolve(operand) { [unowned self] resolved in
-            finishAfterCommit(reply, resolved.flatMap { s in Swift.Result { () throws(ResponseError) in try body(s).json } })
+            gate.answer(reply, resolved.flatMap { s in Swift.Result { () throws(ResponseError) in try body(s).json } }, after: .commit)
         }
         return .deferred
     }

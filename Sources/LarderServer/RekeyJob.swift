@@ -25,18 +25,17 @@ final class RekeyJob {
     func start() {
         progress(["kind": "begin", "title": .string("Rekeying cache \(rekey.cache.name)"), "cancellable": false, "percentage": 0,
                   "message": .string("\(Self.entries(total)) to re-seal")])
-        server.connection.schedule { [self] in step() }
+        server.connection.loop.schedule { [self] in step() }
     }
 
     private static func entries(_ n: Int) -> String { n == 1 ? "1 entry" : "\(n) entries" }
 
     private func progress(_ value: JSONObject) {
         guard let token = options.token else { return }
-        server.notify("$/progress", params: ["token": token, "value": .object(value)])
+        server.gate.notify("$/progress", params: ["token": token, "value": .object(value)])
     }
 
     private func step() {
-        let failuresBefore = server.failedCommits
         let finished: Bool
         server.store.beginRequest()
         do {
@@ -46,20 +45,18 @@ final class RekeyJob {
             server.store.requestFailed()
             return fail(error)
         }
-        server.commit()
-        if server.failedCommits != failuresBefore {
-            return fail(server.lastCommitFailure?.responseError ?? .internalError("a rekey batch could not be committed"))
-        }
+        if case .failure(let failure) = server.gate.commit() { return fail(failure.responseError) }
         if finished {
             rekey.adopt()
             progress(["kind": "end", "message": .string("\(Self.entries(rekey.resealed)) re-sealed")])
-            server.finishAfterCommit(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json))
+            server.gate.answer(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json),
+                               after: .commit)
             return
         }
         let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
         progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(Self.entries(total)) re-sealed")])
         if server.lifecycle == .shutDown { return fail(.requestCancelled(data: nil)) }
-        server.connection.schedule { [self] in step() }
+        server.connection.loop.schedule { [self] in step() }
     }
 
     /// Ends the rekey where it stands: what was committed stays, and the

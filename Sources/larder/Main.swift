@@ -79,7 +79,7 @@ enum Main {
         PipeBuffers.enlarge(0, output)
         MemoryRelease.fixMappingThreshold()
         return LarderService.serve(options: serverOptions, store: store, input: 0, output: output) { connection in
-            connection.onQuiet = MemoryRelease.trim
+            connection.loop.onQuiet = MemoryRelease.trim
             guard let recorder else { return }
             recorder.connection = connection
             connection.onTraffic = { recorder.record($0, $1) }

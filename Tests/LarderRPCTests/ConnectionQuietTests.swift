@@ -18,9 +18,9 @@ final class ConnectionQuietTests: XCTestCase {
         let connection = Connection(input: inFDs[0], output: outFDs[1], maxMessageBytes: 1 << 20)
         connection.handler = handler
         connection.largeMessageBytes = 300
-        connection.quietAfterMilliseconds = window
+        connection.loop.quietAfterMilliseconds = window
         var quietAt: [Int] = []
-        connection.onQuiet = { quietAt.append(handler.requests.count) }
+        connection.loop.onQuiet = { quietAt.append(handler.requests.count) }
         let writeEnd = inFDs[1], readEnd = outFDs[0]
         let firstBytes = Array(first.map { $0 + "\n" }.joined().utf8)
         let secondBytes = Array(second.map { $0 + "\n" }.joined().utf8)

@@ -52,7 +52,7 @@ final class FakeHandler: MessageHandler {
                 }
             }
         case "stop":
-            connection?.stop(exitCode: Int32((try? p.require("code", as: Int.self)) ?? 0))
+            connection?.loop.stop(exitCode: Int32((try? p.require("code", as: Int.self)) ?? 0))
             reply.succeed(nil)
         default:
             reply.fail(.methodNotFound(method))

@@ -25,11 +25,11 @@ enum ObjectEquals: MethodDefinition {
         // Either side may need the client's migrations first: resolve a, then b.
         server.resolve(p.a) { first in
             server.resolve(p.b) { second in
-                server.finishAfterCommit(reply, first.flatMap { x in second.map { y in
+                server.gate.answer(reply, first.flatMap { x in second.map { y in
                     // An array of one object is not that object.
                     Result(equal: x.type == y.type && x.isArray == y.isArray
                         && CanonicalJSON.canonical(x.comparableValue) == CanonicalJSON.canonical(y.comparableValue)).json
-                } })
+                } }, after: .commit)
             }
         }
         return .deferred

@@ -26,9 +26,9 @@ enum ObjectGet: MethodDefinition {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(.notFound) }
         let reply = r.reply, server = r.server
         ObjectFetch.read(p.key, in: cache, server: server) { outcome in
-            server.finishAfterCommit(reply, outcome.flatMap { read in
+            server.gate.answer(reply, outcome.flatMap { read in
                 Swift.Result { () throws(ResponseError) in try Result(read, expected: p.type, key: p.key.key).json }
-            })
+            }, after: .commit)
         }
         return .deferred
     }
