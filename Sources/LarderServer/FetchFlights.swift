@@ -177,7 +177,7 @@ final class FetchFlights {
         do {
             try server.core { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
         } catch {
-            server.settleFailedTransaction()
+            server.gate.settleFailedRequest()
         }
     }
 
