@@ -96,7 +96,7 @@ public enum CacheSQL {
     /// The statements run on every cache read or write. Connections keep
     /// them by number (`SQLConnection.statement(number:sql:)`): finding one
     /// by its text, hashing and comparing it, cost about as much as binding it.
-    public enum Hot: Int, CaseIterable, Sendable {
+    public enum Hot: Int, Sendable {
         case lookup, lookupLeavingLargeValues, insertIfNew, update, insertSealedIfNew, write, writeSealed
 
         public func sql(for dialect: SQLDialect) -> String {
