@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderJSON
+import LarderSystem
 
 extension Store {
     /// The cache named `name`: loaded from the store, or created with default
@@ -186,7 +187,7 @@ extension Store {
     /// does not pile up (SPEC 6.6) and no request waits long for it. Looks
     /// only at caches due (`purgeSchedule`): with nothing due it does nothing.
     public func purgeExpiredInBackground(budget: UInt64) throws(StoreError) -> Bool {
-        let start = Self.monotonicNanoseconds()
+        let start = MonotonicClock.nanoseconds()
         let now = clock.now
         while let (due, c) = purgeSchedule.next(dueBy: now) {
             guard c.purgeDue == due, !c.isDropped else { continue }
@@ -209,7 +210,7 @@ extension Store {
                 c.purgeSoon()
                 throw error
             }
-            if Self.monotonicNanoseconds() - start >= budget { return purgeSchedule.hasDue(by: now) }
+            if MonotonicClock.nanoseconds() - start >= budget { return purgeSchedule.hasDue(by: now) }
         }
         return false
     }
@@ -217,12 +218,6 @@ extension Store {
     /// Entries removed per step of the background purge: 64 rows took about
     /// 0.2 ms here (release build, 100-byte values), within the 1 ms budget.
     static let purgeBatch = 64
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
 
     /// Every cache in the store, by name.
     public func allCaches() throws(StoreError) -> [Cache] {

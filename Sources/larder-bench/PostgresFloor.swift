@@ -1,5 +1,6 @@
 import LarderCore
 import LarderPostgreSQL
+import LarderSystem
 
 /// Larder's statements on a PostgreSQL server, sent straight through libpq
 /// in pipeline mode, in a fresh schema of Larder's tables
@@ -96,24 +97,24 @@ final class PostgresFloor: StorageFloor {
     }
 
     func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.chunks(of: perTransaction) {
             var p = PostgresPipeline()
             for k in batch { p.append(Self.insert, entry(keys, k, value: value)) }
             run(p, "insert")
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func select(keys: KeySpace, _ numbers: [Int]) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.indices.chunks(of: perRoundTrip) {
             var p = PostgresPipeline()
             for k in batch { p.append(Self.lookup, lookupParameters(keys, numbers[k])) }
             let r = run(p, "lookup")
             for (k, n) in batch.enumerated() { read(r[k], numbers[n]) }
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64] {
@@ -134,7 +135,7 @@ final class PostgresFloor: StorageFloor {
     }
 
     func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.chunks(of: perTransaction) {
             var p = PostgresPipeline()
             for k in batch {
@@ -151,7 +152,7 @@ final class PostgresFloor: StorageFloor {
                 }
             }
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func replay(_ transactions: [RecordedTransaction]) -> UInt64 {
@@ -171,7 +172,7 @@ final class PostgresFloor: StorageFloor {
             prepared[recorded.sql] = s
             return s
         }
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for transaction in transactions {
             var p = PostgresPipeline()
             for recorded in transaction {
@@ -191,6 +192,6 @@ final class PostgresFloor: StorageFloor {
             }
             run(p, "replay")
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 }

@@ -6,6 +6,7 @@ import Darwin
 import LarderJSON
 import LarderRPC
 import LarderServer
+import LarderSystem
 
 /// `--record FILE`: appends every message in both directions to FILE in
 /// transcript format, so a real session becomes a regression test.

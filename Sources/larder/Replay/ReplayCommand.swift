@@ -132,7 +132,7 @@ enum ReplayCommand {
     /// One server of a transcript, and where its answers stand after `<-- (none)`.
     private final class Peer {
         let name: Character
-        let server: Subprocess
+        let server: ServerProcess
         let stderrPath: String
         /// True until the next `-->` line is sent, then the ids of its
         /// requests, the only answer the next message may be.
@@ -142,7 +142,7 @@ enum ReplayCommand {
         init(_ name: Character, arguments: [String], tempDir: String) throws {
             self.name = name
             stderrPath = tempDir + (name == "A" ? "/stderr" : "/stderr-\(name)")
-            server = try Subprocess(path: ReplayCommand.selfPath(), arguments: arguments, stderrPath: stderrPath)
+            server = try ServerProcess(path: ReplayCommand.selfPath(), arguments: arguments, stderrPath: stderrPath)
         }
 
         /// `message` for a failure, with the last lines this server wrote to stderr.
