@@ -5,6 +5,8 @@ let package = Package(
     name: "Larder",
     products: [
         .executable(name: "larder", targets: ["larder"]),
+        // The modules the fuzz targets exercise (Fuzz/Package.swift), not a library to depend on.
+        .library(name: "LarderModules", targets: ["LarderJSON", "LarderRPC", "LarderCore", "LarderServer"]),
     ],
     targets: [
         .systemLibrary(
