@@ -23,8 +23,11 @@ final class LarderSession {
     @discardableResult
     func call(_ method: String, params: String) -> JSON {
         let answer = driver.exchange(encoder.line(method, params: params))
-        guard let json = try? JSONParser.parse(answer) else {
-            Progress.fail("\(method): unreadable answer: \(String(decoding: answer.prefix(400), as: UTF8.self))")
+        let json: JSON
+        do {
+            json = try JSONParser.parse(answer)
+        } catch {
+            Progress.fail("\(method): unreadable answer (\(error)): \(String(decoding: answer.prefix(400), as: UTF8.self))")
         }
         guard let result = json["result"] else {
             Progress.fail("\(method) \(params.prefix(200)) failed: \(String(decoding: answer.prefix(400), as: UTF8.self))")

@@ -91,9 +91,13 @@ final class PostgresFloor: StorageFloor {
     /// Reads a lookup's row as larder reads it; the key must have been found.
     private func read(_ outcome: PostgresPipelineResult.Outcome, _ n: Int) {
         guard case .done(let r) = outcome, r.rowCount == 1 else { Progress.fail("PostgreSQL floor: key \(n) not found") }
-        let value = ((try? r.bytes(0, 2)) ?? nil) ?? []
-        let columns = [0, 1, 3, 4, 5].map { ((try? r.int64(0, $0)) ?? nil) ?? 0 }
-        checksum &+= Int(columns.reduce(0, &+)) &+ Int(value.last ?? 0)
+        do {
+            let value = try r.bytes(0, 2) ?? []
+            let columns = try [0, 1, 3, 4, 5].map { (c) throws(StoreError) in try r.int64(0, c) ?? 0 }
+            checksum &+= Int(columns.reduce(0, &+)) &+ Int(value.last ?? 0)
+        } catch {
+            Progress.fail("PostgreSQL floor: key \(n)'s row cannot be read: \(error)")
+        }
     }
 
     func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64 {

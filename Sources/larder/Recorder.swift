@@ -58,6 +58,7 @@ final class Recorder {
             if connection?.framing == .contentLength { append("// framing: content-length\n") }
         }
         var text = String(decoding: body, as: UTF8.self)
+        // A body that is not JSON (sent to be refused with -32700) is recorded as text, scrubbed below.
         var message = try? JSONParser.parse(body)
         if let original = message {
             var written: JSON
