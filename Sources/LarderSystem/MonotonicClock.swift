@@ -5,8 +5,10 @@ import Glibc
 /// `CLOCK_MONOTONIC`: time that only moves forward, for deadlines, budgets
 /// and durations. Timestamps a client sees come from the core's `Clock`.
 public enum MonotonicClock {
-    // Inlinable: the event loop reads the clock for its timers once per burst
-    // of requests, and the purge's budget once per step.
+    // Inlinable, so that a read from another module is not a call. The event
+    // loop reads the clock once per burst of requests, so either way is within
+    // the noise: a memory hit took 3,602 / 3,622 / 3,689 instructions inlined
+    // and 3,817 / 3,522 / 3,710 called (callgrind, release build, three runs).
     @inlinable
     public static func nanoseconds() -> UInt64 {
         var t = timespec()
