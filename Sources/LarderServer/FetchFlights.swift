@@ -175,7 +175,7 @@ final class FetchFlights {
         guard server.store.isPersistent else { return }
         server.store.beginRequest()
         do {
-            try server.core { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
+            try server.mappingStoreErrors { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
         } catch {
             server.gate.settleFailedRequest()
         }
@@ -236,7 +236,7 @@ final class FetchFlights {
         let cache = try server.cache(key.cache, create: true)!
         var overtaken = fetch.overtaken
         if !overtaken {
-            switch (fetch.baseline, try server.core({ () throws(StoreError) in try cache.current(key.entry) })?.entry) {
+            switch (fetch.baseline, try server.mappingStoreErrors({ () throws(StoreError) in try cache.current(key.entry) })?.entry) {
             case (let before?, let now?):
                 // An entry that is not the one the fetch began with was written meanwhile.
                 overtaken = !(before.storedAt == now.storedAt && before.validatedAt == now.validatedAt && before.bytes == now.bytes)
@@ -259,8 +259,8 @@ final class FetchFlights {
             CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
             w.writeASCII(",\"fetched\":true,\"stored\":false,\"attempts\":")
         } else {
-            try server.core { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
-            guard let entry = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) else {
+            try server.mappingStoreErrors { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
+            guard let entry = try server.mappingStoreErrors({ () throws(StoreError) in try cache.current(key.entry) }) else {
                 throw .internalError("a fetched entry was not found right after it was stored")
             }
             CacheGetOrFetch.Result.writeOpen(entry, into: &w)

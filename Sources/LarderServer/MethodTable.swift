@@ -1,9 +1,12 @@
 import LarderJSON
 import LarderRPC
 
-/// Every method the server answers, alphabetized. Adding a method means adding
-/// its type here (and to SPEC.md, openrpc.json, a transcript and the clients).
+/// Every method the server answers. Adding a method means adding its type
+/// here (and to SPEC.md, openrpc.json, a transcript and the clients).
 enum MethodTable {
+    /// In the order `initialize` lists them (`capabilities.methods`), which
+    /// clients see: by name, but for `cache.getOrFetch` before `cache.getMany`
+    /// and `cache.rekey` before `cache.purgeExpired`, as they were first listed.
     static let all: [any MethodDefinition.Type] = [
         CacheClear.self,
         CacheDrop.self,

@@ -39,7 +39,7 @@ final class RekeyJob {
         let finished: Bool
         server.store.beginRequest()
         do {
-            finished = try server.core { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
+            finished = try server.mappingStoreErrors { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
         } catch {
             // A batch is re-sealed whole or not at all.
             server.store.requestFailed()
