@@ -6,9 +6,9 @@ import LarderJSON
 /// null (HMCache prints `"barObjectDate" : null`); an array of objects as an
 /// array of such descriptions.
 public struct ObjectDescription {
-    let store: Store
+    let objects: ObjectStore
 
-    public init(store: Store) { self.store = store }
+    public init(store: Store) { objects = store.objects }
 
     public func describe(_ stored: StoredObject) throws(StoreError) -> JSON {
         ["*\(stored.type)": try body(type: stored.type, version: stored.version, value: stored.value)]
@@ -27,8 +27,8 @@ public struct ObjectDescription {
 
     private func body(type: String, version: SchemaVersion?, value: JSONObject) throws(StoreError) -> JSON {
         var schema: TypeSchema?
-        if let version { schema = try store.schema(of: type, version: version) }
-        if schema == nil { schema = try store.newestSchema(of: type) }
+        if let version { schema = try objects.schema(of: type, version: version) }
+        if schema == nil { schema = try objects.newestSchema(of: type) }
         guard let schema else {
             // The type is gone: its fields as they are.
             return .object(JSONObject(value.members.map { ($0.key, describeValue($0.value)) }))
