@@ -67,10 +67,6 @@ public final class Cache {
         return (limits.maxCount > 0 && memory.count > limits.maxCount) || (limits.maxBytes > 0 && memory.bytes > limits.maxBytes)
     }
 
-    /// Whether the store's engine queues writes (`SQLDialect.pipelinesWrites`):
-    /// read once here, as asking the connection on every set cost a set to
-    /// disk about 170 instructions (callgrind).
-    private let pipelinesWrites: Bool
     /// Whether other writers are told which entries changed (`ChangeRecord`).
     private let recordsChanges: Bool
 
@@ -80,7 +76,6 @@ public final class Cache {
         self.id = id
         self.config = config
         self.context = context
-        pipelinesWrites = context.database.dialect.pipelinesWrites
         recordsChanges = context.transactions.otherWriters?.recordsChanges ?? false
         loaded = context.loaded
         generation = context.loaded.generation(persistent: config.persistent)
@@ -398,11 +393,9 @@ public final class Cache {
                     }
                 }
             } catch {
-                // The savepoint took back every row; the totals go back with
-                // them. Queued writes (PostgreSQL) still report what they did
-                // before the savepoint undid it: the totals are read again.
+                // The savepoint took back every row; the totals go back with them.
                 (diskCount, diskBytes) = (count, bytes)
-                if pipelinesWrites { totalsAreStale = true }
+                context.diskWriter.savepointRolledBack(in: self)
                 throw error
             }
         }
@@ -424,11 +417,7 @@ public final class Cache {
         if totalsAreStale { try loadTotals() }
         noteChanged(k)
         schedulePurge(expiringAt: e.expiresAt(lifespan: config.lifespan))
-        if pipelinesWrites { return try writeToDiskPipelined(k, &e, value: value) }
-        let (id, replaced) = try disk.write(k, e, value: value, used: context.recency.next(), lifespan: config.lifespan, known: memory.row(of: k))
-        e.diskID = id
-        diskCount += replaced == nil ? 1 : 0
-        diskBytes += value.count - (replaced ?? 0)
+        try context.diskWriter.write(k, &e, value: value, in: self)
     }
 
     /// Opens (or joins) the write transaction before a write reads anything
@@ -454,32 +443,10 @@ public final class Cache {
     /// statement whose answer (the row's id) has not come yet: it comes
     /// now. Were the read's use noted without it, the least recently used
     /// row evicted next could be the one just read. If sending fails, the
-    /// transaction is doomed, and the use is moot.
+    /// transaction is doomed, its commit says so, and the use is moot.
     private func rowOfQueuedWrite(at position: Int) -> Int64 {
-        try? context.database.settle()
+        try? context.diskWriter.settle()
         return memory.entry(at: position).diskID
-    }
-
-    /// `writeToDisk` on an engine that pipelines writes: the row is written
-    /// with the next statement whose answer is needed, or the commit. Until
-    /// then the totals count what the memory tier knows (the size a known
-    /// row holds, else a new key): never less than the truth, so limits are
-    /// only checked against them after `SQLConnection.settle`. The row's id
-    /// and the size it really replaced correct both when the answer comes.
-    private func writeToDiskPipelined(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
-        let known = memory.row(of: k)
-        let assumed = known?.size
-        // The closure keeps the cache until the statement has run (or the transaction failed).
-        try disk.writePipelined(k, e, value: value, used: context.recency.next(), lifespan: config.lifespan) { id, replaced in
-            if replaced != assumed {
-                self.diskCount += (assumed == nil ? -1 : 0) + (replaced == nil ? 1 : 0)
-                self.diskBytes += (assumed ?? 0) - (replaced ?? 0)
-            }
-            self.memory.update(k) { $0.diskID = id }
-        }
-        e.diskID = known?.id ?? 0
-        diskCount += assumed == nil ? 1 : 0
-        diskBytes += value.count - (assumed ?? 0)
     }
 
     private func checkFits(_ size: Int) throws(StoreError) {
@@ -778,7 +745,7 @@ public final class Cache {
     public var bytes: Int { config.persistent ? diskTotals.bytes : memory.bytes }
     public var memoryCount: Int { memory.count }
     public var memoryBytes: Int { memory.bytes }
-    /// Exact once queued writes have run (see `writeToDiskPipelined`). If
+    /// Exact once queued writes have run (see `PipelinedDiskWriter`). If
     /// running them fails, the transaction is doomed, its commit will say
     /// so, and the totals are read again from the store after it.
     public var diskTotals: (count: Int, bytes: Int) {
@@ -786,16 +753,16 @@ public final class Cache {
         return (diskCount, diskBytes)
     }
 
-    /// Makes `diskCount` and `diskBytes` exact: queued writes run (see
-    /// `writeToDiskPipelined`), and the totals are read again if another
-    /// writer changed entries (the read sends the queue with it).
+    /// Makes `diskCount` and `diskBytes` exact: what was written answered
+    /// (`DiskWriter.settle`), and the totals read again if another writer
+    /// changed entries (the read sends any queued statement with it).
     func exactTotals() throws(StoreError) {
         if isStale {
             try reload()
         } else if totalsAreStale {
             try loadTotals()
         } else {
-            try context.database.settle()
+            try context.diskWriter.settle()
         }
     }
 }

@@ -10,6 +10,8 @@
 final class CacheContext {
     /// The connection every statement goes through.
     let database: any SQLConnection
+    /// How rows are written: at once, or queued (chosen once, by the engine).
+    let diskWriter: any DiskWriter
     /// The write transactions, and who follows them.
     let transactions: Transactions
     let clock: Clock
@@ -35,6 +37,7 @@ final class CacheContext {
     init(database: any SQLConnection, transactions: Transactions, clock: Clock, recency: RecencyLog, budget: StoreBudget,
          encryption: StoreEncryption, objects: ObjectStore, loaded: LoadedCaches) {
         self.database = database
+        diskWriter = database.dialect.pipelinesWrites ? PipelinedDiskWriter(database: database) : ImmediateDiskWriter()
         self.transactions = transactions
         self.clock = clock
         self.recency = recency

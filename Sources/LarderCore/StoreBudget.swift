@@ -23,13 +23,11 @@ final class StoreBudget {
         transactions.observe(seesAll)
     }
 
-    private var database: any SQLConnection { transactions.database }
-
     /// The budget's status; nil without one. Reads every cache's totals the
     /// first time and after another process's commit (as `cache.list` does).
     func status() throws(StoreError) -> Store.BudgetStatus? {
         guard let maxBytes else { return nil }
-        try database.settle()
+        try caches.context.diskWriter.settle()
         return Store.BudgetStatus(maxBytes: maxBytes, bytes: try storedBytes())
     }
 
@@ -57,8 +55,8 @@ final class StoreBudget {
     func keepWithin() throws(StoreError) {
         guard let limit = maxBytes else { return }
         guard try storedBytes() > limit else { return }
-        // Totals are exact once queued writes have run (see `Cache.writeToDiskPipelined`).
-        try database.settle()
+        // Totals are exact once what was written has answered.
+        try caches.context.diskWriter.settle()
         var total = try storedBytes()
         guard total > limit else { return }
         try recency.write()
