@@ -152,6 +152,8 @@ public final class Store {
         // The handle is gone after the first close: asking it anything again would touch freed memory.
         guard !database.isClosed else { return }
         if lost == nil {
+            // Closing reports nothing: a commit that fails here takes back only
+            // writes nobody was told were made, and recency is a hint.
             // Recency noted by reads is saved lazily; closing is the last chance.
             try? recency.write()
             try? commit()

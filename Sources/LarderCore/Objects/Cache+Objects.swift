@@ -124,6 +124,7 @@ extension Cache {
         case MigrationStop.failed(let e): return e
         case let e as StoreError: return e
         default:
+            // For the message only: the error reported is the migration's.
             let to = (try? context.objects.newestSchema(of: stored.type))??.version.text ?? "?"
             return .migrationFailed(key: key, type: stored.type, from: stored.version.text, to: to, reason: "\(error)")
         }

@@ -89,6 +89,7 @@ struct ObjectUpgrader {
     }
 
     private func fail(_ type: String, _ from: SchemaVersion, _ reason: String) -> MigrationStop {
+        // For the message only: the error reported is the migration's.
         let to = (try? objects.newestSchema(of: type))??.version.text ?? "?"
         return .failed(.migrationFailed(key: key, type: type, from: from.text, to: to, reason: reason))
     }

@@ -179,6 +179,7 @@ public struct ObjectValidator {
         var candidates: [String] = []
         for type in try objects.schemaTypes() {
             guard let schema = try objects.newestSchema(of: type) else { continue }
+            // A type whose ancestry is broken (a parent not registered) suggests nothing.
             if type == declared || ((try? objects.ancestors(of: schema)) ?? []).contains(where: { $0.type == declared }) {
                 candidates.append(type)
             }
