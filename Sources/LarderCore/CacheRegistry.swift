@@ -45,6 +45,9 @@ final class CacheRegistry {
 
     /// `cache(named:create:)` for a name given as UTF-8 (valid UTF-8): the
     /// cache last used is recognised without making a String.
+    // Inlined into `Store.cache(namedUTF8:create:)`, the server's call: as a
+    // call of its own it cost every request about 22 instructions (callgrind).
+    @inline(__always)
     func cache(namedUTF8 name: UnsafeBufferPointer<UInt8>, create: Bool) throws(StoreError) -> Cache? {
         if let c = lastCache, !c.isStale, !c.isDropped, c.nameUTF8.count == name.count,
            c.nameUTF8.withUnsafeBufferPointer({ ExactString.same($0.baseAddress, name.baseAddress, name.count) }) { return c }
