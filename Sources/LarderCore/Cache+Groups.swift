@@ -24,7 +24,7 @@ extension Cache {
     /// (`a.b` of `a`): those are groups of their own.
     public func groups(prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [GroupCount] {
         guard try readyToRead() else { return [] }
-        let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
+        let validAt: Int64? = config.returnsExpired ? nil : context.clock.now
         if config.persistent {
             return try disk.groups(prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
         }

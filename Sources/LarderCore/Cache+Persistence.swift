@@ -23,8 +23,8 @@ extension Cache {
         // `writeToDisk` computes expiry with the settings in force.
         config = updated
         do {
-            try store.atomically { () throws(StoreError) in
-                try store.saveConfig(updated, id: id)
+            try context.transactions.atomically { () throws(StoreError) in
+                try save(updated)
                 (diskCount, diskBytes) = try disk.totals()
                 for (k, e) in entries {
                     if limit > 0 && e.size > limit {
@@ -50,7 +50,7 @@ extension Cache {
         for (k, e) in oversized {
             memory.remove(k)
             stats.disk.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .disk, reason: .capacity, value: eventValue(e)))
+            context.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .disk, reason: .capacity, value: eventValue(e)))
         }
     }
 
@@ -61,13 +61,13 @@ extension Cache {
     /// `cache.cleared` with `tier: "disk"`.
     private func becomeMemoryOnly(_ updated: CacheConfig) throws(StoreError) {
         // Reads noted since the last write count as uses, and must not land on rows that reuse these ids.
-        try store.writeRecency()
+        try context.recency.write()
         var kept = Kept(limits: updated.memory)
         for (k, e) in memory.entriesNewestFirst() where !kept.isFull {
             if kept.admits(e.size) { kept.add(k, e) }
         }
         if !kept.isFull {
-            let s = try store.database.statement("SELECT grp, key, size FROM entries WHERE cache = ? ORDER BY used DESC, id DESC")
+            let s = try context.database.statement("SELECT grp, key, size FROM entries WHERE cache = ? ORDER BY used DESC, id DESC")
             s.bind(1, id)
             defer { s.reset() }
             while !kept.isFull, try s.step() {
@@ -76,8 +76,8 @@ extension Cache {
                 kept.add(k, e)
             }
         }
-        try store.atomically { () throws(StoreError) in
-            try store.saveConfig(updated, id: id)
+        try context.transactions.atomically { () throws(StoreError) in
+            try save(updated)
             _ = try disk.clear(group: nil)
         }
         config = updated
@@ -90,7 +90,7 @@ extension Cache {
             if let at = entry.expiresAt(lifespan: updated.lifespan) { nextMemoryExpiry = min(nextMemoryExpiry ?? at, at) }
             memory.put(k, entry)
         }
-        store.emit(.cleared(cache: name, group: nil, tier: .disk))
+        context.emit(.cleared(cache: name, group: nil, tier: .disk))
     }
 
     /// After another process (or a rollback) changed `persistent`: what this

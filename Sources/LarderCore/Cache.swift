@@ -8,13 +8,14 @@ public final class Cache {
     let nameUTF8: [UInt8]
     let id: Int64
     public internal(set) var config: CacheConfig
-    // Unchecked: the store owns its caches and outlives them, and a checked
-    // reference costs a retain and a release on every use, several per get.
-    unowned(unsafe) let store: Store
+    /// What the cache sees of its store. Unchecked: the store owns the
+    /// context and its caches and outlives them, and a checked reference
+    /// costs a retain and a release on every use, several per get.
+    unowned(unsafe) let context: CacheContext
     let memory = MemoryTier()
     var disk: DiskTier {
-        guard let sealer else { return DiskTier(db: store.database, cacheID: id) }
-        return DiskTier(db: store.database, cacheID: id, sealer: sealer, cacheName: name)
+        guard let sealer else { return DiskTier(db: context.database, cacheID: id) }
+        return DiskTier(db: context.database, cacheID: id, sealer: sealer, cacheName: name)
     }
     /// An encrypted cache's sealer, once the session's key passed its check
     /// (nil until its first use, and again after the key or the store changed).
@@ -29,7 +30,7 @@ public final class Cache {
     var totalsAreStale = false
     public internal(set) var stats = CacheUsage()
     /// The store's caches, whose generation `isStale` compares on every use;
-    /// unchecked as `store` is, so that a look costs no retain and release.
+    /// unchecked as `context` is, so that a look costs no retain and release.
     private unowned(unsafe) let loaded: LoadedCaches
     /// `loaded.generation(persistent:)` when settings and totals were last read.
     private var generation: Int
@@ -55,7 +56,7 @@ public final class Cache {
     /// A memory-only cache: no entry in memory expires before this (nil: none
     /// known to expire), so the purge and an eviction look for expired entries only after it.
     var nextMemoryExpiry: Int64?
-    /// When the background purge next looks at the cache (`Store.purgeSchedule`):
+    /// When the background purge next looks at the cache (`CacheContext.purgeSchedule`):
     /// its earliest expiry plus its purge grace, or `Int64.min` for the next
     /// pass; nil when nothing it holds is known to expire. Only brought
     /// forward between looks: a look may find nothing, never miss something.
@@ -66,23 +67,18 @@ public final class Cache {
         return (limits.maxCount > 0 && memory.count > limits.maxCount) || (limits.maxBytes > 0 && memory.bytes > limits.maxBytes)
     }
 
-    /// Whether the store's engine queues writes (`SQLDialect.pipelinesWrites`):
-    /// read once here, as asking the connection on every set cost a set to
-    /// disk about 170 instructions (callgrind).
-    private let pipelinesWrites: Bool
     /// Whether other writers are told which entries changed (`ChangeRecord`).
     private let recordsChanges: Bool
 
-    init(name: String, id: Int64, config: CacheConfig, store: Store) {
+    init(name: String, id: Int64, config: CacheConfig, context: CacheContext) {
         self.name = name
         nameUTF8 = Array(name.utf8)
         self.id = id
         self.config = config
-        self.store = store
-        pipelinesWrites = store.database.dialect.pipelinesWrites
-        recordsChanges = store.transactions.otherWriters?.recordsChanges ?? false
-        loaded = store.loaded
-        generation = store.loaded.generation(persistent: config.persistent)
+        self.context = context
+        recordsChanges = context.transactions.otherWriters?.recordsChanges ?? false
+        loaded = context.loaded
+        generation = context.loaded.generation(persistent: config.persistent)
     }
 
     /// Reads disk totals, and when the earliest entry expires; called when
@@ -91,7 +87,7 @@ public final class Cache {
         totalsAreStale = false
         guard config.persistent else { return }
         (diskCount, diskBytes) = try disk.totals()
-        store.noteUsed(atLeast: try disk.maxUsed())
+        context.recency.noteUsed(atLeast: try disk.maxUsed())
         schedulePurge(expiringAt: try disk.earliestExpiry())
     }
 
@@ -102,7 +98,7 @@ public final class Cache {
         if config.persistent { memory.removeAll() }
         // By name too: SQLite gives the id of a cache dropped, or whose
         // creation was rolled back, to the next cache created.
-        let s = try store.database.statement("SELECT config, app_version FROM caches WHERE id = ? AND name = ?")
+        let s = try context.database.statement("SELECT config, app_version FROM caches WHERE id = ? AND name = ?")
         s.bind(1, id).bind(2, name)
         defer { s.reset() }
         guard try s.step() else {
@@ -121,13 +117,21 @@ public final class Cache {
         generation = loaded.generation(persistent: config.persistent)
     }
 
+    /// Writes `config` as the cache's settings, in the write transaction.
+    func save(_ config: CacheConfig) throws(StoreError) {
+        try context.transactions.begin()
+        let s = try context.database.statement("UPDATE caches SET config = ? WHERE id = ?")
+        s.bind(1, config.storedJSON.description).bind(2, id)
+        try s.run()
+    }
+
     /// The app version recorded with the cache, read again: once this process
     /// has claimed the cache, another recorded since means a process of that
     /// version claimed it after this one — and, unless the cache keeps its
     /// entries across versions, wiped it and holds it for that version.
     private func noteRecorded(appVersion recorded: String?) {
         appVersion = recorded
-        if isClaimed, config.kind == .cache, !config.persistsAcrossVersions, let current = store.appVersion, let recorded, recorded != current {
+        if isClaimed, config.kind == .cache, !config.persistsAcrossVersions, let current = context.appVersion, let recorded, recorded != current {
             supersededBy = recorded
         } else {
             supersededBy = nil
@@ -143,7 +147,7 @@ public final class Cache {
     func ready(unlocking: Bool = true) throws(StoreError) {
         if isStale { try reload() }
         if isDropped { throw .cacheNotFound(name) }
-        if let supersededBy { throw .appVersionSuperseded(cache: name, appVersion: store.appVersion ?? "", cacheAppVersion: supersededBy) }
+        if let supersededBy { throw .appVersionSuperseded(cache: name, appVersion: context.appVersion ?? "", cacheAppVersion: supersededBy) }
         if config.encrypted && sealer == nil && unlocking { try unlock() }
     }
 
@@ -191,7 +195,7 @@ public final class Cache {
             return nil
         }
         let expiresAt = entry.expiresAt(lifespan: config.lifespan)
-        return Lookup(entry: entry, expired: expiresAt.map { store.clock.now >= $0 } ?? false, tier: tier, expiresAt: expiresAt)
+        return Lookup(entry: entry, expired: expiresAt.map { context.clock.now >= $0 } ?? false, tier: tier, expiresAt: expiresAt)
     }
 
     /// `get` for a key given as the UTF-8 of its group and key (valid UTF-8),
@@ -225,7 +229,7 @@ public final class Cache {
         guard let i = memory.use(group: group, key: key) else { return false }
         let entry = memory.entry(at: i)
         let expiresAt = entry.expiresAt(lifespan: config.lifespan)
-        if let expiresAt, store.clock.now >= expiresAt { return false }
+        if let expiresAt, context.clock.now >= expiresAt { return false }
         _ = countRead(of: entry, in: .memory, at: i)
         body(Lookup(entry: entry, expired: false, tier: .memory, expiresAt: expiresAt))
         return true
@@ -271,10 +275,10 @@ public final class Cache {
     /// is expired and reads as a miss (and counts as one).
     private func countRead(of entry: Entry, in tier: CacheEvent.Tier, at position: Int, includingExpired: Bool = false) -> Bool? {
         if tracksDiskRecency {
-            store.noteUse(of: entry.diskID != 0 || position < 0 ? entry.diskID : rowOfQueuedWrite(at: position))
+            context.recency.noteUse(of: entry.diskID != 0 || position < 0 ? entry.diskID : rowOfQueuedWrite(at: position))
         }
         // The clock is read only for an entry that can expire.
-        let expired = entry.expiresAt(lifespan: config.lifespan).map { store.clock.now >= $0 } ?? false
+        let expired = entry.expiresAt(lifespan: config.lifespan).map { context.clock.now >= $0 } ?? false
         if expired && !config.returnsExpired && !includingExpired {
             stats.memory.misses += 1
             if tier == .disk { stats.disk.misses += 1 }
@@ -296,7 +300,7 @@ public final class Cache {
             entry = nil
         }
         guard let entry else { return (false, false) }
-        return (true, !entry.isExpired(at: store.clock.now, lifespan: config.lifespan))
+        return (true, !entry.isExpired(at: context.clock.now, lifespan: config.lifespan))
     }
 
     /// Reads refresh an entry's place in the disk tier's LRU order only when
@@ -306,7 +310,7 @@ public final class Cache {
     /// a row update per distinct key read at the next commit.
     private var tracksDiskRecency: Bool {
         config.persistent && (config.disk.maxCount > 0 || config.disk.maxBytes > 0
-            || (store.maxStoreBytes != nil && config.kind == .cache))
+            || (context.budget.maxBytes != nil && config.kind == .cache))
     }
 
     // MARK: - Writing
@@ -348,11 +352,11 @@ public final class Cache {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
-        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
-        var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: store.clock.now, ttl: ttl)
+        if context.budget.maxBytes != nil { try context.budget.seeAllCaches() }
+        var entry = Entry(kind: kind, bytes: shared ?? [], storedAt: context.clock.now, ttl: ttl)
         if config.persistent {
             // Unless joined above: another process made the cache persistent meanwhile.
-            if !joined { try store.beginWrite(changing: .entries) }
+            if !joined { try context.transactions.begin(changing: .entries) }
             try writeToDisk(key, &entry, value: value)
         }
         if fitsInMemory(value.count) {
@@ -363,7 +367,7 @@ public final class Cache {
         }
         if config.persistent {
             try evictFromDisk()
-            try store.keepWithinBudget()
+            try context.budget.keepWithin()
         }
     }
 
@@ -375,13 +379,13 @@ public final class Cache {
         for w in writes {
             try checkFits(w.bytes.count)
         }
-        if store.maxStoreBytes != nil { try store.seeAllCachesForBudget() }
-        let now = store.clock.now
+        if context.budget.maxBytes != nil { try context.budget.seeAllCaches() }
+        let now = context.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
         if config.persistent {
             let (count, bytes) = (diskCount, diskBytes)
             do {
-                try store.atomically(changing: .entries) { () throws(StoreError) in
+                try context.transactions.atomically(changing: .entries) { () throws(StoreError) in
                     for k in writes.indices {
                         try writes[k].bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
                             try self.writeToDisk(writes[k].key, &entries[k], value: value)
@@ -389,11 +393,9 @@ public final class Cache {
                     }
                 }
             } catch {
-                // The savepoint took back every row; the totals go back with
-                // them. Queued writes (PostgreSQL) still report what they did
-                // before the savepoint undid it: the totals are read again.
+                // The savepoint took back every row; the totals go back with them.
                 (diskCount, diskBytes) = (count, bytes)
-                if pipelinesWrites { totalsAreStale = true }
+                context.diskWriter.savepointRolledBack(in: self)
                 throw error
             }
         }
@@ -402,7 +404,7 @@ public final class Cache {
         }
         if config.persistent {
             try evictFromDisk()
-            try store.keepWithinBudget()
+            try context.budget.keepWithin()
         }
     }
 
@@ -415,11 +417,7 @@ public final class Cache {
         if totalsAreStale { try loadTotals() }
         noteChanged(k)
         schedulePurge(expiringAt: e.expiresAt(lifespan: config.lifespan))
-        if pipelinesWrites { return try writeToDiskPipelined(k, &e, value: value) }
-        let (id, replaced) = try disk.write(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan, known: memory.row(of: k))
-        e.diskID = id
-        diskCount += replaced == nil ? 1 : 0
-        diskBytes += value.count - (replaced ?? 0)
+        try context.diskWriter.write(k, &e, value: value, in: self)
     }
 
     /// Opens (or joins) the write transaction before a write reads anything
@@ -429,7 +427,7 @@ public final class Cache {
     /// memory-only cache writes nothing).
     private func joinWriteTransaction() throws(StoreError) -> Bool {
         guard config.persistent else { return false }
-        try store.beginWrite(changing: .entries)
+        try context.transactions.begin(changing: .entries)
         return true
     }
 
@@ -438,39 +436,17 @@ public final class Cache {
     /// down in clear: any change to it is a change to the whole cache.
     func noteChanged(_ k: EntryKey?) {
         guard recordsChanges else { return }
-        if let k, !config.encrypted { store.transactions.noteChange(cache: id, key: k) } else { store.transactions.noteChange(wholeCache: id) }
+        if let k, !config.encrypted { context.transactions.noteChange(cache: id, key: k) } else { context.transactions.noteChange(wholeCache: id) }
     }
 
     /// The row of the memory tier's entry at `position`, written by a queued
     /// statement whose answer (the row's id) has not come yet: it comes
     /// now. Were the read's use noted without it, the least recently used
     /// row evicted next could be the one just read. If sending fails, the
-    /// transaction is doomed, and the use is moot.
+    /// transaction is doomed, its commit says so, and the use is moot.
     private func rowOfQueuedWrite(at position: Int) -> Int64 {
-        try? store.database.settle()
+        try? context.diskWriter.settle()
         return memory.entry(at: position).diskID
-    }
-
-    /// `writeToDisk` on an engine that pipelines writes: the row is written
-    /// with the next statement whose answer is needed, or the commit. Until
-    /// then the totals count what the memory tier knows (the size a known
-    /// row holds, else a new key): never less than the truth, so limits are
-    /// only checked against them after `SQLConnection.settle`. The row's id
-    /// and the size it really replaced correct both when the answer comes.
-    private func writeToDiskPipelined(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
-        let known = memory.row(of: k)
-        let assumed = known?.size
-        // The closure keeps the cache until the statement has run (or the transaction failed).
-        try disk.writePipelined(k, e, value: value, used: store.nextUse(), lifespan: config.lifespan) { id, replaced in
-            if replaced != assumed {
-                self.diskCount += (assumed == nil ? -1 : 0) + (replaced == nil ? 1 : 0)
-                self.diskBytes += (assumed ?? 0) - (replaced ?? 0)
-            }
-            self.memory.update(k) { $0.diskID = id }
-        }
-        e.diskID = known?.id ?? 0
-        diskCount += assumed == nil ? 1 : 0
-        diskBytes += value.count - (assumed ?? 0)
     }
 
     private func checkFits(_ size: Int) throws(StoreError) {
@@ -479,7 +455,7 @@ public final class Cache {
         if limit > 0 && size > limit {
             throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the cache's \(tier).maxBytes (\(limit))")
         }
-        if let budget = store.maxStoreBytes, config.persistent, config.kind == .cache, size > budget {
+        if let budget = context.budget.maxBytes, config.persistent, config.kind == .cache, size > budget {
             throw .invalidArgument(field: "value", reason: "\(size) bytes is more than the store's whole budget (--max-store-bytes \(budget))")
         }
     }
@@ -514,23 +490,23 @@ public final class Cache {
     func evictFromMemory() {
         // A memory-only cache loses what leaves its memory: expired entries go first.
         if !config.persistent, memoryIsOverLimits {
-            _ = purgeExpiredFromMemory(before: store.clock.now, limit: Int.max)
+            _ = purgeExpiredFromMemory(before: context.clock.now, limit: Int.max)
         }
         memory.evict(toCount: config.memory.maxCount, bytes: config.memory.maxBytes) { k, entry in
             stats.memory.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity, value: eventValue(entry)))
+            context.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .capacity, value: eventValue(entry)))
         }
     }
 
     /// What an event about `entry` carries: its value, if the subscriber asked for values.
     func eventValue(_ entry: Entry?) -> CacheEvent.Value? {
-        guard let entry, store.eventValues?(name) == true else { return nil }
+        guard let entry, context.eventValues?(name) == true else { return nil }
         return CacheEvent.Value(kind: entry.kind, bytes: entry.bytes)
     }
 
     /// The entry under `k` on disk, read only when an event about it will carry its value.
     private func entryForEvent(_ k: EntryKey) throws(StoreError) -> Entry? {
-        guard store.onEvent != nil, store.eventValues?(name) == true else { return nil }
+        guard context.onEvent != nil, context.eventValues?(name) == true else { return nil }
         do {
             return try disk.lookup(k)
         } catch .integrity {
@@ -547,10 +523,10 @@ public final class Cache {
         guard config.persistent, isStale || totalsAreStale || over() else { return }
         try exactTotals()
         guard over() else { return }
-        try store.writeRecency()
-        try store.beginWrite(changing: .entries)
+        try context.recency.write()
+        try context.transactions.begin(changing: .entries)
         // Expired entries go before valid ones, however recently used.
-        let now = store.clock.now
+        let now = context.clock.now
         while over() {
             let expired = try disk.expiredFirst(at: now, limit: 64)
             if expired.isEmpty { break }
@@ -569,12 +545,12 @@ public final class Cache {
         let removed = try entryForEvent(row.key)
         noteChanged(row.key)
         try disk.delete(id: row.id)
-        store.forgetUse(of: row.id)
+        context.recency.forget(row.id)
         diskCount -= 1
         diskBytes -= row.size
         memory.remove(row.key)
         stats.disk.evictions += 1
-        store.emit(.evicted(cache: name, group: row.key.group, key: row.key.key, tier: .disk, reason: reason,
+        context.emit(.evicted(cache: name, group: row.key.group, key: row.key.key, tier: .disk, reason: reason,
                             value: eventValue(removed)))
     }
 
@@ -582,25 +558,25 @@ public final class Cache {
     /// once (`removed`), whichever tiers held it.
     public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
         try ready()
-        store.entriesChanged(.removed(cache: name, key: k))
+        context.entriesChanged(.removed(cache: name, key: k))
         let fromMemory = memory.remove(k)
         guard config.persistent else {
-            if let fromMemory { store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
+            if let fromMemory { context.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
             return fromMemory != nil
         }
         guard let old = try disk.existing(k) else {
-            if let fromMemory { store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
+            if let fromMemory { context.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(fromMemory))) }
             return fromMemory != nil
         }
         var removed = fromMemory
         if removed == nil { removed = try entryForEvent(k) }
-        try store.beginWrite(changing: .entries)
+        try context.transactions.begin(changing: .entries)
         noteChanged(k)
         try disk.delete(id: old.id)
-        store.forgetUse(of: old.id)
+        context.recency.forget(old.id)
         diskCount -= 1
         diskBytes -= old.size
-        store.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(removed)))
+        context.emit(.removed(cache: name, group: k.group, key: k.key, value: eventValue(removed)))
         return true
     }
 
@@ -617,7 +593,7 @@ public final class Cache {
     /// but is still stored (not yet purged or evicted) is revived.
     public func touch(_ k: EntryKey) throws(StoreError) -> Touched {
         try ready()
-        let now = store.clock.now
+        let now = context.clock.now
         var current = memory.peek(k)
         // A row written by a queued statement is known by its id only once that has run.
         if config.persistent && (current?.diskID ?? 0) == 0 { current = try disk.lookup(k) ?? current }
@@ -625,7 +601,7 @@ public final class Cache {
         let expired = current.isExpired(at: now, lifespan: config.lifespan)
         memory.update(k) { $0.validatedAt = now }
         if config.persistent {
-            try store.beginWrite(changing: .entries)
+            try context.transactions.begin(changing: .entries)
             noteChanged(k)
             var touched = current
             touched.validatedAt = now
@@ -637,7 +613,7 @@ public final class Cache {
     /// Keys of a group in byte order, paged: at most `limit`, after `cursor`.
     public func keys(group: String, prefix: String, after cursor: String?, limit: Int) throws(StoreError) -> [String] {
         guard try readyToRead() else { return [] }
-        let validAt: Int64? = config.returnsExpired ? nil : store.clock.now
+        let validAt: Int64? = config.returnsExpired ? nil : context.clock.now
         if config.persistent {
             return try disk.keys(group: group, prefix: prefix, after: cursor, limit: limit, validAt: validAt, lifespan: config.lifespan)
         }
@@ -654,22 +630,22 @@ public final class Cache {
     /// Empties a tier (of one group, or all); returns how many entries went.
     public func clear(group: String?, tier: CacheEvent.Tier, appVersion: CacheEvent.VersionChange? = nil) throws(StoreError) -> Int {
         try ready(unlocking: group != nil)
-        store.entriesChanged(.cleared(cache: name))
+        context.entriesChanged(.cleared(cache: name))
         let inMemory = memory.keys(inGroup: group)
         for k in inMemory { memory.remove(k) }
         var removed = inMemory.count
         if config.persistent && tier != .memory {
             // In the write transaction, so that a failed commit takes the clear back too.
-            try store.beginWrite(changing: .entries)
+            try context.transactions.begin(changing: .entries)
             noteChanged(nil)
             // Recency noted for rows about to go must not land on rows that reuse their ids.
-            try store.writeRecency()
+            try context.recency.write()
             let gone = try disk.clear(group: group)
             diskCount -= gone.count
             diskBytes -= gone.bytes
             removed = gone.count
         }
-        store.emit(.cleared(cache: name, group: group, tier: tier, appVersion: appVersion))
+        context.emit(.cleared(cache: name, group: group, tier: tier, appVersion: appVersion))
         return removed
     }
 
@@ -680,10 +656,10 @@ public final class Cache {
         if config.kind == .store {
             throw .invalidArgument(field: "cache", reason: "\"\(name)\" is a durable store (kind \"store\"): its expired entries stay until removed (cache.remove, cache.clear) or revived (cache.touch)")
         }
-        let now = store.clock.now
+        let now = context.clock.now
         if config.persistent {
             let rows = try disk.expired(at: now, lifespan: config.lifespan, group: group)
-            if !rows.isEmpty { try store.beginWrite(changing: .entries) }
+            if !rows.isEmpty { try context.transactions.begin(changing: .entries) }
             for row in rows { try removeFromDisk(row, reason: .expired) }
             return rows.count
         }
@@ -697,7 +673,7 @@ public final class Cache {
             memory.remove(k)
             removed += 1
             stats.memory.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
+            context.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
         }
         return removed
     }
@@ -709,12 +685,12 @@ public final class Cache {
     public func purgeExpired(limit: Int) throws(StoreError) -> Int {
         try ready()
         guard let grace = config.purgeGrace else { return 0 }
-        let before = store.clock.now - grace
+        let before = context.clock.now - grace
         if config.persistent {
             let rows = try disk.expiredFirst(at: before, limit: limit)
             if rows.isEmpty { return 0 }
-            try store.writeRecency()
-            try store.beginWrite(changing: .entries)
+            try context.recency.write()
+            try context.transactions.begin(changing: .entries)
             for row in rows { try removeFromDisk(row, reason: .expired) }
             return rows.count
         }
@@ -730,7 +706,7 @@ public final class Cache {
         let due = overflow ? Int64.max : sum
         if let purgeDue, purgeDue <= due { return }
         purgeDue = due
-        store.purgeSchedule.add(self, at: due)
+        context.purgeSchedule.add(self, at: due)
     }
 
     /// Has the next purge pass look at the cache: its entries may expire
@@ -759,7 +735,7 @@ public final class Cache {
         for (_, k) in expired.prefix(limit) {
             let e = memory.remove(k)
             stats.memory.evictions += 1
-            store.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
+            context.emit(.evicted(cache: name, group: k.group, key: k.key, tier: .memory, reason: .expired, value: eventValue(e)))
         }
         return min(expired.count, limit)
     }
@@ -769,7 +745,7 @@ public final class Cache {
     public var bytes: Int { config.persistent ? diskTotals.bytes : memory.bytes }
     public var memoryCount: Int { memory.count }
     public var memoryBytes: Int { memory.bytes }
-    /// Exact once queued writes have run (see `writeToDiskPipelined`). If
+    /// Exact once queued writes have run (see `PipelinedDiskWriter`). If
     /// running them fails, the transaction is doomed, its commit will say
     /// so, and the totals are read again from the store after it.
     public var diskTotals: (count: Int, bytes: Int) {
@@ -777,16 +753,16 @@ public final class Cache {
         return (diskCount, diskBytes)
     }
 
-    /// Makes `diskCount` and `diskBytes` exact: queued writes run (see
-    /// `writeToDiskPipelined`), and the totals are read again if another
-    /// writer changed entries (the read sends the queue with it).
+    /// Makes `diskCount` and `diskBytes` exact: what was written answered
+    /// (`DiskWriter.settle`), and the totals read again if another writer
+    /// changed entries (the read sends any queued statement with it).
     func exactTotals() throws(StoreError) {
         if isStale {
             try reload()
         } else if totalsAreStale {
             try loadTotals()
         } else {
-            try store.database.settle()
+            try context.diskWriter.settle()
         }
     }
 }

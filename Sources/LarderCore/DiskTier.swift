@@ -258,12 +258,6 @@ struct DiskTier {
         return rows
     }
 
-    func setUsed(id: Int64, _ used: Int64) throws(StoreError) {
-        let s = try db.statement("UPDATE entries SET used = ? WHERE id = ?")
-        s.bind(1, used).bind(2, id)
-        try s.runPipelined(then: nil)
-    }
-
     /// Entry count and bytes of the whole cache.
     func totals() throws(StoreError) -> (count: Int, bytes: Int) {
         let s = try db.statement("SELECT COUNT(*), CAST(COALESCE(SUM(size), 0) AS BIGINT) FROM entries WHERE cache = ?")

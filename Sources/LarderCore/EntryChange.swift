@@ -22,15 +22,3 @@ public enum EntryChange: Sendable, Equatable {
     /// something changed), or changed a cache this process has not loaded.
     case anythingChangedElsewhere
 }
-
-extension Store {
-    /// Receives every `EntryChange`; nil: nobody listens.
-    public var onEntryChange: ((EntryChange) -> Void)? {
-        get { loaded.onEntryChange }
-        set { loaded.onEntryChange = newValue }
-    }
-
-    func entriesChanged(_ change: EntryChange) {
-        loaded.onEntryChange?(change)
-    }
-}

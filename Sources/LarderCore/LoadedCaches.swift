@@ -23,7 +23,7 @@ final class LoadedCaches: TransactionObserver {
     /// Never behind `generation`.
     private var persistentGeneration = 0
     /// Caches claimed for this process's app version in the open transaction
-    /// (`Store.reconcileAppVersion`): a rollback takes the claim back, and
+    /// (`CacheRegistry.reconcileAppVersion`): a rollback takes the claim back, and
     /// such a cache is forgotten, so that its next use claims it again
     /// rather than read the version it replaced as another process's claim.
     private var claims: [Cache] = []

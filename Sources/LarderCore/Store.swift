@@ -19,75 +19,26 @@ public final class Store {
     /// for what only a file has (its write-ahead log, its path on disk).
     let sqlite: SQLiteDatabase?
     public let clock: Clock
-    /// Receives eviction and clearing events; nil when nobody listens, and
-    /// then no event is even made (an eviction's would cost two Strings).
-    public var onEvent: ((CacheEvent) -> Void)?
-    /// Whether the events of a cache carry the entry's value; nil: none do.
-    /// Only then does removing an entry from disk read its value first.
-    public var eventValues: ((String) -> Bool)?
-    /// The app's version, once declared: a cache whose data another version
-    /// wrote is wiped when first used (`Store.reconcileAppVersion`).
-    public internal(set) var appVersion: String?
-    /// The version the store last saw before this process declared one.
-    public internal(set) var previousAppVersion: String?
-
-    /// Open caches by name and by id, following the store's transactions.
-    let loaded = LoadedCaches()
-    /// Open caches by name.
-    var caches: [ExactString: Cache] { loaded.byName }
-    /// When caches with entries that expire are next due for the background purge.
-    var purgeSchedule = PurgeSchedule()
-    /// Caches the background purge looked at (for tests: only those with entries due).
-    var purgeLooks = 0
-    /// The cache found last: bursts of requests name one cache, and comparing
-    /// its name is cheaper than hashing it.
-    var lastCache: Cache?
     /// The write transactions, and who follows them.
     let transactions: Transactions
     /// How other writers' commits are noticed; nil when nobody else can write.
     public var otherWriters: (any OtherWriters)? { transactions.otherWriters }
     /// Recency noted by reads, written with the next commit.
     let recency: RecencyLog
+    /// The versioned objects' types.
+    let objects: ObjectStore
+    /// Entity models, their records, and what is staged.
+    let entities: EntityStore
+    /// The session's keys for encrypted caches, and the store's salt.
+    let encryption: StoreEncryption
+    /// The store-wide disk budget (`--max-store-bytes`).
+    let budget: StoreBudget
+    /// The caches, and what each of them sees of the store.
+    let caches: CacheRegistry
     /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.
     var openedFiles: OpenedFiles?
     /// Why the store can no longer be used, once its database file was found deleted or replaced.
     public internal(set) var lost: StoreError?
-    /// Registered versions per type, read from the store on first use.
-    let schemas = Derived<[ExactString: [TypeSchema]]>([:])
-    var schemaCache: [ExactString: [TypeSchema]] {
-        _read { yield schemas.value }
-        _modify { yield &schemas.value }
-    }
-    /// Entity models, read from the store on first use.
-    let catalog = Derived<EntityCatalog?>(nil)
-    var entityCatalog: EntityCatalog? {
-        get { catalog.value }
-        set { catalog.value = newValue }
-    }
-    /// The keys the session holds for encrypted caches.
-    public internal(set) var encryptionKeys = EncryptionKeys(key: nil)
-    /// The store-wide disk budget (`--max-store-bytes`): the bytes of values
-    /// all persistent caches may hold together; nil: none.
-    public var maxStoreBytes: Int?
-    /// Every cache of the store is loaded, so their totals add up to the store's.
-    let budgetSeesAll = Derived(false)
-    var budgetSeesAllCaches: Bool {
-        get { budgetSeesAll.value }
-        set { budgetSeesAll.value = newValue }
-    }
-    /// The store's salt for cache keys, once read.
-    let salt = Derived<[UInt8]?>(nil)
-    var sealingSalt: [UInt8]? {
-        get { salt.value }
-        set { salt.value = newValue }
-    }
-    /// Entity records staged and applied, until their commit.
-    let staging = EntityStaging()
-    /// Entity records staged by `stage` and not yet applied or discarded.
-    public internal(set) var stagedEntities: EntityBatch {
-        _read { yield staging.staged }
-        _modify { yield &staging.staged }
-    }
 
     public static let databaseFileName = "larder.db"
 
@@ -110,8 +61,7 @@ public final class Store {
         self.sqlite = sqlite
         database = sqlite
         transactions = Transactions(database: sqlite, otherWriters: directory == nil ? nil : SQLiteOtherWriters(database: sqlite))
-        recency = RecencyLog(transactions: transactions)
-        observeDerivedState()
+        (recency, objects, entities, encryption, budget, caches) = Self.subsystems(database: sqlite, transactions: transactions, clock: clock)
         do {
             try configure(sqlite)
             try transactions.startWatching()
@@ -131,15 +81,26 @@ public final class Store {
         self.clock = clock
         database = connection
         transactions = Transactions(database: connection, otherWriters: otherWriters)
-        recency = RecencyLog(transactions: transactions)
-        observeDerivedState()
+        (recency, objects, entities, encryption, budget, caches) = Self.subsystems(database: connection, transactions: transactions, clock: clock)
         try transactions.startWatching()
     }
 
-    private func observeDerivedState() {
-        for observer in [recency, schemas, catalog, budgetSeesAll, salt, staging, loaded] as [TransactionObserver] {
-            transactions.observe(observer)
-        }
+    /// The subsystems, each following the transactions from when it is
+    /// made (`Transactions.observe`): recency first, as its rows go into
+    /// the transaction before it commits; the loaded caches last.
+    private static func subsystems(database: any SQLConnection, transactions: Transactions, clock: Clock)
+        -> (RecencyLog, ObjectStore, EntityStore, StoreEncryption, StoreBudget, CacheRegistry) {
+        let recency = RecencyLog(transactions: transactions)
+        let objects = ObjectStore(database: database, transactions: transactions)
+        let entities = EntityStore(database: database, transactions: transactions)
+        let encryption = StoreEncryption(database: database, transactions: transactions)
+        let budget = StoreBudget(transactions: transactions, recency: recency, clock: clock)
+        let loaded = LoadedCaches()
+        transactions.observe(loaded)
+        let caches = CacheRegistry(context: CacheContext(database: database, transactions: transactions, clock: clock, recency: recency,
+                                                         budget: budget, encryption: encryption, objects: objects, loaded: loaded))
+        budget.caches = caches
+        return (recency, objects, entities, encryption, budget, caches)
     }
 
     /// Where the store's data is, for messages: its directory, or its server.
@@ -186,8 +147,10 @@ public final class Store {
         // The handle is gone after the first close: asking it anything again would touch freed memory.
         guard !database.isClosed else { return }
         if lost == nil {
+            // Closing reports nothing: a commit that fails here takes back only
+            // writes nobody was told were made, and recency is a hint.
             // Recency noted by reads is saved lazily; closing is the last chance.
-            try? writeRecency()
+            try? recency.write()
             try? commit()
             // Closing removes the log and the index by path: only while they are ours.
             try? checkInPlace()

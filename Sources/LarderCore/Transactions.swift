@@ -75,6 +75,13 @@ final class Transactions {
     // Observers are told in the order they were registered. The loops that
     // tell them iterate a copy of the array (a value), so an observer may
     // register another while it is told.
+    //
+    // An observer is store-wide state, registered by the subsystem that owns
+    // it when that is made (`Store.subsystems`), and kept for the store's
+    // life: held strongly (see `observers`), so it must not hold the
+    // transactions strongly in turn. A cache is never one: it follows through
+    // `LoadedCaches`, and dropping it (`CacheRegistry.drop`) removes it from
+    // there. Only tests stop observing.
     func observe(_ observer: TransactionObserver) {
         observers.append(observer)
     }
@@ -304,54 +311,4 @@ final class Derived<Value>: TransactionObserver {
     }
 
     func transactionDidRollBack() { value = initial }
-}
-
-/// Recency noted by reads of disk rows, written lazily with other writes (a
-/// read must not cost a write) in the transaction before it commits.
-final class RecencyLog: TransactionObserver {
-    private unowned let transactions: Transactions
-    /// Row id → its use, since the last write of recency.
-    private var pending: [Int64: Int64] = [:]
-    /// The latest use given out (or seen in the store).
-    private var last: Int64 = 0
-    /// Pending uses past this many are written at once, not at the commit.
-    private static let most = 50_000
-
-    init(transactions: Transactions) {
-        self.transactions = transactions
-    }
-
-    var isEmpty: Bool { pending.isEmpty }
-
-    func next() -> Int64 {
-        last += 1
-        return last
-    }
-
-    func noteUsed(atLeast used: Int64) {
-        last = max(last, used)
-    }
-
-    func noteUse(of diskID: Int64) {
-        guard diskID != 0 else { return }
-        pending[diskID] = next()
-        if pending.count >= Self.most { try? write() }
-    }
-
-    func forget(_ diskID: Int64) {
-        pending[diskID] = nil
-    }
-
-    /// Persists the recency noted, inside the current write transaction
-    /// (a row's last use is no news to other writers).
-    func write() throws(StoreError) {
-        guard !pending.isEmpty else { return }
-        try transactions.begin(changing: .entries)
-        let tier = DiskTier(db: transactions.database, cacheID: 0)
-        for (id, used) in pending { try tier.setUsed(id: id, used) }
-        pending = [:]
-    }
-
-    func transactionWillCommit() throws(StoreError) { try write() }
-    func transactionDidRollBack() { pending = [:] }
 }

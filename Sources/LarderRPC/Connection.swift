@@ -320,23 +320,36 @@ public final class Connection {
     }
 
     /// Sends a notification to the client.
-    public func notify(_ method: String, params: JSON?) {
+    public func send<N: NotificationDefinition>(_ notification: N.Type, _ params: N.Params) {
         emit { w in
             w.writeASCII("{\"jsonrpc\":\"2.0\",\"method\":")
-            w.writeString(method)
-            if let params {
-                w.writeASCII(",\"params\":")
-                w.write(params)
-            }
+            w.writeString(N.method)
+            w.writeASCII(",\"params\":")
+            params.write(into: &w)
             w.writeASCII("}")
         }
     }
 
-    /// Sends a request to the client; `onResponse` runs when its answer arrives
-    /// (or with an error if the client goes away first). Ids are strings with a
-    /// `larder-` prefix so they never collide with the client's own.
+    /// Sends a request to the client; `onAnswer` runs when its answer arrives,
+    /// read as `R.Answer` (a malformed one fails as `R.refusal` says), or
+    /// with an error if the client goes away first.
+    @discardableResult
+    public func send<R: ServerRequestDefinition>(_ request: R.Type, _ params: R.Params,
+                                                 onAnswer: @escaping (Result<R.Answer, ResponseError>) -> Void) -> RequestID {
+        send(R.method, params: { params.write(into: &$0) }) { onAnswer(R.answer($0)) }
+    }
+
+    /// Sends a request of any method with any params, and hands back the
+    /// answer as it came: for `debug.ask`, which asks what a test names.
+    /// Everything else the server asks goes through a `ServerRequestDefinition`.
     @discardableResult
     public func request(_ method: String, params: JSON?, onResponse: @escaping (Result<JSON, ResponseError>) -> Void) -> RequestID {
+        send(method, params: params.map { params in { $0.write(params) } }, onResponse: onResponse)
+    }
+
+    /// Ids are strings with a `larder-` prefix so they never collide with the client's own.
+    private func send(_ method: String, params: ((inout JSONWriter) -> Void)?,
+                      onResponse: @escaping (Result<JSON, ResponseError>) -> Void) -> RequestID {
         nextOutgoingID += 1
         let id = RequestID.string("larder-\(nextOutgoingID)")
         guard !loop.clientGone && !loop.inputEnded else {
@@ -351,7 +364,7 @@ public final class Connection {
             w.writeString(method)
             if let params {
                 w.writeASCII(",\"params\":")
-                w.write(params)
+                params(&w)
             }
             w.writeASCII("}")
         }
@@ -364,7 +377,7 @@ public final class Connection {
         guard awaiting.removeValue(forKey: id) != nil else { return }
         if abandoned.count >= 1024 { abandoned.removeAll() }
         abandoned.insert(id)
-        notify("$/cancelRequest", params: ["id": id.json])
+        send(CancelRequestNotification.self, .init(id: id))
     }
 
     /// Fails the requests still waiting for the client in the order they were

@@ -104,7 +104,7 @@ struct EntryParams: ParamsObject {
 extension Server {
     /// The cache named `name`; created with defaults when `create` is true.
     func cache(_ name: String, create: Bool) throws(ResponseError) -> Cache? {
-        try core { () throws(StoreError) in try store.cache(named: name, create: create) }
+        try mappingStoreErrors { () throws(StoreError) in try store.cache(named: name, create: create) }
     }
 
     /// A cache that must exist.
@@ -114,12 +114,12 @@ extension Server {
     }
 
     /// Runs a core operation, mapping its errors to the protocol's.
-    func core<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
-        try Self.core(body)
+    func mappingStoreErrors<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
+        try Self.mappingStoreErrors(body)
     }
 
-    /// `core` where no server is at hand (while params are decoded).
-    static func core<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
+    /// `mappingStoreErrors` where no server is at hand (while params are decoded).
+    static func mappingStoreErrors<T>(_ body: () throws(StoreError) -> T) throws(ResponseError) -> T {
         do { return try body() } catch { throw error.responseError }
     }
 }

@@ -36,7 +36,8 @@ final class CommitGate {
         /// `Reply`): its result's JSON text lies at `result` in `heldResults`.
         case direct(RequestID, result: Range<Int>)
         case directFailure(RequestID, ResponseError)
-        case event(method: String, params: JSON)
+        /// A notification, sent by calling it.
+        case event(() -> Void)
     }
     /// The JSON text of held direct results, one after another; emptied at
     /// each commit. One buffer for all of them, not an allocation each.
@@ -137,11 +138,12 @@ final class CommitGate {
 
     /// Sends a notification in its place among the answers: after the
     /// pending commit if anything waits for it.
-    func notify(_ method: String, params: JSON) {
+    func notify<N: NotificationDefinition>(_ notification: N.Type, _ params: N.Params) {
         if !isHolding && !store.hasPendingWrites {
-            connection.notify(method, params: params)
+            connection.send(N.self, params)
         } else {
-            held.append(.event(method: method, params: params))
+            let connection = connection
+            held.append(.event { connection.send(N.self, params) })
         }
     }
 
@@ -202,7 +204,7 @@ final class CommitGate {
                     connection.respond(to: id, withResultJSON: UnsafeBufferPointer(rebasing: $0.prefix(range.count)))
                 }
             case .directFailure(let id, let error): connection.respond(to: id, with: .failure(error))
-            case .event(let method, let params): connection.notify(method, params: params)
+            case .event(let send): send()
             }
         }
         return .success(())

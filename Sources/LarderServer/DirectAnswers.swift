@@ -10,7 +10,7 @@ import LarderRPC
 /// a `ttl` that `ParamRules` refuses — it declines before changing anything,
 /// and the ordinary path answers (or says what is wrong). Only where the
 /// params come from differs: the defaults and limits (`ParamRules`), the core
-/// call and the result's encoding (`CacheGet.lookup`, `CacheSet.store`) are
+/// call and the result's encoding (`CacheGet.lookup`, `CacheSet.write`) are
 /// the methods' own.
 ///
 /// Large values are why `data` is taken here too: the ordinary path holds a
@@ -88,7 +88,7 @@ extension Server {
         }
         let entryKey = EntryKey(group: group, key: key)
         do throws(StoreError) {
-            try CacheSet.store(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, in: store, cache: name)
+            try CacheSet.write(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, in: store, cache: name)
                 .write(into: &result)
         } catch {
             return failed(request, error)

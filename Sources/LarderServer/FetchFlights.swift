@@ -130,10 +130,7 @@ final class FetchFlights {
         let key = flight.key
         var answered = false
         var timer: TimerID?
-        let id = connection.request("cache.fetch", params: [
-            "cache": .string(key.cache), "group": .string(key.entry.group), "key": .string(key.entry.key),
-            "attempt": .int(flight.attempts),
-        ]) { [weak self] response in
+        let id = connection.send(CacheFetch.self, .init(cache: key.cache, entry: key.entry, attempt: flight.attempts)) { [weak self] response in
             guard !answered else { return }
             answered = true
             if let timer { connection.loop.cancel(timer) }
@@ -175,7 +172,7 @@ final class FetchFlights {
         guard server.store.isPersistent else { return }
         server.store.beginRequest()
         do {
-            try server.core { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
+            try server.mappingStoreErrors { () throws(StoreError) in try server.store.beginWrite(changing: .entries) }
         } catch {
             server.gate.settleFailedRequest()
         }
@@ -208,10 +205,7 @@ final class FetchFlights {
                 for w in waiters { server.gate.answer(w, .failure(failure), after: .commit) }
                 return
             }
-            server.connection.request("cache.fallback", params: [
-                "cache": .string(key.cache), "group": .string(key.entry.group), "key": .string(key.entry.key),
-                "error": error.json,
-            ]) { [weak self] response in
+            server.connection.send(CacheFallback.self, .init(cache: key.cache, entry: key.entry, error: error)) { [weak self] response in
                 guard let self else { return }
                 let result: Result<JSON, ResponseError>
                 switch Self.outcome(of: response) {
@@ -236,7 +230,7 @@ final class FetchFlights {
         let cache = try server.cache(key.cache, create: true)!
         var overtaken = fetch.overtaken
         if !overtaken {
-            switch (fetch.baseline, try server.core({ () throws(StoreError) in try cache.current(key.entry) })?.entry) {
+            switch (fetch.baseline, try server.mappingStoreErrors({ () throws(StoreError) in try cache.current(key.entry) })?.entry) {
             case (let before?, let now?):
                 // An entry that is not the one the fetch began with was written meanwhile.
                 overtaken = !(before.storedAt == now.storedAt && before.validatedAt == now.validatedAt && before.bytes == now.bytes)
@@ -259,8 +253,8 @@ final class FetchFlights {
             CacheGet.writeValue(kind: kind, bytes: bytes, into: &w)
             w.writeASCII(",\"fetched\":true,\"stored\":false,\"attempts\":")
         } else {
-            try server.core { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
-            guard let entry = try server.core({ () throws(StoreError) in try cache.current(key.entry) }) else {
+            try server.mappingStoreErrors { () throws(StoreError) in try cache.set(Cache.Write(key: key.entry, kind: kind, bytes: bytes, ttl: ttl)) }
+            guard let entry = try server.mappingStoreErrors({ () throws(StoreError) in try cache.current(key.entry) }) else {
                 throw .internalError("a fetched entry was not found right after it was stored")
             }
             CacheGetOrFetch.Result.writeOpen(entry, into: &w)
@@ -291,42 +285,15 @@ final class FetchFlights {
         return ResponseError(code: .fetchFailed, message: "\(what): \(last.message.echoed)", data: .object(data))
     }
 
-    /// Reads the client's answer to `cache.fetch` or `cache.fallback`:
-    /// `{value}` or `{data}` (with an optional `ttl`), or `{found: false}`.
-    static func outcome(of response: Result<JSON, ResponseError>) -> Outcome {
-        let answer: JSON
+    /// What the client's answer to `cache.fetch` or `cache.fallback` comes to.
+    static func outcome(of response: Result<FetchAnswer, ResponseError>) -> Outcome {
         switch response {
         case .failure(let error): return .failed(error)
-        case .success(let json): answer = json
-        }
-        func invalid(_ why: String) -> Outcome {
-            .failed(ResponseError(code: .invalidParams, message: "the client's answer is not {value}, {data} or {found: false}: \(why)"))
-        }
-        guard case .object(let o) = answer else { return invalid("expected an object, got \(answer.typeName)") }
-        if let unknown = o.unknownMember(knowing: ["value", "data", "ttl", "found"], at: "result") {
-            return invalid("unknown member \(unknown.path)" + (unknown.suggestion.map { " (did you mean \($0)?)" } ?? ""))
-        }
-        var ttl: Int64?
-        if let t = o["ttl"], !t.isNull {
-            guard let s = t.numberValue?.double, let ms = ParamRules.milliseconds(seconds: s) else {
-                return invalid("ttl must be a non-negative number of seconds")
+        case .success(let answer):
+            switch answer.found {
+            case .value(let kind, let bytes, let ttl): return .value(kind: kind, bytes: bytes, ttl: ttl)
+            case .notFound: return .notFound
             }
-            ttl = ms
-        }
-        switch (o["value"], o["data"].flatMap { $0.isNull ? nil : $0 }) {
-        case (let value?, nil):
-            guard o["found"] == nil || o["found"] == true else { return invalid("found: false with a value") }
-            return .value(kind: .json, bytes: value.encoded, ttl: ttl)
-        case (nil, let data?):
-            guard case .string(let text) = data, let bytes = Base64.decode(text) else {
-                return invalid("data must be standard base64 with padding")
-            }
-            return .value(kind: .data, bytes: bytes, ttl: ttl)
-        case (nil, nil):
-            guard o["found"] == false else { return invalid("neither value nor data, and no found: false") }
-            return .notFound
-        case (_?, _?):
-            return invalid("both value and data")
         }
     }
 }

@@ -1,9 +1,15 @@
 import LarderJSON
 import LarderRPC
 
-/// Every method the server answers, alphabetized. Adding a method means adding
-/// its type here (and to SPEC.md, openrpc.json, a transcript and the clients).
+/// Every method the server answers, and every request and notification it
+/// sends. Adding a method means adding its type here (and to SPEC.md,
+/// openrpc.json, a transcript and the clients); a message the server sends,
+/// likewise (openrpc.json's `x-server-requests` or `x-notifications`, SPEC.md
+/// and the clients' types).
 enum MethodTable {
+    /// In the order `initialize` lists them (`capabilities.methods`), which
+    /// clients see: by name, but for `cache.getOrFetch` before `cache.getMany`
+    /// and `cache.rekey` before `cache.purgeExpired`, as they were first listed.
     static let all: [any MethodDefinition.Type] = [
         CacheClear.self,
         CacheDrop.self,
@@ -54,6 +60,22 @@ enum MethodTable {
         SchemaRemove.self,
         Shutdown.self,
         StoreClear.self,
+    ]
+
+    /// Every request the server sends to the client, by name.
+    static let serverRequests: [any ServerRequestDefinition.Type] = [
+        CacheFallback.self,
+        CacheFetch.self,
+        MigrateObject.self,
+    ]
+
+    /// Every notification the server sends, by name.
+    static let notifications: [any NotificationDefinition.Type] = [
+        CancelRequestNotification.self,
+        WorkDoneProgress.self,
+        CacheCleared.self,
+        CacheEvicted.self,
+        CacheRemoved.self,
     ]
 
     /// What the server needs of a method, its types erased.

@@ -33,14 +33,13 @@ final class MigrationJob {
     func start() throws(StoreError) {
         for c in caches { total += try c.objectCount() }
         reply.onCancel = { [unowned self] in cancelled = true }
-        progress(["kind": "begin", "title": "Migrating objects", "cancellable": true, "percentage": 0,
-                  "message": .string("stored objects: \(total)")])
+        progress(.begin(title: "Migrating objects", cancellable: true, percentage: 0, message: "stored objects: \(total)"))
         server.connection.loop.schedule { [self] in nextBatch() }
     }
 
-    private func progress(_ value: JSONObject) {
+    private func progress(_ value: WorkDoneProgress.Value) {
         guard let token = options.token else { return }
-        server.gate.notify("$/progress", params: ["token": token, "value": .object(value)])
+        server.gate.notify(WorkDoneProgress.self, .init(token: token, value: value))
     }
 
     private var batchRemaining = 0
@@ -57,7 +56,7 @@ final class MigrationJob {
             do {
                 try server.store.beginWrite()
             } catch {
-                progress(["kind": "end", "message": "failed: a batch could not begin"])
+                progress(.end(message: "failed: a batch could not begin"))
                 reply.fail(error.responseError)
                 return
             }
@@ -143,11 +142,10 @@ final class MigrationJob {
     private func endBatch() {
         if commitBatch() { return }
         let percentage = total == 0 ? 100 : min(100, visited * 100 / total)
-        progress(["kind": "report", "percentage": .int(percentage),
-                  "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
+        progress(.report(percentage: percentage, message: "\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated"))
         // Cancelled, or the client shut the server down: stop here; finished batches stay.
         if cancelled || server.lifecycle == .shutDown {
-            progress(["kind": "end", "message": "cancelled"])
+            progress(.end(message: "cancelled"))
             reply.fail(.requestCancelled(data: counts.json))
             return
         }
@@ -160,7 +158,7 @@ final class MigrationJob {
     private func commitBatch() -> Bool {
         guard !options.dryRun, let batchCommits else { return false }
         guard case .failure(let failure) = server.gate.commit(ending: batchCommits) else { return false }
-        progress(["kind": "end", "message": "failed: a batch could not be committed"])
+        progress(.end(message: "failed: a batch could not be committed"))
         reply.fail(failure.responseError)
         return true
     }
@@ -168,8 +166,8 @@ final class MigrationJob {
     private func finish() {
         guard !reply.isDone else { return }
         if commitBatch() { return }
-        progress(["kind": "report", "percentage": 100, "message": .string("\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated")])
-        progress(["kind": "end", "message": .string("\(counts.migrated) migrated, \(counts.failed) failed")])
+        progress(.report(percentage: 100, message: "\(visited) of \(total) stored objects looked at, \(counts.migrated) migrated"))
+        progress(.end(message: "\(counts.migrated) migrated, \(counts.failed) failed"))
         server.gate.answer(reply, .success(counts.json), after: .commit)
     }
 }

@@ -53,22 +53,10 @@ final class ObjectFetch {
             ).responseError))
             return
         }
-        var params: JSONObject = ["type": .string(question.type), "key": .string(key.key), "cache": .string(cache.name),
-                                  "group": .string(key.group), "fromVersion": .string(question.fromVersion),
-                                  "toVersion": .string(question.toVersion), "value": question.value]
-        if let index = question.index { params.append("index", .int(index)) }
-        server.connection.request("migrate.object", params: .object(params)) { [self] result in
+        server.connection.send(MigrateObject.self, .init(question: question, cache: cache.name, entry: key)) { [self] result in
             switch result {
-            case .success(let answer):
-                if answer["drop"]?.boolValue == true {
-                    answers[question.id] = .drop
-                } else if let value = answer["value"] {
-                    answers[question.id] = .value(value)
-                } else {
-                    answers[question.id] = .failure("the answer to migrate.object has neither value nor drop: \(answer)")
-                }
-            case .failure(let error):
-                answers[question.id] = .failure(error.message)
+            case .success(let answer): answers[question.id] = answer.answer
+            case .failure(let error): answers[question.id] = .failure(error.message)
             }
             attempt()
         }

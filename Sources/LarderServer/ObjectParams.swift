@@ -83,14 +83,14 @@ extension Server {
         switch operand {
         case .inline(let type, let given):
             completion(Result { () throws(ResponseError) in
-                try core { () throws(StoreError) in try given.tagged(as: type, store: store) }
+                try mappingStoreErrors { () throws(StoreError) in try given.tagged(as: type, store: store) }
             })
         case .stored(let cacheName, let key):
             let shown = key.key.echoed
             let missing = ResponseError.requestFailed("no object under key \"\(shown)\"", data: ["key": .string(shown)])
             let cache: Cache?
             do {
-                cache = try core { () throws(StoreError) in try store.cache(named: cacheName, create: false) }
+                cache = try mappingStoreErrors { () throws(StoreError) in try store.cache(named: cacheName, create: false) }
             } catch {
                 return completion(.failure(error))
             }
@@ -102,7 +102,7 @@ extension Server {
                     case .array(let read): return .success(.array(read.array))
                     case .untyped(let type, let version, let value):
                         return Result { () throws(ResponseError) in
-                            .single(try core { () throws(StoreError) in try StoredObject(untyped: type, version: version, value: value) })
+                            .single(try mappingStoreErrors { () throws(StoreError) in try StoredObject(untyped: type, version: version, value: value) })
                         }
                     case .notFound, .dropped: return .failure(missing)
                     case .needsCallback: return .failure(.internalError("a migration callback was left unanswered"))

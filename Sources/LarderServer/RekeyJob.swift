@@ -23,23 +23,23 @@ final class RekeyJob {
     }
 
     func start() {
-        progress(["kind": "begin", "title": .string("Rekeying cache \(rekey.cache.name)"), "cancellable": false, "percentage": 0,
-                  "message": .string("\(Self.entries(total)) to re-seal")])
+        progress(.begin(title: "Rekeying cache \(rekey.cache.name)", cancellable: false, percentage: 0,
+                        message: "\(Self.entries(total)) to re-seal"))
         server.connection.loop.schedule { [self] in step() }
     }
 
     private static func entries(_ n: Int) -> String { n == 1 ? "1 entry" : "\(n) entries" }
 
-    private func progress(_ value: JSONObject) {
+    private func progress(_ value: WorkDoneProgress.Value) {
         guard let token = options.token else { return }
-        server.gate.notify("$/progress", params: ["token": token, "value": .object(value)])
+        server.gate.notify(WorkDoneProgress.self, .init(token: token, value: value))
     }
 
     private func step() {
         let finished: Bool
         server.store.beginRequest()
         do {
-            finished = try server.core { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
+            finished = try server.mappingStoreErrors { () throws(StoreError) in try rekey.step(limit: options.batchSize) }
         } catch {
             // A batch is re-sealed whole or not at all.
             server.store.requestFailed()
@@ -48,13 +48,13 @@ final class RekeyJob {
         if case .failure(let failure) = server.gate.commit() { return fail(failure.responseError) }
         if finished {
             rekey.adopt()
-            progress(["kind": "end", "message": .string("\(Self.entries(rekey.resealed)) re-sealed")])
+            progress(.end(message: "\(Self.entries(rekey.resealed)) re-sealed"))
             server.gate.answer(reply, .success(CacheRekey.Result(cache: rekey.cache.name, resealed: rekey.resealed, resumed: rekey.resumed).json),
                                after: .commit)
             return
         }
         let percentage = total == 0 ? 100 : min(99, rekey.resealed * 100 / total)
-        progress(["kind": "report", "percentage": .int(percentage), "message": .string("\(rekey.resealed) of \(Self.entries(total)) re-sealed")])
+        progress(.report(percentage: percentage, message: "\(rekey.resealed) of \(Self.entries(total)) re-sealed"))
         if server.lifecycle == .shutDown { return fail(.requestCancelled(data: nil)) }
         server.connection.loop.schedule { [self] in step() }
     }
@@ -63,7 +63,7 @@ final class RekeyJob {
     /// cache waits for a rekey to the same key to finish.
     private func fail(_ error: ResponseError) {
         rekey.abandon()
-        progress(["kind": "end", "message": "stopped: the next cache.rekey with the same key resumes it"])
+        progress(.end(message: "stopped: the next cache.rekey with the same key resumes it"))
         reply.fail(error)
     }
 }

@@ -114,8 +114,7 @@ final class Server: MessageHandler {
         store.eventValues = events.wantsAnyValues ? { [unowned self] in events.wantsValues(of: $0) } : nil
         store.onEvent = { [unowned self] event in
             guard events.wants(event) else { return }
-            let n = EventSubscriptions.notification(for: event)
-            gate.notify(n.method, params: n.params)
+            EventSubscriptions.send(event, through: gate)
         }
     }
 

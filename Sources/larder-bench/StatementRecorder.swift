@@ -25,6 +25,8 @@ final class StatementRecorder: SQLConnection {
     private(set) var transactions: [RecordedTransaction] = []
     /// The open transaction's statements, while recording.
     private var open: RecordedTransaction?
+    /// The text of each statement kept by number, as first given.
+    private var numbered: [Int: String] = [:]
 
     init(_ base: any SQLConnection) { self.base = base }
 
@@ -43,7 +45,8 @@ final class StatementRecorder: SQLConnection {
     }
 
     func statement(number: Int, sql: () -> String) throws(StoreError) -> any SQLStatement {
-        let text = sql()
+        let text = numbered[number] ?? sql()
+        numbered[number] = text
         return RecordingStatement(try base.statement(number: number) { text }, sql: text, recorder: self)
     }
 

@@ -64,12 +64,12 @@ final class CacheGroupsTests: StoreTestCase {
             try cache.put("fresh", "v", group: "g")
             try cache.put("old", "v", group: "g", ttl: 10)
             try cache.put("old", "v", group: "gone", ttl: 10)
-            XCTAssertTrue(cache.store.clock.advance(milliseconds: 20))
+            XCTAssertTrue(cache.context.clock.advance(milliseconds: 20))
             XCTAssertEqual(try all(cache), ["g": 1], kind)
         }
         try forBothKinds({ $0.returnsExpired = true }) { cache, kind in
             try cache.put("old", "v", group: "gone", ttl: 10)
-            XCTAssertTrue(cache.store.clock.advance(milliseconds: 20))
+            XCTAssertTrue(cache.context.clock.advance(milliseconds: 20))
             XCTAssertEqual(try all(cache), ["gone": 1], kind)
         }
     }
@@ -77,7 +77,7 @@ final class CacheGroupsTests: StoreTestCase {
     func testCountsAgreeWithKeys() throws {
         try forBothKinds { cache, kind in
             for k in 0..<7 { try cache.put("k\(k)", "v", group: k % 2 == 0 ? "even" : "odd", ttl: k == 4 ? 5 : nil) }
-            XCTAssertTrue(cache.store.clock.advance(milliseconds: 10))
+            XCTAssertTrue(cache.context.clock.advance(milliseconds: 10))
             for g in try cache.groups(prefix: "", after: nil, limit: 100) {
                 XCTAssertEqual(g.count, try cache.allKeys(group: g.group).count, "\(kind) \(g.group)")
             }

@@ -220,9 +220,9 @@ final class EntityRestageTests: StoreTestCase {
         try store.define(bandsModel())
         _ = try store.stage("Band", #"{"name": "Japan", "formed": 1974}"#)
         _ = try store.applyStaged()
-        XCTAssertEqual(store.staging.applied.count, 1)
+        XCTAssertEqual(store.entities.staging.applied.count, 1)
         try store.commit()
-        XCTAssertTrue(store.staging.applied.isEmpty)
+        XCTAssertTrue(store.entities.staging.applied.isEmpty)
         XCTAssertTrue(store.stagedEntities.isEmpty)
     }
 }

@@ -35,7 +35,7 @@ final class EntityIncludeLimitTests: StoreTestCase {
         let store = try store(albums: 3)
         _ = try store.upsert("Album", #"{"id": "loose"}"#)
         _ = try store.upsert("Band", #"{"id": "empty"}"#)
-        let (model, band) = try store.entity("Band")
+        let (model, band) = try store.entities.entity("Band")
         let ids: [ColumnValue] = [.text("b"), .text("empty"), .text("b"), .text("missing")]
         for paths in [["albums"], ["albums.band"], ["albums.band.albums", "albums"], ["albums.band.albums.band.albums"]] {
             let inclusion = try Inclusion(paths: paths, from: band, in: model)

@@ -76,7 +76,7 @@ final class EntityKeyConversionTests: StoreTestCase {
         XCTAssertEqual(band.objectValue?.keys, ["name", "formed", "disbanded", "hiatus", "description", "other_names", "albums", "members"],
                        "keys come back in the model's order")
         // The column holds the model name.
-        let definition = try store.entity("Band").entity
+        let definition = try store.entities.entity("Band").entity
         XCTAssertEqual(definition.attributeKeys, ["name", "formed", "disbanded", "hiatus", "description", "other_names"])
     }
 

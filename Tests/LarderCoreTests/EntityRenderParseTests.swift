@@ -89,7 +89,7 @@ final class EntityRenderParseTests: StoreTestCase {
                 let context = "\(casing) \(format)"
                 for (entity, record) in records { _ = try store.upsert([record], entity: entity) }
                 for (entity, record) in records {
-                    let (_, definition) = try store.entity(entity)
+                    let (_, definition) = try store.entities.entity(entity)
                     let id = try XCTUnwrap(record[definition.attributeKeys[definition.identifierIndex]])
                     let stored = try XCTUnwrap(store.record(entity, id: id))
                     let model = try store.parse(record, entity: entity)

@@ -92,20 +92,20 @@ final class ExpiredDataTests: StoreTestCase {
         try memoryOnly.put("soon", "v", ttl: 2000)
         try store.commit()
         XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
-        XCTAssertEqual(store.purgeLooks, 0, "nothing is due yet")
+        XCTAssertEqual(store.caches.purgeLooks, 0, "nothing is due yet")
 
         advance(clock, 1000)
         XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
-        XCTAssertEqual(store.purgeLooks, 1)
+        XCTAssertEqual(store.caches.purgeLooks, 1)
         XCTAssertEqual(try expiring.allKeys(), [])
         advance(clock, 1000)
         XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
-        XCTAssertEqual(store.purgeLooks, 2)
+        XCTAssertEqual(store.caches.purgeLooks, 2)
         XCTAssertEqual(memoryOnly.memoryCount, 0)
         try store.commit()
 
         XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
-        XCTAssertEqual(store.purgeLooks, 2, "an idle store with nothing left to expire looks at no cache")
+        XCTAssertEqual(store.caches.purgeLooks, 2, "an idle store with nothing left to expire looks at no cache")
     }
 
     func testCachesLoadedFromTheStoreArePurgedWhenTheirEntriesAreDue() throws {
@@ -121,7 +121,7 @@ final class ExpiredDataTests: StoreTestCase {
         for i in 0..<100 { _ = try store.cache(named: "plain\(i)", create: false) }
         advance(clock, 1000)
         XCTAssertFalse(try store.purgeExpiredInBackground(budget: .max))
-        XCTAssertEqual(store.purgeLooks, 1)
+        XCTAssertEqual(store.caches.purgeLooks, 1)
         XCTAssertEqual(expiring.count, 0)
     }
 

@@ -5,7 +5,7 @@ import LarderJSON
 /// `ObjectUpgrader.plan`: which hops lead from a stored version to the newest.
 final class MigrationPlanTests: StoreTestCase {
     private func plan(_ store: Store, _ type: String, from: String) throws -> [ObjectUpgrader.Hop] {
-        try ObjectUpgrader(store: store, key: "k", answers: [:]).plan(type: type, from: ver(from), versions: store.versions(of: type))
+        try ObjectUpgrader(objects: store.objects, key: "k", answers: [:]).plan(type: type, from: ver(from), versions: store.versions(of: type))
     }
 
     private func route(_ hops: [ObjectUpgrader.Hop]) -> [String] {

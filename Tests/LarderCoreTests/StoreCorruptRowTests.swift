@@ -77,6 +77,20 @@ final class StoreCorruptRowTests: StoreTestCase {
         }
     }
 
+    /// A nested object's description reads its type's schema as the top
+    /// object's does: a stored schema that is not what Larder wrote is an
+    /// error there too, not a description that quietly leaves the type out.
+    func testDescribingANestedObjectOfACorruptSchemaIsCorrupt() throws {
+        var store = try makeStore()
+        try store.register("Person", "1", #"{"fields": {"name": "string"}}"#)
+        try store.register("Dog", "1", #"{"fields": {"owner": {"ref": "Person"}}}"#)
+        try openCache(store).putObject("rex", "Dog", #"{"owner": {"name": "Ada"}}"#)
+        try store.commit()
+        store = try corrupt(store, "UPDATE schemas SET definition = '{' WHERE type = 'Person'")
+        let rex = try XCTUnwrap(openCache(store).rawObject("rex"))
+        assertCorrupt(.schema(type: "Person", version: "1"), reason: "not JSON") { _ = try ObjectDescription(store: store).describe(rex) }
+    }
+
     func testAStoredEntityModelThatIsNotWhatLarderWroteIsCorrupt() throws {
         let cases: [(definition: String, reason: String)] = [
             ("nope", "not JSON"),

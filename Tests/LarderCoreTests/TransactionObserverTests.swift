@@ -63,7 +63,7 @@ final class TransactionObserverTests: StoreTestCase {
         for i in 0..<1000 { try store.drop("c\(i)") }
         try store.commit()
         XCTAssertEqual(store.transactions.observerCount, storeWide)
-        XCTAssertTrue(store.loaded.byName.isEmpty && store.loaded.byID.isEmpty, "dropped caches leave nothing behind")
+        XCTAssertTrue(store.caches.loaded.byName.isEmpty && store.caches.loaded.byID.isEmpty, "dropped caches leave nothing behind")
     }
 
     func testARollbackReachesEveryCacheThatChangedInTheFailedTransaction() throws {

@@ -2,14 +2,14 @@ extension Cache {
     /// Checks the session's key against the one the cache was sealed under,
     /// and keeps the sealer made from it.
     func unlock() throws(StoreError) {
-        let state = try store.keyState(of: self)
-        guard let key = store.encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
+        let state = try context.encryption.keyState(of: self)
+        guard let key = context.encryption.keys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
         if isRekeying { throw .encryption(cache: name, problem: .rekeyRunning) }
         if state.rekeyCheck != nil { throw .encryption(cache: name, problem: .rekeyInterrupted) }
         guard let check = state.keyCheck else {
             throw .corrupt(.cacheSettings(cache: name), reason: "an encrypted cache without the check value of its key")
         }
-        let sealer = try CacheSealer(key: key, salt: try store.encryptionSalt(create: false), cache: name, generation: state.generation)
+        let sealer = try CacheSealer(key: key, salt: try context.encryption.salt(create: false), cache: name, generation: state.generation)
         guard sealer.check == check else { throw .encryption(cache: name, problem: .keyMismatch) }
         self.sealer = sealer
         // The purge passed it by while its keys could not be read.
@@ -26,9 +26,9 @@ extension Cache {
             throw .invalidArgument(field: "cache", reason: "cache \"\(name)\" is not encrypted: there is nothing to rekey")
         }
         if isRekeying { throw .encryption(cache: name, problem: .rekeyRunning) }
-        guard let current = store.encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
-        let state = try store.keyState(of: self)
-        let salt = try store.encryptionSalt(create: false)
+        guard let current = context.encryption.keys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
+        let state = try context.encryption.keyState(of: self)
+        let salt = try context.encryption.salt(create: false)
         let old = try CacheSealer(key: current, salt: salt, cache: name, generation: state.generation)
         guard old.check == state.keyCheck else { throw .encryption(cache: name, problem: .keyMismatch) }
         let new: CacheSealer
@@ -44,8 +44,8 @@ extension Cache {
         } else {
             let generation = try CacheSealer.newGeneration()
             new = try CacheSealer(key: key, salt: salt, cache: name, generation: generation)
-            try store.beginWrite()
-            let s = try store.database.statement("UPDATE caches SET rekey_check = ?, rekey_generation = ?, rekey_cursor = 0 WHERE id = ?")
+            try context.transactions.begin()
+            let s = try context.database.statement("UPDATE caches SET rekey_check = ?, rekey_generation = ?, rekey_cursor = 0 WHERE id = ?")
             s.bind(1, blob: new.check).bind(2, blob: generation).bind(3, id)
             try s.run()
         }
@@ -84,12 +84,12 @@ public final class Rekey {
     /// last batch also makes the new key the cache's. Returns whether it is finished.
     public func step(limit: Int) throws(StoreError) -> Bool {
         guard !isFinished else { return true }
-        let store = cache.store
-        let db = store.database
+        let context = cache.context
+        let db = context.database
         var count = 0
         var last = cursor
         // All of a batch or none of it: its rows and how far it got go together.
-        try store.atomically { () throws(StoreError) in
+        try context.transactions.atomically { () throws(StoreError) in
             let from = DiskTier(db: db, cacheID: cache.id, sealer: old, cacheName: cache.name)
             let to = DiskTier(db: db, cacheID: cache.id, sealer: new, cacheName: cache.name)
             let rows = try from.rowsToReseal(after: cursor, limit: limit)
@@ -117,7 +117,7 @@ public final class Rekey {
 
     /// Once the last batch is committed: the session uses the new key for the cache from now on.
     public func adopt() {
-        cache.store.encryptionKeys.byCache[cache.name] = key
+        cache.context.encryption.keys.byCache[cache.name] = key
         cache.isRekeying = false
         cache.sealer = nil
     }

@@ -22,7 +22,7 @@ public struct EntityBatch: Sendable {
 
     private(set) var groups: [Group] = []
     /// The to-one relationships that a to-many list of the batch sets: the
-    /// batch's own references along them are written again in order (`Store.keepInverses`).
+    /// batch's own references along them are written again in order (`EntityStore.keepInverses`).
     private(set) var listedLinks: Set<Link> = []
     private var groupIndex: [ExactString: Int] = [:]
     /// Distinct records staged.
@@ -75,10 +75,10 @@ public struct EntityBatch: Sendable {
     }
 }
 
-extension Store {
+extension EntityStore {
     /// Converts `records` of `entity` and adds them to `batch`. Every record is
     /// checked first: on an error nothing is added.
-    public func stage(_ records: [JSON], entity name: String, into batch: inout EntityBatch) throws(StoreError) {
+    func stage(_ records: [JSON], entity name: String, into batch: inout EntityBatch) throws(StoreError) {
         let (model, entity) = try entity(name)
         var staged: [StagedRecord] = []
         staged.reserveCapacity(records.count)
@@ -91,32 +91,32 @@ extension Store {
     /// Adds records to the store's staged batch, which accumulates until
     /// `applyStaged` or `discardStaged`. Returns how many distinct records are staged.
     @discardableResult
-    public func stage(_ records: [JSON], entity: String) throws(StoreError) -> Int {
-        try stage(records, entity: entity, into: &stagedEntities)
-        return stagedEntities.count
+    func stage(_ records: [JSON], entity: String) throws(StoreError) -> Int {
+        try stage(records, entity: entity, into: &staged)
+        return staged.count
     }
 
     /// Applies everything staged in one transaction. On success the batch is
     /// emptied; on failure nothing is written and the batch stays, so missing
     /// records can be staged and the apply tried again (or the batch discarded).
-    public func applyStaged(onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
-        let result = try apply(stagedEntities, onMissing: onMissing)
+    func applyStaged(onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+        let result = try apply(staged, onMissing: onMissing)
         // Kept until the commit: if it fails, the batch is staged again rather than lost.
-        staging.applied.append(stagedEntities)
-        stagedEntities = EntityBatch()
+        staging.applied.append(staged)
+        staged = EntityBatch()
         return result
     }
 
     /// Drops the staged batch; returns how many records it held.
     @discardableResult
-    public func discardStaged() -> Int {
-        let n = stagedEntities.count
-        stagedEntities = EntityBatch()
+    func discardStaged() -> Int {
+        let n = staged.count
+        staged = EntityBatch()
         return n
     }
 
     /// Stages `records` in a batch of their own and applies it; the store's staged batch is untouched.
-    public func upsert(_ records: [JSON], entity: String, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+    func upsert(_ records: [JSON], entity: String, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
         var batch = EntityBatch()
         try stage(records, entity: entity, into: &batch)
         return try apply(batch, onMissing: onMissing)
@@ -126,14 +126,14 @@ extension Store {
     /// identifier, merging into existing ones (to-one columns included); pass
     /// 2 checks that every reference a record mentions leads to a record,
     /// looking in the batch first and then in the store.
-    public func apply(_ batch: EntityBatch, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
+    func apply(_ batch: EntityBatch, onMissing: MissingReferencePolicy = .fail) throws(StoreError) -> ApplyResult {
         var result = ApplyResult()
         guard !batch.isEmpty else { return result }
         let catalog = try currentEntityCatalog()
         for g in batch.groups where catalog.lookup(g.entity.name) == nil { throw .entityNotFound(g.entity.name) }
         let queued = QueuedUpserts()
         // Entity records are read from their tables every time: other writers hold nothing of them.
-        try atomically(changing: .entries) { () throws(StoreError) in
+        try transactions.atomically(changing: .entries) { () throws(StoreError) in
             for g in batch.groups { try write(g, into: &result, queued: queued) }
             var unresolved: [UnresolvedReference] = []
             var found: [ExactString: [ColumnValue: Bool]] = [:]

@@ -126,17 +126,17 @@ struct EntityDeletion {
     }
 }
 
-extension Store {
+extension EntityStore {
     /// Deletes a record of `entity`, applying delete rules, entirely or not at
     /// all (a deny anywhere in a cascade refuses the whole delete).
-    public func deleteRecord(_ entity: String, id: JSON) throws(StoreError) -> DeleteResult {
+    func deleteRecord(_ entity: String, id: JSON) throws(StoreError) -> DeleteResult {
         let (model, definition) = try self.entity(entity)
         guard let key = definition.identifierValue(id) else {
             throw .invalidArgument(field: "id", reason: "expected an identifier of \(entity) (\(definition.identifierAttribute.type.name)), got \(id.typeName)")
         }
         var deletion = EntityDeletion(database: database, model: model)
         // Entity records are read from their tables every time: other writers hold nothing of them.
-        try atomically(changing: .entries) { () throws(StoreError) in try deletion.delete(definition, key) }
+        try transactions.atomically(changing: .entries) { () throws(StoreError) in try deletion.delete(definition, key) }
         return deletion.result
     }
 }

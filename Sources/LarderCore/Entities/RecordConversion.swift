@@ -140,12 +140,12 @@ struct RecordConversion {
     }
 }
 
-extension Store {
+extension EntityStore {
     /// `entity.render`: `record`, written in the model form, checked and
     /// written whole in the JSON form, as `entity.get` (with `include` naming
     /// the relationships that hold nested records) returns it once stored.
     /// Reads the model and nothing else.
-    public func render(_ record: JSON, entity name: String, at path: String = "record") throws(StoreError) -> JSON {
+    func render(_ record: JSON, entity name: String, at path: String = "record") throws(StoreError) -> JSON {
         let (model, entity) = try entity(name)
         let conversion = RecordConversion(model: model, from: .model, to: .json(of: model), complete: true)
         return try conversion.convert(record, of: entity, at: path)
@@ -154,7 +154,7 @@ extension Store {
     /// `entity.parse`: `json`, a record in the JSON form, checked as
     /// `entity.stage` checks it and written in the model form, with the
     /// members it has. Reads the model and nothing else.
-    public func parse(_ json: JSON, entity name: String, at path: String = "json") throws(StoreError) -> JSON {
+    func parse(_ json: JSON, entity name: String, at path: String = "json") throws(StoreError) -> JSON {
         let (model, entity) = try entity(name)
         let conversion = RecordConversion(model: model, from: .json(of: model), to: .model, complete: false)
         return try conversion.convert(json, of: entity, at: path)

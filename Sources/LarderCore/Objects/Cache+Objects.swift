@@ -34,7 +34,7 @@ public struct ObjectArrayRead: Sendable {
 extension Cache {
     /// Validates `value` against the newest schema of `type` and stores it.
     public func putObject(_ k: EntryKey, type: String, value: JSON, ttl: Int64?) throws(StoreError) -> StoredObject {
-        let stored = try ObjectValidator.tagged(value, as: type, store: store)
+        let stored = try ObjectValidator.tagged(value, as: type, objects: context.objects)
         try put(.single(stored), at: k, ttl: ttl)
         return stored
     }
@@ -62,10 +62,10 @@ extension Cache {
         case .single(let one): stored = one
         case .array(let array): return try readArray(array, k, entry, answers: answers, writeBack: writeBack)
         }
-        if try store.versions(of: stored.type).isEmpty {
+        if try context.objects.versions(of: stored.type).isEmpty {
             return .untyped(type: stored.type, version: stored.version.text, value: stored.plainValue)
         }
-        let migrator = ObjectUpgrader(store: store, key: k.key, answers: answers)
+        let migrator = ObjectUpgrader(objects: context.objects, key: k.key, answers: answers)
         if try migrator.isCurrent(stored) { return .current(stored) }
         do {
             let upgraded = try migrator.upgrade(stored)
@@ -86,12 +86,12 @@ extension Cache {
     /// error names its index).
     private func readArray(_ array: StoredObjectArray, _ k: EntryKey, _ entry: Entry, answers: [String: CallbackAnswer],
                            writeBack: Bool) throws(StoreError) -> ObjectRead {
-        guard let newest = try store.newestSchema(of: array.type) else {
+        guard let newest = try context.objects.newestSchema(of: array.type) else {
             return .array(ObjectArrayRead(array: array, migratedFrom: nil, migrated: 0, dropped: []))
         }
         var values: [JSONObject] = [], migrated = 0, dropped: [Int] = []
         for (index, element) in array.elements.enumerated() {
-            let migrator = ObjectUpgrader(store: store, key: k.key, answers: answers, element: index)
+            let migrator = ObjectUpgrader(objects: context.objects, key: k.key, answers: answers, element: index)
             do {
                 if try migrator.isCurrent(element) {
                     values.append(element.value)
@@ -107,7 +107,7 @@ extension Cache {
                 throw .element(index: index, error: failure(error, element, key: k.key))
             }
         }
-        let ancestors = try store.ancestors(of: newest).map { (type: $0.type, version: $0.version) }
+        let ancestors = try context.objects.ancestors(of: newest).map { (type: $0.type, version: $0.version) }
         let labelled = array.version == newest.version && array.parents.count == ancestors.count
             && zip(array.parents, ancestors).allSatisfy { $0.type == $1.type && $0.version == $1.version }
         if migrated == 0 && dropped.isEmpty && labelled {
@@ -124,7 +124,8 @@ extension Cache {
         case MigrationStop.failed(let e): return e
         case let e as StoreError: return e
         default:
-            let to = (try? store.newestSchema(of: stored.type))??.version.text ?? "?"
+            // For the message only: the error reported is the migration's.
+            let to = (try? context.objects.newestSchema(of: stored.type))??.version.text ?? "?"
             return .migrationFailed(key: key, type: stored.type, from: stored.version.text, to: to, reason: "\(error)")
         }
     }
@@ -134,7 +135,7 @@ extension Cache {
         var e = old
         e.bytes = bytes
         if config.persistent {
-            try store.beginWrite(changing: .entries)
+            try context.transactions.begin(changing: .entries)
             try bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &e, value: value) }
         }
         memory.remove(k)
@@ -145,7 +146,7 @@ extension Cache {
     /// How many objects the cache holds.
     public func objectCount() throws(StoreError) -> Int {
         guard config.persistent else { return memory.keys().filter { memory.peek($0)?.kind == .object }.count }
-        let s = try store.database.statement("SELECT COUNT(*) FROM entries WHERE cache = ? AND kind = 2")
+        let s = try context.database.statement("SELECT COUNT(*) FROM entries WHERE cache = ? AND kind = 2")
         s.bind(1, id)
         defer { s.reset() }
         _ = try s.step()

@@ -6,9 +6,9 @@ import LarderJSON
 /// null (HMCache prints `"barObjectDate" : null`); an array of objects as an
 /// array of such descriptions.
 public struct ObjectDescription {
-    let store: Store
+    let objects: ObjectStore
 
-    public init(store: Store) { self.store = store }
+    public init(store: Store) { objects = store.objects }
 
     public func describe(_ stored: StoredObject) throws(StoreError) -> JSON {
         ["*\(stored.type)": try body(type: stored.type, version: stored.version, value: stored.value)]
@@ -27,11 +27,13 @@ public struct ObjectDescription {
 
     private func body(type: String, version: SchemaVersion?, value: JSONObject) throws(StoreError) -> JSON {
         var schema: TypeSchema?
-        if let version { schema = try store.schema(of: type, version: version) }
-        if schema == nil { schema = try store.newestSchema(of: type) }
+        if let version { schema = try objects.schema(of: type, version: version) }
+        if schema == nil { schema = try objects.newestSchema(of: type) }
         guard let schema else {
             // The type is gone: its fields as they are.
-            return .object(JSONObject(value.members.map { ($0.key, describeValue($0.value)) }))
+            var out = JSONObject()
+            for (name, v) in value.members { out.append(name, try describeValue(v)) }
+            return .object(out)
         }
         var out = JSONObject()
         var inherited = value
@@ -39,7 +41,7 @@ public struct ObjectDescription {
             // HMCache prefixes a category property with its category's name,
             // and one registered without a category name with nothing.
             let label = schema.category(of: f.name).flatMap { $0.isEmpty ? nil : "(\($0))\(f.name)" } ?? f.name
-            out.append(label, value[f.name].map(describeValue) ?? .null)
+            out.append(label, try value[f.name].map(describeValue) ?? .null)
             inherited[f.name] = nil
         }
         if let parent = schema.parent {
@@ -48,13 +50,15 @@ public struct ObjectDescription {
         return .object(out)
     }
 
-    private func describeValue(_ v: JSON) -> JSON {
+    private func describeValue(_ v: JSON) throws(StoreError) -> JSON {
         switch v {
         case .object(let o):
-            if let nested = StoredObject(v) { return (try? describe(nested)) ?? nested.plainValue }
-            return .object(JSONObject(o.members.map { ($0.key, describeValue($0.value)) }))
+            if let nested = StoredObject(v) { return try describe(nested) }
+            var out = JSONObject()
+            for (name, member) in o.members { out.append(name, try describeValue(member)) }
+            return .object(out)
         case .array(let a):
-            return .array(a.map(describeValue))
+            return .array(try a.map(describeValue))
         default:
             return v
         }

@@ -34,7 +34,7 @@ public enum MigrationStop: Error {
 /// Deterministic: a migration interrupted for a callback is simply run again
 /// with the answers collected so far, so the core never waits.
 struct ObjectUpgrader {
-    let store: Store
+    let objects: ObjectStore
     let key: String
     let answers: [String: CallbackAnswer]
     /// The element of an array of objects being migrated; nil for a single object.
@@ -49,13 +49,13 @@ struct ObjectUpgrader {
 
     /// The stored object at the newest versions of its type and of every nested type.
     func upgrade(_ stored: StoredObject) throws -> StoredObject {
-        if let newest = try store.newestSchema(of: stored.type), newest.version < stored.version {
+        if let newest = try objects.newestSchema(of: stored.type), newest.version < stored.version {
             throw fail(stored.type, stored.version, "it was stored at \(stored.version), newer than any registered version")
         }
         var origins = StoredObject.origins(in: .object(stored.value))
         let stepped = try migrateLevels(StoredObject.Origin(type: stored.type, version: stored.version, parents: stored.parents),
                                         value: stored.plainValue, at: "", origins: &origins)
-        var validator = ObjectValidator(store: store)
+        var validator = ObjectValidator(objects: objects)
         validator.origins = origins
         validator.upgradeNested = { relative, origin, value in
             var nestedOrigins = origins
@@ -70,11 +70,11 @@ struct ObjectUpgrader {
 
     /// True when nothing about the object is behind the registered schemas.
     func isCurrent(_ stored: StoredObject) throws(StoreError) -> Bool {
-        guard let newest = try store.newestSchema(of: stored.type), newest.version == stored.version,
+        guard let newest = try objects.newestSchema(of: stored.type), newest.version == stored.version,
               try hasNewestAncestors(newest, stored.parents) else { return false }
         for (_, origin) in StoredObject.origins(in: .object(stored.value)) {
             // A nested object of a type no longer registered, or stored at a newer version, stays as it is.
-            guard let n = try store.newestSchema(of: origin.type), origin.version <= n.version else { continue }
+            guard let n = try objects.newestSchema(of: origin.type), origin.version <= n.version else { continue }
             if origin.version < n.version { return false }
             if try !hasNewestAncestors(n, origin.parents) { return false }
         }
@@ -83,13 +83,14 @@ struct ObjectUpgrader {
 
     /// Whether `parents` are the ancestors of `newest` at their newest versions.
     private func hasNewestAncestors(_ newest: TypeSchema, _ parents: [(type: String, version: SchemaVersion)]) throws(StoreError) -> Bool {
-        let ancestors = try store.ancestors(of: newest)
+        let ancestors = try objects.ancestors(of: newest)
         return ancestors.count == parents.count
             && zip(ancestors, parents).allSatisfy { $0.type == $1.type && $0.version == $1.version }
     }
 
     private func fail(_ type: String, _ from: SchemaVersion, _ reason: String) -> MigrationStop {
-        let to = (try? store.newestSchema(of: type))??.version.text ?? "?"
+        // For the message only: the error reported is the migration's.
+        let to = (try? objects.newestSchema(of: type))??.version.text ?? "?"
         return .failed(.migrationFailed(key: key, type: type, from: from.text, to: to, reason: reason))
     }
 
@@ -108,7 +109,7 @@ struct ObjectUpgrader {
     /// `origins` follows the values it describes when steps rename or move them.
     func migrateSteps(type: String, from version: SchemaVersion, value: JSON, at relative: String,
                       origins: inout [String: StoredObject.Origin]) throws -> JSON {
-        let versions = try store.versions(of: type)
+        let versions = try objects.versions(of: type)
         guard let newest = versions.last, version < newest.version else { return value }
         guard case .object(var bag) = value else { throw fail(type, version, "the stored value is not an object") }
         for hop in try plan(type: type, from: version, versions: versions) {

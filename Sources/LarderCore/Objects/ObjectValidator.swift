@@ -3,19 +3,24 @@ import LarderJSON
 /// Checks values against the newest schemas and tags them for storage.
 /// Errors name the path (`value.bar.count`) and what was expected.
 public struct ObjectValidator {
-    let store: Store
+    let objects: ObjectStore
     /// Nested objects that came from storage at an older version: upgrade them before validating.
     var upgradeNested: ((_ path: String, _ origin: StoredObject.Origin, _ value: JSON) throws -> JSON)?
     /// Where nested objects were written (type and versions), by path relative to the top object.
     var origins: [String: StoredObject.Origin] = [:]
 
-    init(store: Store) { self.store = store }
+    init(objects: ObjectStore) { self.objects = objects }
 
     /// `value` validated against the newest schema of `type`, tagged for storage.
     public static func tagged(_ value: JSON, as type: String, version: SchemaVersion? = nil,
                               store: Store) throws(StoreError) -> StoredObject {
+        try tagged(value, as: type, version: version, objects: store.objects)
+    }
+
+    static func tagged(_ value: JSON, as type: String, version: SchemaVersion? = nil,
+                       objects: ObjectStore) throws(StoreError) -> StoredObject {
         do {
-            return try ObjectValidator(store: store).tag(value, as: type, version: version, path: "value")
+            return try ObjectValidator(objects: objects).tag(value, as: type, version: version, path: "value")
         } catch let e as StoreError {
             throw e
         } catch {
@@ -27,14 +32,14 @@ public struct ObjectValidator {
     /// all at one version, their paths `values[i]`; tagged as one array.
     public static func taggedArray(_ values: [JSON], as type: String, version: SchemaVersion? = nil,
                                    store: Store) throws(StoreError) -> StoredObjectArray {
-        let validator = ObjectValidator(store: store)
+        let validator = ObjectValidator(objects: store.objects)
         let schema = try validator.schema(of: type, at: version)
         do {
             var elements: [JSONObject] = []
             for (k, v) in values.enumerated() {
                 elements.append(try validator.tag(v, as: type, version: schema.version, path: "values[\(k)]").value)
             }
-            let parents = try store.ancestors(of: schema).map { (type: $0.type, version: $0.version) }
+            let parents = try store.objects.ancestors(of: schema).map { (type: $0.type, version: $0.version) }
             return StoredObjectArray(type: type, version: schema.version, values: elements, parents: parents)
         } catch let e as StoreError {
             throw e
@@ -46,11 +51,11 @@ public struct ObjectValidator {
     /// The schema of `type` at `version`, or its newest when nil.
     func schema(of type: String, at version: SchemaVersion?) throws(StoreError) -> TypeSchema {
         guard let version else {
-            guard let newest = try store.newestSchema(of: type) else { throw .schemaNotFound(type) }
+            guard let newest = try objects.newestSchema(of: type) else { throw .schemaNotFound(type) }
             return newest
         }
-        guard let schema = try store.schema(of: type, version: version) else {
-            guard try store.newestSchema(of: type) != nil else { throw .schemaNotFound(type) }
+        guard let schema = try objects.schema(of: type, version: version) else {
+            guard try objects.newestSchema(of: type) != nil else { throw .schemaNotFound(type) }
             throw .schemaVersionNotFound(type: type, version: version.text)
         }
         return schema
@@ -63,7 +68,7 @@ public struct ObjectValidator {
         guard case .object(let o) = value else {
             throw StoreError.invalidObject(path: path, reason: "expected an object of type \(type), got \(value.typeName)")
         }
-        let ancestors = try store.ancestors(of: schema)
+        let ancestors = try objects.ancestors(of: schema)
         let fields = (ancestors.reversed() + [schema]).flatMap(\.ownFields)
         let names = Set(fields.map(\.name))
         for m in o.members where !names.contains(m.key) {
@@ -165,16 +170,17 @@ public struct ObjectValidator {
             throw StoreError.invalidObject(path: path, reason: "expected the name of \(declared) or of a type inheriting from it, got \(named.typeName)")
         }
         if name == declared { return name }
-        if let schema = try store.newestSchema(of: name) {
-            guard try store.ancestors(of: schema).contains(where: { $0.type == declared }) else {
+        if let schema = try objects.newestSchema(of: name) {
+            guard try objects.ancestors(of: schema).contains(where: { $0.type == declared }) else {
                 throw StoreError.invalidObject(path: path, reason: "\(name) does not inherit from \(declared)")
             }
             return name
         }
         var candidates: [String] = []
-        for type in try store.schemaTypes() {
-            guard let schema = try store.newestSchema(of: type) else { continue }
-            if type == declared || ((try? store.ancestors(of: schema)) ?? []).contains(where: { $0.type == declared }) {
+        for type in try objects.schemaTypes() {
+            guard let schema = try objects.newestSchema(of: type) else { continue }
+            // A type whose ancestry is broken (a parent not registered) suggests nothing.
+            if type == declared || ((try? objects.ancestors(of: schema)) ?? []).contains(where: { $0.type == declared }) {
                 candidates.append(type)
             }
         }

@@ -160,7 +160,7 @@ enum Initialize: MethodDefinition {
             server.store.useEncryptionKeys(keys)
         }
         let appVersion = p.appVersion ?? server.options.appVersion
-        if let appVersion { try server.core { () throws(StoreError) in try server.store.declareAppVersion(appVersion) } }
+        if let appVersion { try server.mappingStoreErrors { () throws(StoreError) in try server.store.declareAppVersion(appVersion) } }
         if p.capabilities.events { server.events.subscribeAll() }
         server.migrationCallbacks = p.capabilities.migrationCallbacks
         server.flights.clientFetches = p.capabilities.fetch

@@ -47,10 +47,10 @@ enum MigrateRun: MethodDefinition {
         if let name = p.cache {
             caches = try server.cache(name, create: false).map { [$0] } ?? []
         } else {
-            caches = try server.core { () throws(StoreError) in try server.store.allCaches() }
+            caches = try server.mappingStoreErrors { () throws(StoreError) in try server.store.allCaches() }
         }
         let job = MigrationJob(server: server, reply: r.reply, caches: caches, options: p)
-        try server.core { () throws(StoreError) in try job.start() }
+        try server.mappingStoreErrors { () throws(StoreError) in try job.start() }
         return .deferred
     }
 

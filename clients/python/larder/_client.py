@@ -15,6 +15,7 @@ from ._spawn import declare_fetch, declares_migration_callbacks
 from .cache import CacheMethods
 from .entities import EntityMethods
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods
+from .results import InitializeResult
 from .store import StoreMethods
 
 __all__ = ["Client", "initializer"]
@@ -35,7 +36,7 @@ class Client(Generic[K]):
     def __init__(self, session: Session, request: Callable[..., Any], *, asynchronous: bool) -> None:
         self._session = session
         #: What ``initialize`` answered, or ``None``.
-        self.init_result: dict[str, Any] | None = None
+        self.init_result: InitializeResult | None = None
         #: Whether ``initialize`` declared ``capabilities.migrationCallbacks``.
         self.migration_callbacks = False
         self._closed = False
@@ -46,7 +47,7 @@ class Client(Generic[K]):
         self.entity: EntityMethods[K] = EntityMethods(request, asynchronous=asynchronous)
         self.store: StoreMethods[K] = StoreMethods(request)
 
-    def _initialized(self, params: dict[str, Any], result: dict[str, Any]) -> None:
+    def _initialized(self, params: dict[str, Any], result: InitializeResult) -> None:
         """Notes what ``initialize`` declared and answered."""
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)

@@ -27,6 +27,7 @@ from .entities import EntityMethods
 from .memoize import memoize
 from .methods import Namespace, Piped, Sync
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
+from .results import InitializeResult
 from .store import StoreMethods
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "is_postgresql_url", "CLIENT_NAME", "CLIENT_VERSION"]
@@ -114,7 +115,7 @@ class Larder(Client[Sync]):
         return db
 
     @initializer(initialize_params)
-    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    def initialize(self, params: dict[str, Any]) -> InitializeResult:
         """Sends ``initialize`` (then the ``initialized`` notification) and
         returns its result: ``{"serverInfo": {"name", "version"},
         "protocolVersion", "capabilities": {"methods", "framing", "limits"},
@@ -138,7 +139,7 @@ class Larder(Client[Sync]):
         (``process_id``, ``root_uri``, ``initialization_options``, ...), sent
         camelCase with their values as given; any other name is refused by
         the server with :class:`~larder.InvalidParams` naming it."""
-        result: dict[str, Any] = self.call("initialize", params)
+        result: InitializeResult = self.call("initialize", params)
         self._initialized(params, result)
         self.notify("initialized", {})
         return result

@@ -15,8 +15,10 @@ members: any JSON, an object of any members, or a union of JSON types."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
+import sys
 import types
 import typing
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ import pytest
 import larder
 from conftest import REPO
 from larder import results
+from larder.aio import AsyncLarder
 from larder.errors import LarderError, error_class
 from larder.methods import Call
 
@@ -226,9 +229,10 @@ WHOLE_RESULT = {"cache.get": "entry", "cache.getOrFetch": "entry_or_fetch"}
 # Wrappers that give one member of the result.
 UNWRAPPED = {"entity.count": "count", "entity.parse": "record", "entity.render": "record"}
 
-# Methods of the session rather than a namespace: their result types.
-# (Larder.initialize is annotated as a dict; InitializeResult is what it holds.)
-SESSION = {"initialize": results.InitializeResult, "shutdown": None}
+# Methods of the session rather than a namespace, on each client: their
+# result types are their return annotations.
+SESSION = {"initialize", "shutdown"}
+SESSION_CLIENTS = (larder.Larder, AsyncLarder)
 
 # Methods the client has no typed wrapper for, and why.
 UNTYPED = {
@@ -258,7 +262,9 @@ def result_type(method: str) -> Any:
     """What the client declares ``method`` to answer: the ``R`` of its
     wrapper's ``Call[R]``, or KeyError when it has no wrapper."""
     if method in SESSION:
-        return SESSION[method]
+        declared = {session_result(client, method) for client in SESSION_CLIENTS}
+        assert len(declared) == 1, f"the clients declare {method} to answer different types: {declared}"
+        return declared.pop()
     namespace, name = method.split(".", 1)
     wrapper = getattr(NAMESPACES[namespace], WHOLE_RESULT.get(method) or re.sub(r"([A-Z])", r"_\1", name).lower(), None)
     if wrapper is None:
@@ -268,6 +274,18 @@ def result_type(method: str) -> Any:
     declared = eval(wrapper.__annotations__["return"], wrapper.__globals__)
     assert get_origin(declared) is Call, f"{wrapper.__qualname__} returns {declared}, not Call[...]"
     return get_args(declared)[0]
+
+
+def session_result(client: type, method: str) -> Any:
+    """The return annotation of ``client``'s session method (``close``
+    stands for ``shutdown``, which it sends), evaluated where it is written."""
+    wrapper = getattr(client, "close" if method == "shutdown" else method)
+    if method == "shutdown":
+        return None
+    declared = inspect.signature(wrapper).return_annotation
+    if isinstance(declared, str):
+        declared = eval(declared, vars(sys.modules[wrapper.__module__]))
+    return declared
 
 
 def test_every_method_has_a_typed_wrapper():

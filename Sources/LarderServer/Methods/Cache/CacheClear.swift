@@ -26,7 +26,7 @@ enum CacheClear: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.existingCache(p.cache)
-        let removed = try r.server.core { () throws(StoreError) in try cache.clear(group: p.group, tier: p.tier) }
+        let removed = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.clear(group: p.group, tier: p.tier) }
         return .afterCommit(Result(removed: removed))
     }
 

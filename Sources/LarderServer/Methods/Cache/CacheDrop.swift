@@ -19,7 +19,7 @@ enum CacheDrop: MethodDefinition {
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        try r.server.core { () throws(StoreError) in try r.server.store.drop(p.cache) }
+        try r.server.mappingStoreErrors { () throws(StoreError) in try r.server.store.drop(p.cache) }
         return .afterCommit(Result())
     }
 

@@ -14,7 +14,7 @@ enum CacheGet: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         var w = JSONWriter(capacity: 256)
         let store = r.server.store
-        try r.server.core { () throws(StoreError) in
+        try r.server.mappingStoreErrors { () throws(StoreError) in
             try UTF8Text.with(p.cache, p.key.group, p.key.key) { (cache, group, key) throws(StoreError) in
                 try lookup(in: store, cache: cache, group: group, key: key, into: &w)
             }

@@ -29,7 +29,7 @@ enum CacheGetMany: MethodDefinition {
         var seen = Set<[UInt8]>()
         for k in p.keys where seen.insert(Array(k.utf8)).inserted {
             var w = JSONWriter(capacity: 256)
-            try r.server.core { () throws(StoreError) in
+            try r.server.mappingStoreErrors { () throws(StoreError) in
                 try UTF8Text.with(p.cache, p.group, k) { (cache, group, key) throws(StoreError) in
                     try CacheGet.lookup(in: store, cache: cache, group: group, key: key, into: &w)
                 }

@@ -27,7 +27,7 @@ enum CacheGetOrFetch: MethodDefinition {
         let server = r.server, flights = server.flights
         let cache = try server.cache(p.cache, create: false)
         let settings = p.overrides.applied(to: cache?.config.fetch ?? FetchSettings())
-        let found = try server.core { () throws(StoreError) in try cache?.get(p.key, includingExpired: true) }
+        let found = try server.mappingStoreErrors { () throws(StoreError) in try cache?.get(p.key, includingExpired: true) }
         let key = FetchFlights.Key(cache: p.cache, entry: p.key)
         if let found, !found.expired || (cache?.config.returnsExpired == true && settings.staleWhileRevalidate == 0) {
             return .result(Result(found))

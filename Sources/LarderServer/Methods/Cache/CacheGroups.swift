@@ -25,7 +25,7 @@ enum CacheGroups: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(groups: [], cursor: nil)) }
         // One more than asked tells whether another page exists.
-        var groups = try r.server.core { () throws(StoreError) in
+        var groups = try r.server.mappingStoreErrors { () throws(StoreError) in
             try cache.groups(prefix: p.prefix, after: p.cursor, limit: p.limit + 1)
         }
         let more = groups.count > p.limit

@@ -9,7 +9,7 @@ enum CacheHas: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(found: false, valid: false)) }
-        let (found, valid) = try r.server.core { () throws(StoreError) in try cache.has(p.key) }
+        let (found, valid) = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.has(p.key) }
         return .result(Result(found: found, valid: valid))
     }
 

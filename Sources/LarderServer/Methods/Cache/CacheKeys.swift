@@ -28,7 +28,7 @@ enum CacheKeys: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(keys: [], cursor: nil)) }
         // One more than asked tells whether another page exists.
-        var keys = try r.server.core { () throws(StoreError) in
+        var keys = try r.server.mappingStoreErrors { () throws(StoreError) in
             try cache.keys(group: p.group, prefix: p.prefix, after: p.cursor, limit: p.limit + 1)
         }
         let more = keys.count > p.limit

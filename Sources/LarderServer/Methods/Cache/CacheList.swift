@@ -8,7 +8,7 @@ enum CacheList: MethodDefinition {
     typealias Params = NoParams
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        .result(Result(caches: try r.server.core { () throws(StoreError) in try r.server.store.allCaches() }))
+        .result(Result(caches: try r.server.mappingStoreErrors { () throws(StoreError) in try r.server.store.allCaches() }))
     }
 
     struct Result: MethodResult {

@@ -57,7 +57,7 @@ enum CacheOpen: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let (cache, created, budget) = try r.server.core { () throws(StoreError) in
+        let (cache, created, budget) = try r.server.mappingStoreErrors { () throws(StoreError) in
             let (cache, created) = try store.open(p.cache, change: p.change)
             return (cache, created, try store.budgetStatus())
         }

@@ -20,7 +20,7 @@ enum CachePurgeExpired: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(removed: 0)) }
-        let removed = try r.server.core { () throws(StoreError) in try cache.purgeExpired(group: p.group) }
+        let removed = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.purgeExpired(group: p.group) }
         return .afterCommit(Result(removed: removed))
     }
 

@@ -38,7 +38,7 @@ enum CacheRekey: MethodDefinition {
         guard let cache = try server.cache(p.cache, create: false) else {
             throw StoreError.cacheNotFound(p.cache).responseError
         }
-        let rekey = try server.core { () throws(StoreError) in try cache.beginRekey(to: p.key) }
+        let rekey = try server.mappingStoreErrors { () throws(StoreError) in try cache.beginRekey(to: p.key) }
         RekeyJob(server: server, reply: r.reply, rekey: rekey, options: p).start()
         return .deferred
     }

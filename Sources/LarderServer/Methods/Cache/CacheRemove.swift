@@ -9,7 +9,7 @@ enum CacheRemove: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(removed: false)) }
-        let removed = try r.server.core { () throws(StoreError) in try cache.remove(p.key) }
+        let removed = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.remove(p.key) }
         return .afterCommit(Result(removed: removed))
     }
 

@@ -25,22 +25,22 @@ enum CacheSet: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let result = try r.server.core { () throws(StoreError) in
-            try UTF8Text.with(p.cache) { (name) throws(StoreError) in try Self.store(p.write, in: store, cache: name) }
+        let result = try r.server.mappingStoreErrors { () throws(StoreError) in
+            try UTF8Text.with(p.cache) { (name) throws(StoreError) in try Self.write(p.write, in: store, cache: name) }
         }
         return .afterCommit(result)
     }
 
     /// Writes the entry into the cache (created with defaults if need be).
     @inline(__always)
-    static func store(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
+    static func write(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
         try store.cache(namedUTF8: cache, create: true)!.set(write)
         return Result(size: write.bytes.count)
     }
 
-    /// `store` for a value lent as bytes.
+    /// `write` for a value lent as bytes.
     @inline(__always)
-    static func store(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
+    static func write(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
                       in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
         try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl)
         return Result(size: value.count)

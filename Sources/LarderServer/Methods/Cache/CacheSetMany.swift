@@ -40,7 +40,7 @@ enum CacheSetMany: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.cache(p.cache, create: true)!
-        try r.server.core { () throws(StoreError) in try cache.set(p.writes) }
+        try r.server.mappingStoreErrors { () throws(StoreError) in try cache.set(p.writes) }
         return .afterCommit(Result(stored: p.writes.count, size: p.writes.reduce(0) { $0 + $1.bytes.count }))
     }
 

@@ -15,7 +15,7 @@ enum CacheStats: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.existingCache(p.cache)
         let disk = cache.diskTotals
-        let budget = try r.server.core { () throws(StoreError) in try r.server.store.budgetStatus() }
+        let budget = try r.server.mappingStoreErrors { () throws(StoreError) in try r.server.store.budgetStatus() }
         return .result(Result(
             cache: cache.name,
             memory: Tier(count: cache.memoryCount, bytes: cache.memoryBytes, usage: cache.stats.memory),

@@ -9,7 +9,7 @@ enum CacheTouch: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(touched: .absent)) }
-        let touched = try r.server.core { () throws(StoreError) in try cache.touch(p.key) }
+        let touched = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.touch(p.key) }
         return .afterCommit(Result(touched: touched))
     }
 

@@ -16,7 +16,7 @@ enum EntityApply: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        return .afterCommit(Result(counts: try r.server.core { () throws(StoreError) in try store.applyStaged(onMissing: p.onMissing) }))
+        return .afterCommit(Result(counts: try r.server.mappingStoreErrors { () throws(StoreError) in try store.applyStaged(onMissing: p.onMissing) }))
     }
 
     typealias Result = ApplyResultJSON

@@ -21,7 +21,7 @@ enum EntityCount: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        return .result(Result(count: try r.server.core { () throws(StoreError) in try store.count(p.entity, where: p.conditions) }))
+        return .result(Result(count: try r.server.mappingStoreErrors { () throws(StoreError) in try store.count(p.entity, where: p.conditions) }))
     }
 
     struct Result: MethodResult {

@@ -16,13 +16,13 @@ enum EntityDefine: MethodDefinition {
         init(_ p: ParamsReader) throws(ResponseError) {
             _ = try p.require("model", as: String.self)
             _ = try p.require("entities", as: [JSON].self)
-            model = try Server.core { () throws(StoreError) in try EntityModel(definition: .object(p.object)) }
+            model = try Server.mappingStoreErrors { () throws(StoreError) in try EntityModel(definition: .object(p.object)) }
         }
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let result = try r.server.core { () throws(StoreError) in try store.define(p.model) }
+        let result = try r.server.mappingStoreErrors { () throws(StoreError) in try store.define(p.model) }
         return .afterCommit(Result(model: p.model.name, created: result.created, newEntities: result.newEntities, added: result.addedMembers))
     }
 

@@ -21,7 +21,7 @@ enum EntityDelete: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let result = try r.server.core { () throws(StoreError) in try store.deleteRecord(p.entity, id: p.id) }
+        let result = try r.server.mappingStoreErrors { () throws(StoreError) in try store.deleteRecord(p.entity, id: p.id) }
         return .afterCommit(Result(deleted: result.deleted, nullified: result.nullified))
     }
 

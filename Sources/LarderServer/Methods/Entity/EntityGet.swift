@@ -10,7 +10,7 @@ enum EntityGet: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        return .result(Result(record: try r.server.core { () throws(StoreError) in try store.record(p.entity, id: p.id, include: p.include) }))
+        return .result(Result(record: try r.server.mappingStoreErrors { () throws(StoreError) in try store.record(p.entity, id: p.id, include: p.include) }))
     }
 
     struct Result: MethodResult {

@@ -23,7 +23,7 @@ enum EntityGetMany: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let found = try r.server.core { () throws(StoreError) in try store.records(p.entity, ids: p.ids, include: p.include) }
+        let found = try r.server.mappingStoreErrors { () throws(StoreError) in try store.records(p.entity, ids: p.ids, include: p.include) }
         var result = Result()
         for (id, record) in zip(p.ids, found) {
             if let record { result.records.append(record) } else { result.missing.append(id) }

@@ -9,7 +9,7 @@ enum EntityModels: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        return .result(Result(models: try r.server.core { () throws(StoreError) in try store.entityModels() }))
+        return .result(Result(models: try r.server.mappingStoreErrors { () throws(StoreError) in try store.entityModels() }))
     }
 
     struct Result: MethodResult {

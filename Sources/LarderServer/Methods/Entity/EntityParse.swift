@@ -23,7 +23,7 @@ enum EntityParse: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        return .result(Result(record: try r.server.core { () throws(StoreError) in try store.parse(p.json, entity: p.entity) }))
+        return .result(Result(record: try r.server.mappingStoreErrors { () throws(StoreError) in try store.parse(p.json, entity: p.entity) }))
     }
 
     typealias Result = ConvertedRecord

@@ -35,7 +35,7 @@ enum EntityQuery: MethodDefinition {
         // One more than asked tells whether another page follows.
         let query = RecordQuery(conditions: p.conditions, orderBy: p.orderBy, limit: p.limit + 1, offset: p.offset)
         let store = r.server.store
-        var records = try r.server.core { () throws(StoreError) in try store.query(p.entity, query, include: p.include) }
+        var records = try r.server.mappingStoreErrors { () throws(StoreError) in try store.query(p.entity, query, include: p.include) }
         let more = records.count > p.limit
         if more { records.removeLast() }
         return .result(Result(records: records, nextOffset: more ? p.offset + p.limit : nil))

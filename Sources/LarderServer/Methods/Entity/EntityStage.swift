@@ -21,7 +21,7 @@ enum EntityStage: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let pending = try r.server.core { () throws(StoreError) in try store.stage(p.records, entity: p.entity) }
+        let pending = try r.server.mappingStoreErrors { () throws(StoreError) in try store.stage(p.records, entity: p.entity) }
         return .result(Result(staged: p.records.count, pending: pending))
     }
 

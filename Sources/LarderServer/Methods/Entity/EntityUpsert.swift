@@ -23,7 +23,7 @@ enum EntityUpsert: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let counts = try r.server.core { () throws(StoreError) in try store.upsert(p.records, entity: p.entity, onMissing: p.onMissing) }
+        let counts = try r.server.mappingStoreErrors { () throws(StoreError) in try store.upsert(p.records, entity: p.entity, onMissing: p.onMissing) }
         return .afterCommit(Result(counts: counts))
     }
 

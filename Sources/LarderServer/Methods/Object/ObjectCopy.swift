@@ -29,7 +29,7 @@ enum ObjectCopy: MethodDefinition {
         let shown = p.from.key.echoed
         let missing = ResponseError.requestFailed("no object under key \"\(shown)\"", data: ["key": .string(shown)])
         guard let source = try server.cache(p.cache, create: false) else { throw missing }
-        let copied = try server.core { () throws(StoreError) -> ObjectContent? in
+        let copied = try server.mappingStoreErrors { () throws(StoreError) -> ObjectContent? in
             guard let (stored, entry) = try source.storedContent(p.from) else { return nil }
             let target = try server.store.cache(named: p.toCache, create: true)!
             try target.set(Cache.Write(key: p.to, kind: .object, bytes: stored.json.encoded, ttl: entry.ttl))

@@ -11,7 +11,7 @@ enum ObjectDescribe: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
         return server.answer(r, about: p.operand) { (stored) throws(ResponseError) in
-            Result(description: try server.core { () throws(StoreError) in try ObjectDescription(store: server.store).describe(stored) })
+            Result(description: try server.mappingStoreErrors { () throws(StoreError) in try ObjectDescription(store: server.store).describe(stored) })
         }
     }
 

@@ -38,9 +38,9 @@ enum ObjectPut: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
         // Validate before anything is created: a refused put leaves no trace.
-        let content = try r.server.core { () throws(StoreError) in try p.given.tagged(as: p.type, version: p.version, store: store) }
+        let content = try r.server.mappingStoreErrors { () throws(StoreError) in try p.given.tagged(as: p.type, version: p.version, store: store) }
         let cache = try r.server.cache(p.cache, create: true)!
-        try r.server.core { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl) }
+        try r.server.mappingStoreErrors { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl) }
         if case .array(let array) = content {
             return .afterCommit(Result(type: p.type, version: array.version.text, count: array.values.count))
         }

@@ -21,13 +21,13 @@ enum SchemaExtend: MethodDefinition {
             type = try p.require("type", as: String.self)
             category = try p.optional("category", as: String.self) ?? ""
             let fields = try p.require("fields", as: ParamsReader.self)
-            self.fields = try Server.core { () throws(StoreError) in try FieldDefinition.list(from: .object(fields.object), at: "fields") }
+            self.fields = try Server.mappingStoreErrors { () throws(StoreError) in try FieldDefinition.list(from: .object(fields.object), at: "fields") }
         }
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let schema = try r.server.core { () throws(StoreError) in try store.extend(type: p.type, category: p.category, fields: p.fields) }
+        let schema = try r.server.mappingStoreErrors { () throws(StoreError) in try store.extend(type: p.type, category: p.category, fields: p.fields) }
         return .afterCommit(Result(schema: schema))
     }
 

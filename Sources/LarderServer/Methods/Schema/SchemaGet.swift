@@ -21,7 +21,7 @@ enum SchemaGet: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let versions = try r.server.core { () throws(StoreError) in try store.versions(of: p.type) }
+        let versions = try r.server.mappingStoreErrors { () throws(StoreError) in try store.versions(of: p.type) }
         guard let newest = versions.last else { throw StoreError.schemaNotFound(p.type).responseError }
         var schema = newest
         if let wanted = p.version {

@@ -9,7 +9,7 @@ enum SchemaList: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let types = try r.server.core { () throws(StoreError) -> [TypeSummary] in
+        let types = try r.server.mappingStoreErrors { () throws(StoreError) -> [TypeSummary] in
             var result: [TypeSummary] = []
             for t in try store.schemaTypes() {
                 let versions = try store.versions(of: t)

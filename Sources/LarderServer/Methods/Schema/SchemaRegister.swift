@@ -16,12 +16,12 @@ enum SchemaRegister: MethodDefinition {
             let type = try p.require("type", as: String.self)
             let version = try p.require("version", as: String.self)
             _ = try p.require("fields", as: ParamsReader.self)
-            schema = try Server.core { () throws(StoreError) in try TypeSchema(type: type, version: version, definition: .object(p.object)) }
+            schema = try Server.mappingStoreErrors { () throws(StoreError) in try TypeSchema(type: type, version: version, definition: .object(p.object)) }
         }
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        let created = try r.server.core { () throws(StoreError) in try r.server.store.register(p.schema) }
+        let created = try r.server.mappingStoreErrors { () throws(StoreError) in try r.server.store.register(p.schema) }
         return .afterCommit(Result(type: p.schema.type, version: p.schema.version.text, created: created))
     }
 

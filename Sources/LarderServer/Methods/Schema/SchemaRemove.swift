@@ -14,7 +14,7 @@ enum SchemaRemove: MethodDefinition {
     }
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        let removed = try r.server.core { () throws(StoreError) in try r.server.store.removeSchema(p.type) }
+        let removed = try r.server.mappingStoreErrors { () throws(StoreError) in try r.server.store.removeSchema(p.type) }
         return .afterCommit(Result(removed: removed))
     }
 

@@ -39,7 +39,7 @@ enum StoreClear: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let server = r.server
-        let removed = try server.core { () throws(StoreError) in try server.store.clear(p.entries, includingStores: p.includeStores) }
+        let removed = try server.mappingStoreErrors { () throws(StoreError) in try server.store.clear(p.entries, includingStores: p.includeStores) }
         return .afterCommit(Result(caches: removed.filter { $0.removed > 0 }))
     }
 

@@ -17,6 +17,7 @@ from ..errors import LarderError, SidecarExited
 from ..memoize import memoize_async
 from ..methods import Async, AsyncPiped, Namespace
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
+from ..results import InitializeResult
 from ..store import StoreMethods
 from .connection import AsyncConnection
 from .view import AsyncCacheView
@@ -126,10 +127,10 @@ class AsyncLarder(Client[Async]):
         return Spawn(start)
 
     @initializer(initialize_params)
-    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def initialize(self, params: dict[str, Any]) -> InitializeResult:
         """Sends ``initialize``, then ``initialized``; see
         :meth:`larder.Larder.initialize`."""
-        result: dict[str, Any] = await self.call("initialize", params)
+        result: InitializeResult = await self.call("initialize", params)
         self._initialized(params, result)
         await self.notify("initialized", {})
         return result

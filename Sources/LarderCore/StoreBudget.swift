@@ -4,36 +4,47 @@
 /// least recently used across caches — with `cache.evicted` (`storeBudget`).
 /// Durable stores are never evicted: when they alone exceed the budget, their
 /// writes still succeed, and the budget reports itself exceeded.
-extension Store {
-    /// The budget and what the caches hold against it.
-    public struct BudgetStatus: Sendable, Equatable {
-        public let maxBytes: Int
-        public let bytes: Int
-        public var exceeded: Bool { bytes > maxBytes }
+final class StoreBudget {
+    /// The bytes of values all persistent caches may hold together; nil: no budget.
+    var maxBytes: Int?
+    /// Every cache of the store is loaded, so their totals add up to the store's.
+    private let seesAll = Derived(false)
+    /// The caches the budget spans. Given once they are made: their context,
+    /// made before them, holds the budget. The store owns both.
+    unowned(unsafe) var caches: CacheRegistry!
+    private let transactions: Transactions
+    private let recency: RecencyLog
+    private let clock: Clock
+
+    init(transactions: Transactions, recency: RecencyLog, clock: Clock) {
+        self.transactions = transactions
+        self.recency = recency
+        self.clock = clock
+        transactions.observe(seesAll)
     }
 
     /// The budget's status; nil without one. Reads every cache's totals the
     /// first time and after another process's commit (as `cache.list` does).
-    public func budgetStatus() throws(StoreError) -> BudgetStatus? {
-        guard let maxStoreBytes else { return nil }
-        try database.settle()
-        return BudgetStatus(maxBytes: maxStoreBytes, bytes: try storedBytes())
+    func status() throws(StoreError) -> Store.BudgetStatus? {
+        guard let maxBytes else { return nil }
+        try caches.context.diskWriter.settle()
+        return Store.BudgetStatus(maxBytes: maxBytes, bytes: try storedBytes())
     }
 
     /// Loads every cache once (and again after another process's commit):
     /// their totals add up to the store's, and loading each notes its most
     /// recent use, so that what this process writes next is more recent than
     /// anything another run wrote, in whichever cache.
-    func seeAllCachesForBudget() throws(StoreError) {
-        guard !budgetSeesAllCaches else { return }
-        _ = try allCaches()
-        budgetSeesAllCaches = true
+    func seeAllCaches() throws(StoreError) {
+        guard !seesAll.value else { return }
+        _ = try caches.all()
+        seesAll.value = true
     }
 
     private func storedBytes() throws(StoreError) -> Int {
-        try seeAllCachesForBudget()
+        try seeAllCaches()
         var total = 0
-        for c in caches.values where !c.isDropped && c.config.persistent {
+        for c in caches.loaded.byName.values where !c.isDropped && c.config.persistent {
             if c.isStale { try c.reload() } else if c.totalsAreStale { try c.loadTotals() }
             total += c.diskBytes
         }
@@ -41,18 +52,18 @@ extension Store {
     }
 
     /// Evicts entries of purgeable caches until the values stored fit the budget, or only durable stores remain.
-    func keepWithinBudget() throws(StoreError) {
-        guard let limit = maxStoreBytes else { return }
+    func keepWithin() throws(StoreError) {
+        guard let limit = maxBytes else { return }
         guard try storedBytes() > limit else { return }
-        // Totals are exact once queued writes have run (see `Cache.writeToDiskPipelined`).
-        try database.settle()
+        // Totals are exact once what was written has answered.
+        try caches.context.diskWriter.settle()
         var total = try storedBytes()
         guard total > limit else { return }
-        try writeRecency()
-        try beginWrite(changing: .entries)
+        try recency.write()
+        try transactions.begin(changing: .entries)
         // An encrypted cache this session holds no key for is left alone: the
         // keys its events would name cannot be read.
-        let purgeable = caches.values.filter {
+        let purgeable = caches.loaded.byName.values.filter {
             !$0.isDropped && !$0.isRekeying && $0.config.persistent && $0.config.kind == .cache && (!$0.config.encrypted || $0.sealer != nil)
         }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         let now = clock.now

@@ -17,16 +17,16 @@ public enum ClearedEntries: Sendable, Equatable {
     }
 }
 
-extension Store {
+extension CacheRegistry {
     /// Removes the chosen entries from every cache (durable stores only when
     /// `includingStores`), from every tier, each cache in one `cache.cleared`
     /// when something went from it. Schemas, entity models and entity records
     /// are not entries of a cache and are never touched. Returns every cache
     /// it cleared, by name, with how many entries went.
-    public func clear(_ entries: ClearedEntries, includingStores: Bool) throws(StoreError) -> [(cache: String, removed: Int)] {
+    func clear(_ entries: ClearedEntries, includingStores: Bool) throws(StoreError) -> [(cache: String, removed: Int)] {
         var removed: [(cache: String, removed: Int)] = []
         // A cache another app version's process claimed is not this process's to clear (6.9).
-        for c in try allCaches() where (includingStores || c.config.kind != .store) && c.supersededBy == nil {
+        for c in try all() where (includingStores || c.config.kind != .store) && c.supersededBy == nil {
             removed.append((c.name, try c.clear(entries)))
         }
         return removed
@@ -41,7 +41,7 @@ extension Cache {
         // Rows go by their kind, which is never sealed: an encrypted cache needs no key for it.
         try ready(unlocking: false)
         // Objects are never fetched: clearing them alone overtakes no fetch.
-        if entries != .objects { store.entriesChanged(.cleared(cache: name)) }
+        if entries != .objects { context.entriesChanged(.cleared(cache: name)) }
         var removed = 0
         for k in memory.keys() {
             guard let e = memory.peek(k), entries.contains(e.kind) else { continue }
@@ -50,16 +50,16 @@ extension Cache {
         }
         if config.persistent {
             // In the write transaction, so that a failed commit takes the clear back too.
-            try store.beginWrite()
+            try context.transactions.begin()
             // Recency noted for rows about to go must not land on rows that reuse their ids.
-            try store.writeRecency()
+            try context.recency.write()
             let gone = try disk.clear(entries)
             diskCount -= gone.count
             diskBytes -= gone.bytes
             removed = gone.count
         }
         if removed > 0 {
-            store.emit(.cleared(cache: name, group: nil, tier: .all, only: entries == .all ? nil : entries))
+            context.emit(.cleared(cache: name, group: nil, tier: .all, only: entries == .all ? nil : entries))
         }
         return removed
     }

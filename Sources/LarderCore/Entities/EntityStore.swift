@@ -10,19 +10,42 @@ public struct ModelDefinitionResult: Equatable, Sendable {
     public var addedMembers: [String]
 }
 
-extension Store {
+/// The entities: the models defined in the store (`entity.define`), the
+/// records in their tables, and the records staged (`entity.stage`) until
+/// they are applied.
+final class EntityStore {
+    let database: any SQLConnection
+    let transactions: Transactions
+    /// Entity models, read from the store on first use.
+    private let catalog = Derived<EntityCatalog?>(nil)
+    /// Entity records staged and applied, until their commit.
+    let staging = EntityStaging()
+
+    init(database: any SQLConnection, transactions: Transactions) {
+        self.database = database
+        self.transactions = transactions
+        transactions.observe(catalog)
+        transactions.observe(staging)
+    }
+
+    /// Entity records staged by `stage` and not yet applied or discarded.
+    var staged: EntityBatch {
+        _read { yield staging.staged }
+        _modify { yield &staging.staged }
+    }
+
     /// The models in the store, read once and kept until a rollback or another process's commit.
     func currentEntityCatalog() throws(StoreError) -> EntityCatalog {
-        if let entityCatalog { return entityCatalog }
+        if let entityCatalog = catalog.value { return entityCatalog }
         let s = try database.statement("SELECT name, definition FROM entity_models ORDER BY name")
         var rows: [(String, String)] = []
         while try s.step() { rows.append((try s.string(0), try s.string(1))) }
         s.reset()
         var models: [EntityModel] = []
         for (name, text) in rows { models.append(try storedModel(name, definition: text)) }
-        let catalog = EntityCatalog(models: models)
-        entityCatalog = catalog
-        return catalog
+        let read = EntityCatalog(models: models)
+        catalog.value = read
+        return read
     }
 
     /// A model as `define` stored it. Anything else is `.corrupt`: records
@@ -51,7 +74,7 @@ extension Store {
     /// Defines a model, or redefines it: new entities and optional attributes
     /// (and relationships) are added in place; any other change is refused with
     /// `.modelConflict` listing every change. The same definition again changes nothing.
-    public func define(_ model: EntityModel) throws(StoreError) -> ModelDefinitionResult {
+    func define(_ model: EntityModel) throws(StoreError) -> ModelDefinitionResult {
         var result = ModelDefinitionResult(created: false, newEntities: [], addedMembers: [])
         if try currentEntityCatalog().model(named: model.name)?.json == model.json { return result }
         // What to create or add is decided holding the write lock, when
@@ -59,15 +82,15 @@ extension Store {
         // defined the model since the look above, and creating its tables a
         // second time would fail, dooming the whole burst's transaction.
         for (k, e) in model.entities.enumerated() { try EntityTable(entity: e).checkNames(database.dialect, field: "entities[\(k)]") }
-        try beginWrite()
-        var catalog = try currentEntityCatalog()
+        try transactions.begin()
+        var current = try currentEntityCatalog()
         for (k, e) in model.entities.enumerated() {
-            if let owner = catalog.owner(of: e.name), owner != model.name {
+            if let owner = current.owner(of: e.name), owner != model.name {
                 throw .invalidArgument(field: "entities[\(k)].name", reason: "entity \(e.name) belongs to model \(owner); entity names are unique in a store")
             }
         }
         var statements: [String] = []
-        if let old = catalog.model(named: model.name) {
+        if let old = current.model(named: model.name) {
             let revision = ModelRevision(from: old, to: model)
             guard revision.refused.isEmpty else { throw .modelConflict(model: model.name, changes: revision.refused) }
             if old.json == model.json { return result }
@@ -86,31 +109,29 @@ extension Store {
             for e in model.entities { statements += EntityTable(entity: e).createStatements(database.dialect) }
             result.newEntities = model.entities.map(\.name)
         }
-        try atomically { () throws(StoreError) in
+        try transactions.atomically { () throws(StoreError) in
             for sql in statements { try database.execute(sql) }
             let s = try database.statement("INSERT INTO entity_models (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition")
             s.bind(1, model.name).bind(2, model.json.description)
             try s.run()
         }
-        catalog.insert(model)
-        entityCatalog = catalog
+        current.insert(model)
+        catalog.value = current
         return result
     }
 
     /// Every model, sorted by name.
-    public func entityModels() throws(StoreError) -> [EntityModel] {
+    func entityModels() throws(StoreError) -> [EntityModel] {
         try currentEntityCatalog().sorted
     }
-}
 
-extension Store {
     /// A record as JSON, with the relationships named by `include` nested; nil when there is none.
-    public func record(_ entity: String, id: JSON, include: [String] = []) throws(StoreError) -> JSON? {
+    func record(_ entity: String, id: JSON, include: [String] = []) throws(StoreError) -> JSON? {
         try records(entity, ids: [id], include: include)[0]
     }
 
     /// Records by identifier, in the order asked; nil for each that does not exist.
-    public func records(_ entity: String, ids: [JSON], include: [String] = []) throws(StoreError) -> [JSON?] {
+    func records(_ entity: String, ids: [JSON], include: [String] = []) throws(StoreError) -> [JSON?] {
         let (model, definition) = try self.entity(entity)
         let inclusion = try Inclusion(paths: include, from: definition, in: model)
         var keys: [ColumnValue] = []
@@ -129,7 +150,7 @@ extension Store {
     }
 
     /// The records a query selects, as JSON.
-    public func query(_ entity: String, _ query: RecordQuery, include: [String] = []) throws(StoreError) -> [JSON] {
+    func query(_ entity: String, _ query: RecordQuery, include: [String] = []) throws(StoreError) -> [JSON] {
         let (model, definition) = try self.entity(entity)
         let inclusion = try Inclusion(paths: include, from: definition, in: model)
         let filter = try EntityFilter(query.conditions, entity: definition, dates: model.dateFormat, dialect: database.dialect)
@@ -148,7 +169,7 @@ extension Store {
     }
 
     /// How many records match `conditions` (all records when nil).
-    public func count(_ entity: String, where conditions: JSON? = nil) throws(StoreError) -> Int {
+    func count(_ entity: String, where conditions: JSON? = nil) throws(StoreError) -> Int {
         let (model, definition) = try self.entity(entity)
         let filter = try EntityFilter(conditions, entity: definition, dates: model.dateFormat, dialect: database.dialect)
         let s = try database.statement("SELECT count(*) FROM \(EntityTable(entity: definition).name) \(filter.sql)")

@@ -1,4 +1,19 @@
-extension Store {
+/// What encrypted caches share: the keys this session holds for them, and
+/// the store's salt for deriving each cache's key from its key.
+final class StoreEncryption {
+    let database: any SQLConnection
+    let transactions: Transactions
+    /// The keys the session holds for encrypted caches.
+    var keys = EncryptionKeys(key: nil)
+    /// The store's salt for cache keys, once read.
+    private let knownSalt = Derived<[UInt8]?>(nil)
+
+    init(database: any SQLConnection, transactions: Transactions) {
+        self.database = database
+        self.transactions = transactions
+        transactions.observe(knownSalt)
+    }
+
     /// What the store records of an encrypted cache's key.
     struct KeyState {
         var keyCheck: [UInt8]?
@@ -24,44 +39,37 @@ extension Store {
 
     /// The store's salt for deriving cache keys: random, made when the first
     /// encrypted cache is created, and kept for the store's life.
-    func encryptionSalt(create: Bool) throws(StoreError) -> [UInt8] {
-        if let salt = sealingSalt { return salt }
+    func salt(create: Bool) throws(StoreError) -> [UInt8] {
+        if let known = knownSalt.value { return known }
         func read() throws(StoreError) -> [UInt8]? {
             let s = try database.statement("SELECT value FROM store_meta WHERE name = 'encryptionSalt'")
             defer { s.reset() }
             return try s.step() ? Self.bytes(hex: s.string(0)) : nil
         }
-        if let salt = try read() {
-            sealingSalt = salt
-            return salt
+        if let stored = try read() {
+            knownSalt.value = stored
+            return stored
         }
         guard create else { throw .corrupt(.cacheSettings(cache: "*"), reason: "encrypted caches exist but the store has no salt for their keys") }
-        try beginWrite()
+        try transactions.begin()
         // Another process may have made one before this one took the lock.
-        if let salt = try read() {
-            sealingSalt = salt
-            return salt
+        if let stored = try read() {
+            knownSalt.value = stored
+            return stored
         }
-        let salt = try Crypto.random(16)
+        let made = try Crypto.random(16)
         let s = try database.statement("INSERT INTO store_meta (name, value) VALUES ('encryptionSalt', ?)")
-        s.bind(1, salt.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
+        s.bind(1, made.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
         try s.run()
         // Not kept until committed: a rollback would take the row back.
-        return salt
-    }
-
-    /// The keys this session holds for encrypted caches. Every cache checks
-    /// them again at its next use.
-    public func useEncryptionKeys(_ keys: EncryptionKeys) {
-        encryptionKeys = keys
-        for c in caches.values { c.sealer = nil }
+        return made
     }
 
     /// A new encrypted cache's key check and generation, or a refusal when the session has no key.
     func sealing(forNew name: String) throws(StoreError) -> (check: [UInt8], generation: [UInt8]) {
-        guard let key = encryptionKeys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
+        guard let key = keys.key(for: name) else { throw .encryption(cache: name, problem: .keyRequired) }
         let generation = try CacheSealer.newGeneration()
-        return (try CacheSealer(key: key, salt: try encryptionSalt(create: true), cache: name, generation: generation).check, generation)
+        return (try CacheSealer(key: key, salt: try salt(create: true), cache: name, generation: generation).check, generation)
     }
 
     private static func bytes(hex: String) -> [UInt8]? {

@@ -1,16 +1,31 @@
 import LarderJSON
 
-extension Store {
+/// The versioned objects' registry: every registered version of each type
+/// (`schema.register`, `schema.extend`), checked as it is registered, and
+/// what has been read of it, kept until a rollback or another process's
+/// commit.
+final class ObjectStore {
+    let database: any SQLConnection
+    private let transactions: Transactions
+    /// Registered versions per type, read from the store on first use.
+    private let schemas = Derived<[ExactString: [TypeSchema]]>([:])
+
+    init(database: any SQLConnection, transactions: Transactions) {
+        self.database = database
+        self.transactions = transactions
+        transactions.observe(schemas)
+    }
+
     /// Registers a version of a type. The same definition again is accepted;
     /// a different one under an existing version is a conflict, so nothing changes silently.
     /// Returns true when the version is new.
-    public func register(_ schema: TypeSchema) throws(StoreError) -> Bool {
+    func register(_ schema: TypeSchema) throws(StoreError) -> Bool {
         if try isRegistered(schema) { return false }
         // Whether the version is new is decided again holding the write lock,
         // when `beginWrite` has caught up with other processes: one may have
         // registered it since the look above, and its definition must then be
         // compared, not replaced.
-        try beginWrite()
+        try transactions.begin()
         if try isRegistered(schema) { return false }
         try checkAgainstAncestors(schema)
         try checkNames(schema.fields + schema.extensions.flatMap(\.fields))
@@ -33,11 +48,11 @@ extension Store {
     }
 
     /// Adds extension fields to the newest version of a type, without a version bump.
-    public func extend(type: String, category: String, fields: [FieldDefinition]) throws(StoreError) -> TypeSchema {
+    func extend(type: String, category: String, fields: [FieldDefinition]) throws(StoreError) -> TypeSchema {
         // The whole newest version is written back, so it is read holding the
         // write lock: another process's extension made since this process last
         // read it would otherwise be overwritten.
-        try beginWrite()
+        try transactions.begin()
         guard var newest = try newestSchema(of: type) else { throw .schemaNotFound(type) }
         var taken = try registeredInheritedFields(of: newest).union(newest.ownFields.map(\.name))
         for f in fields where !taken.insert(f.name).inserted {
@@ -87,7 +102,7 @@ extension Store {
         for f in fields {
             guard let d = f.defaultValue else { continue }
             do {
-                _ = try ObjectValidator(store: self).check(d, f.type, path: "fields.\(f.name).default", relative: "")
+                _ = try ObjectValidator(objects: self).check(d, f.type, path: "fields.\(f.name).default", relative: "")
             } catch let e as StoreError {
                 if case .invalidObject(let path, let reason) = e { throw .invalidArgument(field: path, reason: reason) }
                 throw e
@@ -98,16 +113,16 @@ extension Store {
     }
 
     private func save(_ schema: TypeSchema) throws(StoreError) {
-        try beginWrite()
+        try transactions.begin()
         let s = try database.statement("INSERT INTO schemas (type, version, definition) VALUES (?, ?, ?) ON CONFLICT (type, version) DO UPDATE SET definition = excluded.definition")
         s.bind(1, schema.type).bind(2, schema.version.text).bind(3, schema.json.description)
         try s.run()
-        schemaCache[ExactString(schema.type)] = nil
+        schemas.value[ExactString(schema.type)] = nil
     }
 
     /// Every registered version of a type, oldest first.
-    public func versions(of type: String) throws(StoreError) -> [TypeSchema] {
-        if let cached = schemaCache[ExactString(type)] { return cached }
+    func versions(of type: String) throws(StoreError) -> [TypeSchema] {
+        if let cached = schemas.value[ExactString(type)] { return cached }
         let s = try database.statement("SELECT version, definition FROM schemas WHERE type = ?")
         s.bind(1, type)
         var rows: [(String, String)] = []
@@ -118,7 +133,7 @@ extension Store {
             result.append(try storedSchema(type: type, version: version, definition: definition))
         }
         result.sort { $0.version < $1.version }
-        schemaCache[ExactString(type)] = result
+        schemas.value[ExactString(type)] = result
         return result
     }
 
@@ -139,16 +154,16 @@ extension Store {
         }
     }
 
-    public func newestSchema(of type: String) throws(StoreError) -> TypeSchema? {
+    func newestSchema(of type: String) throws(StoreError) -> TypeSchema? {
         try versions(of: type).last
     }
 
-    public func schema(of type: String, version: SchemaVersion) throws(StoreError) -> TypeSchema? {
+    func schema(of type: String, version: SchemaVersion) throws(StoreError) -> TypeSchema? {
         try versions(of: type).first { $0.version == version }
     }
 
     /// Names of every registered type, sorted.
-    public func schemaTypes() throws(StoreError) -> [String] {
+    func schemaTypes() throws(StoreError) -> [String] {
         let s = try database.statement("SELECT DISTINCT type FROM schemas ORDER BY type")
         defer { s.reset() }
         var names: [String] = []
@@ -157,14 +172,14 @@ extension Store {
     }
 
     /// Deletes every version of a type. Stored objects stay, readable as plain maps.
-    public func removeSchema(_ type: String) throws(StoreError) -> Int {
+    func removeSchema(_ type: String) throws(StoreError) -> Int {
         let count = try versions(of: type).count
         guard count > 0 else { throw .schemaNotFound(type) }
-        try beginWrite()
+        try transactions.begin()
         let s = try database.statement("DELETE FROM schemas WHERE type = ?")
         s.bind(1, type)
         try s.run()
-        schemaCache[ExactString(type)] = nil
+        schemas.value[ExactString(type)] = nil
         return count
     }
 
