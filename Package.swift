@@ -5,6 +5,8 @@ let package = Package(
     name: "Larder",
     products: [
         .executable(name: "larder", targets: ["larder"]),
+        // The modules the fuzz targets exercise (Fuzz/Package.swift), not a library to depend on.
+        .library(name: "LarderModules", targets: ["LarderJSON", "LarderRPC", "LarderCore", "LarderServer"]),
     ],
     targets: [
         .systemLibrary(
@@ -26,12 +28,14 @@ let package = Package(
             name: "CLibPQ",
             providers: [.apt(["libpq-dev"])]
         ),
+        // What the system gives every module alike: child processes, the monotonic clock. Glibc only.
+        .target(name: "LarderSystem"),
         // JSON values and the byte-level parser and writer.
         .target(name: "LarderJSON"),
         // JSON-RPC 2.0: framing, message model, connection, errors. Knows nothing of caches.
-        .target(name: "LarderRPC", dependencies: ["LarderJSON"]),
+        .target(name: "LarderRPC", dependencies: ["LarderJSON", "LarderSystem"]),
         // The persistence core. Knows nothing of JSON-RPC.
-        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "LarderJSON"]),
+        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "LarderJSON", "LarderSystem"]),
         // PostgreSQL through libpq, for the store shared by sidecars on many
         // hosts: the storage seam's other side. A module of its own, so that
         // the core and the fuzz targets build without libpq.
@@ -46,19 +50,20 @@ let package = Package(
         // Two symbols that would raise the glibc the self-contained larder
         // needs from 2.34 to 2.36, answered with older ones (.ci/dist).
         .target(name: "CGlibcCompat"),
-        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON", "CGlibcCompat"]),
+        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON", "LarderSystem", "CGlibcCompat"]),
         // LarderPostgreSQL: `--store postgresql://…` and its floor, Larder's statements through libpq.
-        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore", "LarderPostgreSQL"]),
+        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore", "LarderPostgreSQL", "LarderSystem"]),
 
         // Helpers shared by test targets; no product depends on it.
-        .target(name: "LarderTestSupport", path: "Tests/LarderTestSupport"),
+        .target(name: "LarderTestSupport", dependencies: ["LarderSystem"], path: "Tests/LarderTestSupport"),
+        .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderSystem", "LarderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import LarderJSON
+import LarderSystem
 
 /// The caches of a store: those loaded, found by name (the one found last
 /// first), opened or created with their settings, dropped; the app version
@@ -203,7 +204,7 @@ final class CacheRegistry {
     /// does not pile up (SPEC 6.6) and no request waits long for it. Looks
     /// only at caches due (`purgeSchedule`): with nothing due it does nothing.
     func purgeExpiredInBackground(budget: UInt64) throws(StoreError) -> Bool {
-        let start = Self.monotonicNanoseconds()
+        let start = MonotonicClock.nanoseconds()
         let now = context.clock.now
         while let (due, c) = context.purgeSchedule.next(dueBy: now) {
             guard c.purgeDue == due, !c.isDropped else { continue }
@@ -226,7 +227,7 @@ final class CacheRegistry {
                 c.purgeSoon()
                 throw error
             }
-            if Self.monotonicNanoseconds() - start >= budget { return context.purgeSchedule.hasDue(by: now) }
+            if MonotonicClock.nanoseconds() - start >= budget { return context.purgeSchedule.hasDue(by: now) }
         }
         return false
     }
@@ -234,12 +235,6 @@ final class CacheRegistry {
     /// Entries removed per step of the background purge: 64 rows took about
     /// 0.2 ms here (release build, 100-byte values), within the 1 ms budget.
     static let purgeBatch = 64
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-    }
 
     /// Every cache in the store, by name.
     func all() throws(StoreError) -> [Cache] {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 
 /// One store: a directory holding one SQLite database (or a private
 /// in-memory database), or a database on a server reached through the
@@ -122,7 +123,7 @@ public final class Store {
     /// store locked makes each try wait the whole busy timeout: the tries
     /// stop at the same deadline, not after a number of them.
     private func enableWriteAheadLog(_ database: SQLiteDatabase) throws(StoreError) {
-        let deadline = Self.monotonicMilliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
+        let deadline = MonotonicClock.milliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
         while true {
             do {
                 let mode = try database.prepared(CacheSQL.writeAheadLog)
@@ -130,16 +131,10 @@ public final class Store {
                 _ = try mode.step()
                 return
             } catch {
-                guard case .storage(let code, _) = error, code & 0xFF == 5, Self.monotonicMilliseconds() < deadline else { throw error }
+                guard case .storage(let code, _) = error, code & 0xFF == 5, MonotonicClock.milliseconds() < deadline else { throw error }
                 usleep(10_000)
             }
         }
-    }
-
-    private static func monotonicMilliseconds() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
     }
 
     /// Writes wait for other processes' locks again, once per burst (see `Database.begin`).

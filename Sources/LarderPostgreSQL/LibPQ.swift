@@ -33,6 +33,7 @@ enum LibPQ {
         return .failure(LoadFailure(reason: first ?? "\(names[0]) not found"))
     }()
     struct LoadFailure: Error { let reason: String }
+    /// Nil when libpq could not be loaded: `unavailable` says why.
     private static var handle: UnsafeMutableRawPointer? { try? loaded.get() }
 
     /// Why libpq cannot be used, or nil when it is loaded.

@@ -76,6 +76,7 @@ extension PostgresConnection {
             try execute("RELEASE SAVEPOINT \(name)")
             return value
         } catch {
+            // Best effort: the body's failure is the error to report, not the rollback's.
             if isConnected { _ = try? execute("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)") }
             throw error
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 
 /// Work due at moments of the monotonic clock, for the connection's loop to
 /// run between messages: a retry after its delay, a request to the client
@@ -17,7 +18,7 @@ struct Timers {
     mutating func add(after milliseconds: Int, _ work: @escaping () -> Void) -> TimerID {
         nextID += 1
         let id = TimerID(rawValue: nextID)
-        let due = Self.now() + Int64(max(0, milliseconds))
+        let due = MonotonicClock.milliseconds() + Int64(max(0, milliseconds))
         // After every timer due at the same moment: timers set in order run in order.
         let index = pending.firstIndex { $0.due > due } ?? pending.count
         pending.insert((due, id, work), at: index)
@@ -30,7 +31,7 @@ struct Timers {
 
     /// Removes and returns the work of the first timer that is due, if any.
     mutating func takeDue() -> (() -> Void)? {
-        guard let first = pending.first, first.due <= Self.now() else { return nil }
+        guard let first = pending.first, first.due <= MonotonicClock.milliseconds() else { return nil }
         return pending.removeFirst().work
     }
 
@@ -43,13 +44,7 @@ struct Timers {
     /// Milliseconds until the first timer is due (0 if one already is), or nil if none is pending.
     var millisecondsToNext: Int32? {
         guard let first = pending.first else { return nil }
-        return Int32(clamping: max(0, first.due - Self.now()))
-    }
-
-    static func now() -> Int64 {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+        return Int32(clamping: max(0, first.due - MonotonicClock.milliseconds()))
     }
 }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LarderCore
 import LarderPostgreSQL
+import LarderSystem
 
 /// Runs every part of the benchmark and fills the report.
 final class Benchmark {
@@ -52,7 +53,7 @@ final class Benchmark {
     }
 
     func run() -> Report {
-        let start = MonotonicClock.now()
+        let start = MonotonicClock.nanoseconds()
         report.larderPath = larderPath
         report.pinStrict = options.pinStrict
         report.store = postgres.map {
@@ -76,9 +77,9 @@ final class Benchmark {
                 Progress.note("  [\(name): skipped on PostgreSQL: \(reason)]")
                 return
             }
-            let t0 = MonotonicClock.now()
+            let t0 = MonotonicClock.nanoseconds()
             body()
-            Progress.note("  [\(name): \(Format.fixed(Double(MonotonicClock.now() - t0) / 1e9, 1)) s]")
+            Progress.note("  [\(name): \(Format.fixed(Double(MonotonicClock.nanoseconds() - t0) / 1e9, 1)) s]")
         }
         Progress.note("load average at start: \(Self.loadAverage())")
         part("floors") {
@@ -99,7 +100,7 @@ final class Benchmark {
         part("caches") { measureManyCaches() }
         report.loadAverage = Self.loadAverage()
         checkTargets()
-        report.seconds = Double(MonotonicClock.now() - start) / 1e9
+        report.seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9
         scratch.removeAll()
         Progress.note("done in \(Format.fixed(report.seconds, 1)) s")
         return report

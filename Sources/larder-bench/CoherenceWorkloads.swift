@@ -1,4 +1,5 @@
 import LarderPostgreSQL
+import LarderSystem
 
 /// How soon one sidecar reads what another acknowledged, on one store on
 /// PostgreSQL, in each coherence mode (`--pg-coherence`): sidecar A sets a
@@ -29,17 +30,17 @@ extension Benchmark {
             var stale = 0
             for n in 0...writes {
                 a.call("cache.set", params: #"{"cache":"shared","key":"k","value":\#(n)}"#)
-                let acknowledged = MonotonicClock.now()
+                let acknowledged = MonotonicClock.nanoseconds()
                 var reads = 1
                 while read() != n {
                     reads += 1
-                    if MonotonicClock.now() - acknowledged > 10_000_000_000 {
+                    if MonotonicClock.nanoseconds() - acknowledged > 10_000_000_000 {
                         Progress.fail("coherence \(mode): sidecar B did not read write \(n) within 10 s")
                     }
                 }
                 // The first write puts the key in B's memory tier; the rest are measured.
                 guard n > 0 else { continue }
-                delays.append(MonotonicClock.now() - acknowledged)
+                delays.append(MonotonicClock.nanoseconds() - acknowledged)
                 if reads > 1 { stale += 1 }
             }
             report.add(Report.Row(key: "coherence.\(mode)",

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LarderCore
+import LarderSystem
 
 /// Spawn to first `initialize` answer, and idle memory.
 extension Benchmark {
@@ -154,19 +155,19 @@ extension Benchmark {
     /// from spawn to answer and the child's VmRSS (KiB) right after answering.
     private func startOnce(_ path: String, _ arguments: [String], _ line: [UInt8]) -> (ns: UInt64, kib: Int) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let t0 = MonotonicClock.now()
-        let child = ChildProcess.spawn(path, arguments)
-        let wrote = line.withUnsafeBytes { write(child.stdinFD, $0.baseAddress, $0.count) }
+        let t0 = MonotonicClock.nanoseconds()
+        let child = Subprocess.spawn(path, arguments)
+        let wrote = line.withUnsafeBytes { write(child.inputDescriptor, $0.baseAddress, $0.count) }
         guard wrote == line.count else { Progress.fail("cannot write to \(path)") }
         var got = 0
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(child.stdoutFD, $0.baseAddress! + got, $0.count - got) }
+            let n = buffer.withUnsafeMutableBytes { read(child.outputDescriptor, $0.baseAddress! + got, $0.count - got) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { Progress.fail("\(path) closed its output before answering") }
             if buffer[got..<(got + n)].contains(0x0A) { got += n; break }
             got += n
         }
-        let ns = MonotonicClock.now() - t0
+        let ns = MonotonicClock.nanoseconds() - t0
         let answer = String(decoding: buffer[0..<got], as: UTF8.self)
         guard answer.contains(#""result""#) else { Progress.fail("\(path) answered initialize with: \(answer.prefix(300))") }
         let kib = child.residentKiB ?? 0

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LarderSystem
 
 /// Drives one child over its pipes with raw `read`/`write`/`poll`.
 ///
@@ -63,7 +64,7 @@ final class Driver {
                 let base = raw.baseAddress!
                 var fds = [pollfd(fd: readFD, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: writeFD, events: Int16(POLLOUT), revents: 0)]
-                let t0 = MonotonicClock.now()
+                let t0 = MonotonicClock.nanoseconds()
                 while lines < target {
                     let limit = ends[min(lines - first + window, n) - 1]
                     var progressed = false
@@ -91,7 +92,7 @@ final class Driver {
                         _ = poll(&fds, 2, -1)
                     }
                 }
-                elapsed = MonotonicClock.now() - t0
+                elapsed = MonotonicClock.nanoseconds() - t0
             }
         }
         return elapsed
@@ -109,15 +110,15 @@ final class Driver {
                 latencies.withUnsafeMutableBufferPointer { lat in
                     let base = raw.baseAddress!
                     var start = 0
-                    let t0 = MonotonicClock.now()
+                    let t0 = MonotonicClock.nanoseconds()
                     for k in 0..<n {
-                        let t = MonotonicClock.now()
+                        let t = MonotonicClock.nanoseconds()
                         writeAll(base + start, ends[k] - start)
                         awaitLine()
-                        lat[k] = MonotonicClock.now() - t
+                        lat[k] = MonotonicClock.nanoseconds() - t
                         start = ends[k]
                     }
-                    elapsed = MonotonicClock.now() - t0
+                    elapsed = MonotonicClock.nanoseconds() - t0
                 }
             }
         }

@@ -1,8 +1,9 @@
 import LarderJSON
+import LarderSystem
 
 /// One `larder` process on a fresh store, driven over its pipes.
 final class LarderSession {
-    let child: ChildProcess
+    let child: Subprocess
     let driver: Driver
     let store: StoreLocation
     var encoder = RequestEncoder()
@@ -11,8 +12,8 @@ final class LarderSession {
     /// `encryptionKey`: base64 of 32 bytes, the session's key for encrypted caches.
     init(larder: String, store: StoreLocation, capabilities: String = "{}", encryptionKey: String? = nil) {
         self.store = store
-        child = ChildProcess.spawn(larder, store.arguments)
-        driver = Driver(writeFD: child.stdinFD, readFD: child.stdoutFD)
+        child = Subprocess.spawn(larder, store.arguments)
+        driver = Driver(writeFD: child.inputDescriptor, readFD: child.outputDescriptor)
         let encryption = encryptionKey.map { #","encryption":{"key":"\#($0)"}"# } ?? ""
         let result = call("initialize", params: #"{"clientInfo":{"name":"larder-bench","version":"1"},"capabilities":\#(capabilities)\#(encryption)}"#)
         serverVersion = result["serverInfo"]?["version"]?.stringValue ?? "?"
@@ -22,8 +23,11 @@ final class LarderSession {
     @discardableResult
     func call(_ method: String, params: String) -> JSON {
         let answer = driver.exchange(encoder.line(method, params: params))
-        guard let json = try? JSONParser.parse(answer) else {
-            Progress.fail("\(method): unreadable answer: \(String(decoding: answer.prefix(400), as: UTF8.self))")
+        let json: JSON
+        do {
+            json = try JSONParser.parse(answer)
+        } catch {
+            Progress.fail("\(method): unreadable answer (\(error)): \(String(decoding: answer.prefix(400), as: UTF8.self))")
         }
         guard let result = json["result"] else {
             Progress.fail("\(method) \(params.prefix(200)) failed: \(String(decoding: answer.prefix(400), as: UTF8.self))")

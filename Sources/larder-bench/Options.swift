@@ -1,4 +1,6 @@
+import LarderJSON
 import LarderPostgreSQL
+import LarderSystem
 
 /// What the command line asked for.
 struct Options {
@@ -40,7 +42,59 @@ struct Options {
         "start": "opening a store directory; on PostgreSQL a sidecar starts by connecting",
     ]
 
-    struct UsageError: Error { let message: String }
+    static func count(_ flag: String, _ text: String) throws(UsageError) -> Int {
+        guard let n = Int(text), n > 0 else { throw UsageError(message: "\(flag) needs a positive integer, not \(text)") }
+        return n
+    }
+
+    static let flags = CommandLineFlags<Options>([
+        CommandLineFlag("--quick", help: "A reduced run (under a minute; on PostgreSQL, about 70 s).") { $0.quick = true },
+        CommandLineFlag("--json", help: "Print the figures as JSON instead of the table.") { $0.jsonToStdout = true },
+        CommandLineFlag("--json-out", "PATH", help: "Also write the figures as JSON to PATH.") { o, path throws(UsageError) in
+            o.jsonPath = path
+        },
+        CommandLineFlag("--larder", "PATH", help: "The larder executable (default: next to this one).") { o, path throws(UsageError) in
+            o.larderPath = path
+        },
+        CommandLineFlag("--only", "PARTS", help: "Comma-separated subset of: \(parts.joined(separator: ", ")).") {
+            o, text throws(UsageError) in
+            let names = text.split(separator: ",").map(String.init)
+            for n in names where !parts.contains(n) {
+                throw UsageError(message: "--only knows \(parts.joined(separator: ", ")), not \(n)")
+            }
+            o.only = Set(names)
+        },
+        CommandLineFlag("--ops", "N", help: """
+            Operations per series, objects migrate.run migrates and entity reads included (overrides the mode's).
+            """) { o, text throws(UsageError) in o.opsOverride = try count("--ops", text) },
+        CommandLineFlag("--reps", "N", help: "Repetitions per series (overrides the mode's).") { o, text throws(UsageError) in
+            o.repsOverride = try count("--reps", text)
+        },
+        CommandLineFlag("--keys", "N", help: "Keys stored and read by the get series (default 10,000).") {
+            o, text throws(UsageError) in o.keysOverride = try count("--keys", text)
+        },
+        CommandLineFlag("--store", "URL", help: """
+            Larder's store on the PostgreSQL server URL names (postgresql://USER@HOST:PORT/DB; the role must be \
+            allowed to create schemas there).
+            """) { o, url throws(UsageError) in
+            guard PostgresStore.isURL(url) else {
+                throw UsageError(message: "--store takes a postgresql:// URL (SQLite stores are made in a temporary directory), not \(url)")
+            }
+            o.postgresURL = url
+        },
+        CommandLineFlag("--pg-coherence", "M", help: "larder's --pg-coherence on PostgreSQL: strict, notify (default) or poll.") {
+            o, mode throws(UsageError) in
+            guard PostgresCoherence(rawValue: mode) != nil else {
+                throw UsageError(message: "--pg-coherence must be strict, notify or poll, not \(mode)")
+            }
+            o.pgCoherence = mode
+        },
+        CommandLineFlag("--no-pin", help: """
+            Do not run strict series with the bench and its child pinned to one CPU (latencies then depend on \
+            where the kernel wakes each process).
+            """) { $0.pinStrict = false },
+        CommandLineFlag("--help", aliases: ["-h"], help: "This text.") { $0.help = true },
+    ])
 
     static let usage = """
         USAGE: larder-bench [--quick] [--json | --json-out PATH] [--larder PATH] [--only PARTS]
@@ -65,74 +119,12 @@ struct Options {
             '.build/release/larder-bench --store "$LARDER_TEST_PG_SOCKET_URL"'
 
         OPTIONS:
-          --quick            A reduced run (under a minute; on PostgreSQL, about 70 s).
-          --json             Print the figures as JSON instead of the table.
-          --json-out PATH    Also write the figures as JSON to PATH.
-          --larder PATH      The larder executable (default: next to this one).
-          --only PARTS       Comma-separated subset of: \(parts.joined(separator: ", ")).
-          --ops N            Operations per series, objects migrate.run migrates and
-                             entity reads included (overrides the mode's).
-          --reps N           Repetitions per series (overrides the mode's).
-          --keys N           Keys stored and read by the get series (default 10,000).
-          --store URL        Larder's store on the PostgreSQL server URL names
-                             (postgresql://USER@HOST:PORT/DB; the role must be
-                             allowed to create schemas there).
-          --pg-coherence M   larder's --pg-coherence on PostgreSQL: strict, notify
-                             (default) or poll.
-          --no-pin           Do not run strict series with the bench and its child
-                             pinned to one CPU (latencies then depend on where the
-                             kernel wakes each process).
-          --help             This text.
-        """
+
+        """ + flags.usage()
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var o = Options()
-        var k = 0
-        func value(_ flag: String) throws(UsageError) -> String {
-            k += 1
-            guard k < arguments.count else { throw UsageError(message: "\(flag) needs a value") }
-            return arguments[k]
-        }
-        func count(_ flag: String) throws(UsageError) -> Int {
-            let text = try value(flag)
-            guard let n = Int(text), n > 0 else { throw UsageError(message: "\(flag) needs a positive integer, not \(text)") }
-            return n
-        }
-        while k < arguments.count {
-            let arg = arguments[k]
-            switch arg {
-            case "--help", "-h": o.help = true
-            case "--quick": o.quick = true
-            case "--no-pin": o.pinStrict = false
-            case "--json": o.jsonToStdout = true
-            case "--json-out": o.jsonPath = try value(arg)
-            case "--larder": o.larderPath = try value(arg)
-            case "--ops": o.opsOverride = try count(arg)
-            case "--reps": o.repsOverride = try count(arg)
-            case "--keys": o.keysOverride = try count(arg)
-            case "--store":
-                let url = try value(arg)
-                guard PostgresStore.isURL(url) else {
-                    throw UsageError(message: "--store takes a postgresql:// URL (SQLite stores are made in a temporary directory), not \(url)")
-                }
-                o.postgresURL = url
-            case "--pg-coherence":
-                let mode = try value(arg)
-                guard PostgresCoherence(rawValue: mode) != nil else {
-                    throw UsageError(message: "--pg-coherence must be strict, notify or poll, not \(mode)")
-                }
-                o.pgCoherence = mode
-            case "--only":
-                let names = try value(arg).split(separator: ",").map(String.init)
-                for n in names where !parts.contains(n) {
-                    throw UsageError(message: "--only knows \(parts.joined(separator: ", ")), not \(n)")
-                }
-                o.only = Set(names)
-            default:
-                throw UsageError(message: "unknown argument \(arg)")
-            }
-            k += 1
-        }
+        _ = try flags.parse(arguments, into: &o, suggestion: NearestName.suggestion)
         return o
     }
 

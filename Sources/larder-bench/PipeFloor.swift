@@ -1,3 +1,5 @@
+import LarderSystem
+
 /// The pipe floor: the same driver and request bytes against a child that
 /// answers each line with a fixed line and does nothing else.
 extension Benchmark {
@@ -6,9 +8,9 @@ extension Benchmark {
     /// The echo child's answer length for gets of `valueSize` values: short, or as long as Larder's answer.
     func echoAnswerBytes(_ valueSize: Int) -> Int { valueSize >= 1024 ? valueSize + 150 : 0 }
 
-    func spawnEcho(valueSize: Int) -> (ChildProcess, Driver) {
-        let child = ChildProcess.spawn(selfPath, [EchoResponder.flag, String(echoAnswerBytes(valueSize))])
-        return (child, Driver(writeFD: child.stdinFD, readFD: child.stdoutFD))
+    func spawnEcho(valueSize: Int) -> (Subprocess, Driver) {
+        let child = Subprocess.spawn(selfPath, [EchoResponder.flag, String(echoAnswerBytes(valueSize))])
+        return (child, Driver(writeFD: child.inputDescriptor, readFD: child.outputDescriptor))
     }
 
     func measurePipeFloor() {

@@ -1,5 +1,6 @@
 import LarderCore
 import LarderPostgreSQL
+import LarderSystem
 
 /// Larder's statements on a PostgreSQL server, sent straight through libpq
 /// in pipeline mode, in a fresh schema of Larder's tables
@@ -90,30 +91,34 @@ final class PostgresFloor: StorageFloor {
     /// Reads a lookup's row as larder reads it; the key must have been found.
     private func read(_ outcome: PostgresPipelineResult.Outcome, _ n: Int) {
         guard case .done(let r) = outcome, r.rowCount == 1 else { Progress.fail("PostgreSQL floor: key \(n) not found") }
-        let value = ((try? r.bytes(0, 2)) ?? nil) ?? []
-        let columns = [0, 1, 3, 4, 5].map { ((try? r.int64(0, $0)) ?? nil) ?? 0 }
-        checksum &+= Int(columns.reduce(0, &+)) &+ Int(value.last ?? 0)
+        do {
+            let value = try r.bytes(0, 2) ?? []
+            let columns = try [0, 1, 3, 4, 5].map { (c) throws(StoreError) in try r.int64(0, c) ?? 0 }
+            checksum &+= Int(columns.reduce(0, &+)) &+ Int(value.last ?? 0)
+        } catch {
+            Progress.fail("PostgreSQL floor: key \(n)'s row cannot be read: \(error)")
+        }
     }
 
     func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.chunks(of: perTransaction) {
             var p = PostgresPipeline()
             for k in batch { p.append(Self.insert, entry(keys, k, value: value)) }
             run(p, "insert")
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func select(keys: KeySpace, _ numbers: [Int]) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.indices.chunks(of: perRoundTrip) {
             var p = PostgresPipeline()
             for k in batch { p.append(Self.lookup, lookupParameters(keys, numbers[k])) }
             let r = run(p, "lookup")
             for (k, n) in batch.enumerated() { read(r[k], numbers[n]) }
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func insertObjects(keys: KeySpace, _ values: [[UInt8]], perTransaction: Int) -> [Int64] {
@@ -134,7 +139,7 @@ final class PostgresFloor: StorageFloor {
     }
 
     func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for batch in numbers.chunks(of: perTransaction) {
             var p = PostgresPipeline()
             for k in batch {
@@ -151,7 +156,7 @@ final class PostgresFloor: StorageFloor {
                 }
             }
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func replay(_ transactions: [RecordedTransaction]) -> UInt64 {
@@ -171,7 +176,7 @@ final class PostgresFloor: StorageFloor {
             prepared[recorded.sql] = s
             return s
         }
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for transaction in transactions {
             var p = PostgresPipeline()
             for recorded in transaction {
@@ -191,6 +196,6 @@ final class PostgresFloor: StorageFloor {
             }
             run(p, "replay")
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 }

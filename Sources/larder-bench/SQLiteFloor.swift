@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CSQLite
 import LarderCore
+import LarderSystem
 
 /// SQLite used in-process with Larder's schema, pragmas and statements: what
 /// Larder's disk tier could do at best without any protocol in the way.
@@ -85,7 +86,7 @@ final class SQLiteFloor: StorageFloor {
     }
 
     func insert(keys: KeySpace, _ numbers: Range<Int>, value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         var n = numbers.lowerBound
         while n < numbers.upperBound {
             let upper = min(n + perTransaction, numbers.upperBound)
@@ -94,12 +95,12 @@ final class SQLiteFloor: StorageFloor {
             db.run(commit)
             n = upper
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     /// Overwrites the given existing keys with INSERT … ON CONFLICT DO UPDATE, batched; returns nanoseconds.
     func overwrite(keys: KeySpace, _ numbers: [Int], value: [UInt8], perTransaction: Int) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         var k = 0
         while k < numbers.count {
             let upper = min(k + perTransaction, numbers.count)
@@ -108,13 +109,13 @@ final class SQLiteFloor: StorageFloor {
             db.run(commit)
             k = upper
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func select(keys: KeySpace, _ numbers: [Int]) -> UInt64 {
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for n in numbers { lookup(keys, n) }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     /// Looks up one key (it must exist) and reads its columns.
@@ -150,7 +151,7 @@ final class SQLiteFloor: StorageFloor {
 
     func migrate(keys: KeySpace, _ numbers: Range<Int>, ids: [Int64], values: [[UInt8]], perTransaction: Int) -> UInt64 {
         let s = update
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         var n = numbers.lowerBound
         while n < numbers.upperBound {
             let upper = min(n + perTransaction, numbers.upperBound)
@@ -175,7 +176,7 @@ final class SQLiteFloor: StorageFloor {
             db.run(commit)
             n = upper
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 
     func replay(_ transactions: [RecordedTransaction]) -> UInt64 {
@@ -186,7 +187,7 @@ final class SQLiteFloor: StorageFloor {
             prepared[sql] = s
             return s
         }
-        let t0 = MonotonicClock.now()
+        let t0 = MonotonicClock.nanoseconds()
         for transaction in transactions {
             db.run(begin)
             for recorded in transaction {
@@ -207,6 +208,6 @@ final class SQLiteFloor: StorageFloor {
             }
             db.run(commit)
         }
-        return MonotonicClock.now() - t0
+        return MonotonicClock.nanoseconds() - t0
     }
 }

@@ -6,6 +6,7 @@ import Darwin
 import LarderCore
 import LarderRPC
 import LarderServer
+import LarderSystem
 
 @main
 enum Main {

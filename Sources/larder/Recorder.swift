@@ -6,6 +6,7 @@ import Darwin
 import LarderJSON
 import LarderRPC
 import LarderServer
+import LarderSystem
 
 /// `--record FILE`: appends every message in both directions to FILE in
 /// transcript format, so a real session becomes a regression test.
@@ -57,6 +58,7 @@ final class Recorder {
             if connection?.framing == .contentLength { append("// framing: content-length\n") }
         }
         var text = String(decoding: body, as: UTF8.self)
+        // A body that is not JSON (sent to be refused with -32700) is recorded as text, scrubbed below.
         var message = try? JSONParser.parse(body)
         if let original = message {
             var written: JSON

@@ -55,6 +55,15 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    func testAMisspeltFlagIsRefusedNamingTheFlagMeant() throws {
+        for (arguments, meant) in [(["--memroy"], "--memory"), (["--stor", "/tmp/x"], "--store"), (["--log_level", "info"], "--log-level")] {
+            let larder = try LarderProcess(arguments)
+            XCTAssertEqual(larder.waitForExit(), 2, "\(arguments)")
+            let err = larder.stderrAtEnd()
+            XCTAssertTrue(err.contains("unknown argument \(arguments[0]) (did you mean \(meant)?)"), "\(arguments): \(err)")
+        }
+    }
+
     func testStoreFromTheEnvironment() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("larder-e2e-env-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

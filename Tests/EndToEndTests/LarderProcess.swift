@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import LarderJSON
+import LarderSystem
 import XCTest
 
 /// A running `larder` executable driven through its stdin, stdout and stderr.
@@ -13,20 +14,14 @@ import XCTest
 /// stderr is drained on a background thread so a chatty server never blocks.
 /// A process still running when this object goes away is killed with SIGKILL.
 final class LarderProcess {
-    struct SpawnError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    let pid: pid_t
+    private let process: Subprocess
+    var pid: pid_t { process.pid }
     let arguments: [String]
-    private var stdinFD: Int32
-    private var stdoutFD: Int32
     /// Our ends of the pipes to and from the child.
-    var pipeDescriptors: (toChild: Int32, fromChild: Int32) { (stdinFD, stdoutFD) }
+    var pipeDescriptors: (toChild: Int32, fromChild: Int32) { (process.inputDescriptor, process.outputDescriptor) }
     private let stderr: StreamCollector
     private var stdoutBuffer: [UInt8] = []
     private var stdoutClosed = false
-    private var status: Int32?
 
     /// The default read timeout, in seconds.
     static let defaultTimeout: Double = 10
@@ -58,73 +53,20 @@ final class LarderProcess {
         signal(SIGPIPE, SIG_IGN)
         self.arguments = arguments
 
-        var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
-        // Close-on-exec, so that no other server started meanwhile inherits our ends of the pipes.
-        // (Tests spawn from one thread, so setting the flag after pipe(2) leaves no window.)
-        guard terminalInput ? Self.openTerminal(&input) : pipe(&input) == 0, pipe(&output) == 0, pipe(&errors) == 0 else {
-            throw SpawnError(description: "cannot connect the server's stdin, stdout and stderr: \(String(cString: strerror(errno)))")
-        }
-        for fd in input + output + errors { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-        var env = ProcessInfo.processInfo.environment
-        for (k, v) in environment { env[k] = v }
-        let path = launcher.first ?? Self.executablePath
-        let argv: [UnsafeMutablePointer<CChar>?] = (launcher + [Self.executablePath] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
-        close(input[0])
-        close(output[1])
-        close(errors[1])
-        guard rc == 0 else {
-            close(input[1])
-            close(output[0])
-            close(errors[0])
-            throw SpawnError(description: "posix_spawn \(path): \(String(cString: strerror(rc)))")
-        }
-        pid = child
-        stdinFD = input[1]
-        stdoutFD = output[0]
-        stderr = StreamCollector(fd: errors[0])
-    }
-
-    /// A pseudo-terminal as `[the child's end, ours]`, in the order pipe(2) gives `[read end, write end]`.
-    private static func openTerminal(_ ends: inout [Int32]) -> Bool {
-        var ours: Int32 = -1, child: Int32 = -1
-        guard openpty(&ours, &child, nil, nil, nil) == 0 else { return false }
-        ends = [child, ours]
-        return true
+        let environment = environment.merging(ProcessInfo.processInfo.environment) { ours, _ in ours }
+        // larder starts with SIGPIPE's default action, as from a shell, not with the SIG_IGN set above.
+        let argv = launcher + [Self.executablePath] + arguments
+        process = try Subprocess(argv[0], arguments: Array(argv.dropFirst()),
+                                 environment: environment, input: terminalInput ? .terminal : .pipe,
+                                 error: .pipe, defaultSignals: [SIGPIPE])
+        stderr = StreamCollector(fd: process.takeErrorDescriptor())
     }
 
     deinit {
-        if status == nil {
-            _ = Glibc.kill(pid, SIGKILL)
-            var s: Int32 = 0
-            while waitpid(pid, &s, 0) < 0 && errno == EINTR {}
-        }
-        if stdinFD >= 0 { close(stdinFD) }
-        if stdoutFD >= 0 { close(stdoutFD) }
+        process.kill()
+        process.wait()
+        process.closeInput()
+        process.closeOutput()
         // The collector closes stderr when it sees its end (the child is gone now).
         _ = stderr.waitForEnd(timeout: 5)
     }
@@ -134,8 +76,7 @@ final class LarderProcess {
     /// Writes bytes to the server's stdin; false when it cannot take them (it exited, or stdin is closed).
     @discardableResult
     func send(bytes: [UInt8]) -> Bool {
-        guard stdinFD >= 0 else { return false }
-        return bytes.withUnsafeBytes { Self.writeAll(stdinFD, $0) }
+        process.write(bytes)
     }
 
     /// Writes `text` and a newline.
@@ -152,33 +93,22 @@ final class LarderProcess {
         send(bytes: Array("Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
     }
 
-    fileprivate static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) -> Bool {
-        var written = 0
-        while written < raw.count {
-            let n = write(fd, raw.baseAddress! + written, raw.count - written)
-            if n > 0 { written += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            return false
-        }
-        return true
-    }
-
     /// Writes `prefix`, then `fillerCount` copies of `filler` in 1 MB chunks,
     /// then `suffix`, on a background thread, so the test can read responses
     /// meanwhile. Call `wait` on the result before closing stdin.
     func sendInBackground(prefix: [UInt8], filler: UInt8, fillerCount: Int, suffix: [UInt8]) -> BackgroundWrite {
         let job = BackgroundWrite()
-        let fd = stdinFD
+        let fd = process.inputDescriptor
         Thread.detachNewThread {
-            var ok = prefix.withUnsafeBytes { LarderProcess.writeAll(fd, $0) }
+            var ok = prefix.withUnsafeBytes { Subprocess.writeAll(fd, $0) }
             let chunk = [UInt8](repeating: filler, count: 1 << 20)
             var left = fillerCount
             while ok && left > 0 {
                 let n = min(left, chunk.count)
-                ok = chunk.withUnsafeBytes { LarderProcess.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                ok = chunk.withUnsafeBytes { Subprocess.writeAll(fd, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
                 left -= n
             }
-            if ok { ok = suffix.withUnsafeBytes { LarderProcess.writeAll(fd, $0) } }
+            if ok { ok = suffix.withUnsafeBytes { Subprocess.writeAll(fd, $0) } }
             job.finish(ok)
         }
         return job
@@ -187,24 +117,21 @@ final class LarderProcess {
     /// Stops reading the server's stdout for good: its next write fails with EPIPE.
     func closeStdout() {
         guard !stdoutClosed else { return }
-        close(stdoutFD)
-        stdoutFD = -1
+        process.closeOutput()
         stdoutClosed = true
         stdoutBuffer = []
     }
 
     /// Closes the server's stdin: end of input.
     func closeStdin() {
-        guard stdinFD >= 0 else { return }
-        close(stdinFD)
-        stdinFD = -1
+        process.closeInput()
     }
 
     // MARK: - stdout
 
     /// The next line of stdout without its newline, or nil at a timeout or the end of output.
     func readLine(timeout: Double = defaultTimeout) -> [UInt8]? {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         // Only what arrived since the last look is searched: a line of many
         // megabytes comes in thousands of reads.
         var searched = 0
@@ -248,7 +175,7 @@ final class LarderProcess {
     /// The body of the next Content-Length framed message, unparsed; nil (and
     /// a test failure) at a timeout or a bad frame.
     func readFramedBody(timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [UInt8]? {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         let separator: [UInt8] = [13, 10, 13, 10]
         while true {
             if let end = Self.find(separator, in: stdoutBuffer) {
@@ -280,10 +207,10 @@ final class LarderProcess {
     /// Content-Length framed messages up to and including the response whose
     /// id is `id`; the last element is that response.
     func readFramedUntilResponse(id: JSON, timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [JSON] {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         var seen: [JSON] = []
         while true {
-            guard let m = readFramedMessage(timeout: max(0, deadline - Self.now()), file: file, line: line) else { return seen }
+            guard let m = readFramedMessage(timeout: max(0, deadline - MonotonicClock.seconds()), file: file, line: line) else { return seen }
             seen.append(m)
             if m["id"] == id && m["method"] == nil { return seen }
         }
@@ -291,10 +218,10 @@ final class LarderProcess {
 
     /// Messages up to and including the response whose id is `id`; the last element is that response.
     func readUntilResponse(id: JSON, timeout: Double = defaultTimeout, file: StaticString = #filePath, line: UInt = #line) -> [JSON] {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         var seen: [JSON] = []
         while true {
-            guard let m = readMessage(timeout: max(0, deadline - Self.now()), file: file, line: line) else { return seen }
+            guard let m = readMessage(timeout: max(0, deadline - MonotonicClock.seconds()), file: file, line: line) else { return seen }
             seen.append(m)
             if m["id"] == id && m["method"] == nil { return seen }
         }
@@ -324,7 +251,7 @@ final class LarderProcess {
 
     /// Everything left on stdout until the server closes it.
     func readToEnd(timeout: Double = defaultTimeout) -> [UInt8]? {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         while !stdoutClosed {
             guard fill(until: deadline) else { return stdoutClosed ? takeBuffer() : nil }
         }
@@ -333,7 +260,7 @@ final class LarderProcess {
 
     /// True when stdout ends (no more bytes) before `timeout`; pending bytes are kept.
     func stdoutEnds(timeout: Double = defaultTimeout) -> Bool {
-        let deadline = Self.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         while !stdoutClosed {
             guard fill(until: deadline) else { return stdoutClosed }
         }
@@ -349,21 +276,15 @@ final class LarderProcess {
     private func fill(until deadline: Double) -> Bool {
         guard !stdoutClosed else { return false }
         while true {
-            let left = deadline - Self.now()
+            let left = deadline - MonotonicClock.seconds()
             guard left > 0 else { return false }
-            var p = pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0)
-            let r = poll(&p, 1, Int32(min(left * 1000, 1_000_000).rounded(.up)))
-            if r < 0 && errno == EINTR { continue }
-            guard r > 0 else { if r == 0 { continue } else { return false } }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { read(stdoutFD, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
+            switch process.readOutput(appendingTo: &stdoutBuffer, timeoutMilliseconds: Int32(min(left * 1000, 1_000_000).rounded(.up))) {
+            case .bytes: return true
+            case .timedOut: continue
+            case .end:
                 stdoutClosed = true
                 return false
             }
-            stdoutBuffer += chunk[0..<n]
-            return true
         }
     }
 
@@ -382,49 +303,17 @@ final class LarderProcess {
 
     /// Sends `signal` to the server (SIGKILL by default).
     func kill(_ signal: Int32 = SIGKILL) {
-        guard status == nil else { return }
-        _ = Glibc.kill(pid, signal)
+        process.kill(signal)
     }
 
     /// How the server ended: its exit code, or 128 + the signal that killed it.
     /// Nil when it is still running at the timeout.
     func waitForExit(timeout: Double = defaultTimeout) -> Int32? {
-        if let status { return Self.decode(status) }
-        let deadline = Self.now() + timeout
-        while true {
-            var s: Int32 = 0
-            let r = waitpid(pid, &s, WNOHANG)
-            if r == pid {
-                status = s
-                return Self.decode(s)
-            }
-            if r < 0 && errno != EINTR { return nil }
-            if Self.now() >= deadline { return nil }
-            usleep(2_000)
-        }
+        process.wait(timeoutMilliseconds: Int((timeout * 1000).rounded(.up)))?.code
     }
 
     /// Whether the server is still running.
-    var isRunning: Bool {
-        guard status == nil else { return false }
-        var s: Int32 = 0
-        if waitpid(pid, &s, WNOHANG) == pid {
-            status = s
-            return false
-        }
-        return true
-    }
-
-    private static func decode(_ status: Int32) -> Int32 {
-        let signal = status & 0x7F
-        return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-    }
-
-    static func now() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
-    }
+    var isRunning: Bool { process.wait(timeoutMilliseconds: 0) == nil }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }

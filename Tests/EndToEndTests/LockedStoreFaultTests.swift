@@ -7,6 +7,7 @@ import CSQLite
 import Foundation
 import LarderCore
 import LarderJSON
+import LarderSystem
 import XCTest
 
 /// Another process holds the store's lock (SPEC 13). A write waits up to
@@ -48,7 +49,7 @@ final class LockedStoreFaultTests: XCTestCase {
         deinit { release() }
     }
 
-    private static func seconds(since start: Double) -> Double { LarderProcess.now() - start }
+    private static func seconds(since start: Double) -> Double { MonotonicClock.seconds() - start }
 
     func testWritesWaitOncePerBurstThenAreRefusedWhileReadsAreServed() throws {
         let larder = try store.start()
@@ -56,7 +57,7 @@ final class LockedStoreFaultTests: XCTestCase {
         // BEGIN EXCLUSIVE takes the write lock; in WAL mode it leaves readers alone.
         let holder = try LockHolder(store.database, ["BEGIN EXCLUSIVE"])
 
-        let start = LarderProcess.now()
+        let start = MonotonicClock.seconds()
         XCTAssertTrue(larder.send([
             #"{"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"a","value":1}}"#,
             #"{"jsonrpc":"2.0","id":2,"method":"cache.get","params":{"key":"k"}}"#,
@@ -83,7 +84,7 @@ final class LockedStoreFaultTests: XCTestCase {
         // The next burst waits again, and writes once the lock is released meanwhile.
         let release = DispatchWorkItem { holder.release() }
         DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: release)
-        let after = LarderProcess.now()
+        let after = MonotonicClock.seconds()
         XCTAssertEqual(larder.set("d", 4, id: 6)?["result"]?["stored"], true)
         XCTAssertGreaterThanOrEqual(Self.seconds(since: after), 0.9)
         XCTAssertEqual(larder.endInput(), 0)
@@ -105,7 +106,7 @@ final class LockedStoreFaultTests: XCTestCase {
         let holder = try LockHolder(store.database, ["PRAGMA locking_mode = EXCLUSIVE", "BEGIN EXCLUSIVE"])
         defer { holder.release() }
 
-        let start = LarderProcess.now()
+        let start = MonotonicClock.seconds()
         let larder = try store.start()
         XCTAssertEqual(larder.waitForExit(timeout: 30), 2)
         XCTAssertLessThan(Self.seconds(since: start), 8, "opening waits the busy timeout once")

@@ -1,3 +1,4 @@
+import LarderSystem
 import LarderTestSupport
 import LarderJSON
 import XCTest
@@ -108,9 +109,9 @@ final class WorkloadClient: @unchecked Sendable {
             seqs[item] = nextSeq[item]
         }
         let (method, params) = Self.request(writing: seqs.sorted { $0.value < $1.value }, removing: removing)
-        let sent = LarderProcess.now()
+        let sent = MonotonicClock.seconds()
         guard let answer = call(method, params), answer["result"] != nil else { return }
-        let answered = LarderProcess.now()
+        let answered = MonotonicClock.seconds()
         for (item, seq) in seqs {
             writes.append(.init(item: item, seq: seq, removes: removing, sentAt: sent, answeredAt: answered))
         }
@@ -141,7 +142,7 @@ final class WorkloadClient: @unchecked Sendable {
 
     /// Reads an item and records what was found (nil when absent, or when the read failed).
     func read(_ item: Item) -> Int? {
-        let sent = LarderProcess.now()
+        let sent = MonotonicClock.seconds()
         let answer: JSON?
         switch item {
         case .entry:
@@ -153,7 +154,7 @@ final class WorkloadClient: @unchecked Sendable {
         }
         guard let answer else { return nil }
         let found = answer.numberValue?.int
-        reads.append(.init(item: item, found: found, reader: index, sentAt: sent, answeredAt: LarderProcess.now()))
+        reads.append(.init(item: item, found: found, reader: index, sentAt: sent, answeredAt: MonotonicClock.seconds()))
         return found
     }
 

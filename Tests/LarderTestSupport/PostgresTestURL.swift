@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+import LarderSystem
 import XCTest
 
 /// The PostgreSQL server tests run against: `LARDER_TEST_PG_URL`, which
@@ -27,20 +23,14 @@ public enum PostgresTestURL {
         // Not Foundation's Process: it learns that its child exited when a
         // descriptor the child inherited is closed, and the server pg_ctl
         // starts keeps it open, so it would wait for the server to stop.
-        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv = ([ctl] + arguments).map { strdup($0) } + [nil]
-        defer { for arg in argv { free(arg) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, ctl, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw TestRefusal(description: "cannot run \(ctl): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else {
-            throw TestRefusal(description: "\(ctl) \(arguments.joined(separator: " ")) failed (wait status \(status))")
+        let ended: Subprocess.Termination
+        do {
+            ended = try Subprocess(ctl, arguments: arguments, input: .null, output: .null).wait()
+        } catch {
+            throw TestRefusal(description: error.description)
+        }
+        guard ended == .exited(0) else {
+            throw TestRefusal(description: "\(ctl) \(arguments.joined(separator: " ")) failed (\(ended))")
         }
     }
 }

@@ -18,6 +18,7 @@ struct RedactedKeys {
     /// was when it holds none.
     mutating func substituted(in text: String) -> String {
         let marker = JSON.string(RecordingRedaction.marker).description
+        // Text that is not JSON holds no key to substitute: it is sent as it is, to be refused.
         guard text.utf8.count >= marker.utf8.count, Substring(text).range(of: marker) != nil,
               let message = try? JSONParser.parse(Array(text.utf8)) else { return text }
         guard case .array(let items) = message else { return substituted(inMessage: message).description }

@@ -122,17 +122,21 @@ enum ReplayCommand {
         return .object(o)
     }
 
-    /// Removes a replay's schema and everything in it.
+    /// Removes a replay's schema and everything in it; says so when it cannot.
     private static func dropSchema(_ schema: String, on server: String) {
-        guard let connection = try? PostgresConnection(server) else { return }
-        _ = try? connection.execute("DROP SCHEMA IF EXISTS \(SQLDialect.quoted(schema)) CASCADE")
-        connection.close()
+        do {
+            let connection = try PostgresConnection(server)
+            defer { connection.close() }
+            _ = try connection.execute("DROP SCHEMA IF EXISTS \(SQLDialect.quoted(schema)) CASCADE")
+        } catch {
+            Main.say("warning: the replay's schema \(schema) is left on the server: \(error.responseError.message)\n")
+        }
     }
 
     /// One server of a transcript, and where its answers stand after `<-- (none)`.
     private final class Peer {
         let name: Character
-        let server: Subprocess
+        let server: ServerProcess
         let stderrPath: String
         /// True until the next `-->` line is sent, then the ids of its
         /// requests, the only answer the next message may be.
@@ -142,7 +146,7 @@ enum ReplayCommand {
         init(_ name: Character, arguments: [String], tempDir: String) throws {
             self.name = name
             stderrPath = tempDir + (name == "A" ? "/stderr" : "/stderr-\(name)")
-            server = try Subprocess(path: ReplayCommand.selfPath(), arguments: arguments, stderrPath: stderrPath)
+            server = try ServerProcess(path: ReplayCommand.selfPath(), arguments: arguments, stderrPath: stderrPath)
         }
 
         /// `message` for a failure, with the last lines this server wrote to stderr.
@@ -173,6 +177,7 @@ enum ReplayCommand {
                 let p = peers[name]!
                 p.server.closeInput()
                 let label = peers.count > 1 ? "server \(name)" : "the server"
+                // Timing out is what should happen: the server has nothing more to say.
                 if let extra = try? p.server.nextMessage(framing: transcript.framing, timeoutMilliseconds: timeout) {
                     return "  after the last line: unexpected message from \(label): \(String(decoding: extra, as: UTF8.self))"
                 }
@@ -244,6 +249,7 @@ enum ReplayCommand {
 
     /// The ids of the requests a `-->` line sends (one, or a batch's).
     private static func requestIDs(in text: String) -> [RequestID] {
+        // A line that is not JSON (sent to be refused with -32700) holds no request.
         guard let message = try? JSONParser.parse(Array(text.utf8)) else { return [] }
         return (message.arrayValue ?? [message]).compactMap { item in
             item["method"] == nil ? nil : item["id"].flatMap(RequestID.init)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderSystem
 import LarderTestSupport
 import LarderJSON
 
@@ -57,7 +58,7 @@ enum KillPoint: CustomStringConvertible {
             }
         }
         let writer = PacedWrite(slices, to: larder.pipeDescriptors.toChild)
-        let start = LarderProcess.now()
+        let start = MonotonicClock.seconds()
         switch self {
         case .afterMessages(let n), .afterMessagesThenPause(let n, _):
             for received in 0..<n {
@@ -70,7 +71,7 @@ enum KillPoint: CustomStringConvertible {
             if case .afterMessagesThenPause(_, let us) = self { usleep(us) }
         case .afterDelay(let us):
             let deadline = start + Double(us) / 1e6
-            while let line = larder.readLine(timeout: max(0, deadline - LarderProcess.now())) { take(line) }
+            while let line = larder.readLine(timeout: max(0, deadline - MonotonicClock.seconds())) { take(line) }
         }
         larder.kill(SIGKILL)
         let status = larder.waitForExit(timeout: Self.patience)

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FuzzDriver
 import LarderJSON
-import LarderRPC
+@testable import LarderRPC
 
 // Property: whatever garbage a client sends, of two well-formed messages
 // that arrive after it, each in a read of its own, the second is answered
@@ -169,4 +170,11 @@ public func fuzzFrames(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
             """)
     }
     return 0
+}
+
+@main
+enum FramesTarget {
+    static func main() {
+        exit(fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzFrames))
+    }
 }

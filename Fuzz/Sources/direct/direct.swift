@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FuzzDriver
 import LarderCore
 import LarderJSON
-import LarderRPC
+@testable import LarderRPC
 import LarderServer
 
 // Properties, for any input served as a session (lines, or Content-Length
@@ -106,4 +107,11 @@ public func fuzzDirect(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
         ordinary: \(k < a.count ? show(a[k]) : "(none)")
         direct:   \(k < b.count ? show(b[k]) : "(none)")
         """)
+}
+
+@main
+enum DirectTarget {
+    static func main() {
+        exit(fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzDirect))
+    }
 }

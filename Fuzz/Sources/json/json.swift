@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FuzzDriver
 import LarderJSON
 
 /// Any bytes: the parser either refuses them or returns a value whose
@@ -29,4 +33,11 @@ public func fuzzJSON(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
         fatalError("json: encoding is not stable: \(String(decoding: encoded, as: UTF8.self)) then \(again.description)")
     }
     return 0
+}
+
+@main
+enum JSONTarget {
+    static func main() {
+        exit(fuzz_run(CommandLine.argc, CommandLine.unsafeArgv, fuzzJSON))
+    }
 }
