@@ -201,12 +201,16 @@ public final class Subprocess {
             let ready = poll(&fds, 1, timeoutMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { return .timedOut }
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: 65536))
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(outputDescriptor, $0.baseAddress! + start, 65536) }
-            let interrupted = n < 0 && errno == EINTR
-            buffer.removeSubrange((start + max(n, 0))...)
-            if interrupted { continue }
+            // Read into a piece of its own and append what came: growing the
+            // buffer by 64 KiB of zeros and cutting it back on every read cost
+            // a debug build's tests a millisecond or more a line (a test of
+            // four processes' reads and writes took 43 s in place of 0.8 s).
+            let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 65536) { piece in
+                let n = Glibc.read(outputDescriptor, piece.baseAddress!, piece.count)
+                if n > 0 { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: piece[..<n])) }
+                return n
+            }
+            if n < 0 && errno == EINTR { continue }
             return n > 0 ? .bytes(n) : .end
         }
     }
