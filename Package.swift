@@ -6,7 +6,7 @@ let package = Package(
     products: [
         .executable(name: "larder", targets: ["larder"]),
         // The modules the fuzz targets exercise (Fuzz/Package.swift), not a library to depend on.
-        .library(name: "LarderModules", targets: ["LarderJSON", "LarderRPC", "LarderCore", "LarderServer"]),
+        .library(name: "LarderModules", targets: ["LarderJSON", "LarderRPC", "LarderStorage", "LarderSQLite", "LarderCore", "LarderServer"]),
     ],
     targets: [
         .systemLibrary(
@@ -34,36 +34,43 @@ let package = Package(
         .target(name: "LarderJSON"),
         // JSON-RPC 2.0: framing, message model, connection, errors. Knows nothing of caches.
         .target(name: "LarderRPC", dependencies: ["LarderJSON", "LarderSystem"]),
-        // The persistence core. Knows nothing of JSON-RPC.
-        .target(name: "LarderCore", dependencies: ["CSQLite", "CCrypto", "LarderJSON", "LarderSystem"]),
+        // The storage seam: what the core asks of a database (statements,
+        // the write transaction, other writers, the layout's lock and
+        // counter) and the one error type of the layers below the server.
+        // Knows no engine, and nothing of caches.
+        .target(name: "LarderStorage", dependencies: ["LarderJSON"]),
+        // SQLite behind the seam: the embedded default engine, a store directory or memory.
+        .target(name: "LarderSQLite", dependencies: ["CSQLite", "LarderStorage"]),
+        // The persistence core. Knows nothing of JSON-RPC, nor of PostgreSQL:
+        // a store there is a database `LarderPostgreSQL` opens behind the seam.
+        .target(name: "LarderCore", dependencies: ["CCrypto", "LarderJSON", "LarderStorage", "LarderSQLite", "LarderSystem"]),
         // PostgreSQL through libpq, for the store shared by sidecars on many
-        // hosts: the storage seam's other side. A module of its own, so that
-        // the core and the fuzz targets build without libpq.
-        .target(name: "LarderPostgreSQL", dependencies: ["CLibPQ", "LarderCore"]),
+        // hosts, behind the storage seam; it knows nothing of the core.
+        .target(name: "LarderPostgreSQL", dependencies: ["CLibPQ", "LarderStorage"]),
         // Method handlers: decode params, call the core, encode results.
         .target(
             name: "LarderServer",
-            dependencies: ["LarderJSON", "LarderRPC", "LarderCore", "LarderPostgreSQL"],
+            dependencies: ["LarderJSON", "LarderRPC", "LarderStorage", "LarderCore", "LarderPostgreSQL"],
             // A link to protocol/openrpc.json, compiled in so rpc.discover needs no files at run time.
             resources: [.embedInCode("openrpc.json")]
         ),
         // Two symbols that would raise the glibc the self-contained larder
         // needs from 2.34 to 2.36, answered with older ones (.ci/dist).
         .target(name: "CGlibcCompat"),
-        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON", "LarderSystem", "CGlibcCompat"]),
+        .executableTarget(name: "larder", dependencies: ["LarderServer", "LarderRPC", "LarderJSON", "LarderStorage", "LarderSystem", "CGlibcCompat"]),
         // LarderPostgreSQL: `--store postgresql://…` and its floor, Larder's statements through libpq.
-        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderCore", "LarderPostgreSQL", "LarderSystem"]),
+        .executableTarget(name: "larder-bench", dependencies: ["CSQLite", "LarderJSON", "LarderStorage", "LarderSQLite", "LarderCore", "LarderPostgreSQL", "LarderSystem"]),
 
         // Helpers shared by test targets; no product depends on it.
         .target(name: "LarderTestSupport", dependencies: ["LarderSystem"], path: "Tests/LarderTestSupport"),
         .testTarget(name: "LarderSystemTests", dependencies: ["LarderSystem"]),
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderCoreTests", dependencies: ["LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
+        .testTarget(name: "LarderCoreTests", dependencies: ["LarderStorage", "LarderSQLite", "LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderStorage", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
-        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderSystem", "LarderTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderStorage", "LarderSQLite", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderSystem", "LarderTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

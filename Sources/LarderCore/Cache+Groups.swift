@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// A group of a cache and how many entries it holds.
 public struct GroupCount: Sendable, Equatable {
     public let group: String

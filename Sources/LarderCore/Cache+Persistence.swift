@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// Changing `persistent` on an existing cache, as Cashier lets an app flip
 /// its `persistent` property: the entries move with it.
 extension Cache {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// A named cache: a memory tier in front of a disk tier (or memory alone),
 /// with limits, expiry and statistics.

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// A cache's settings, kept in the store so a restarted process sees them.
 public struct CacheConfig: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// What a cache sees of its store: the database and its transactions, the
 /// clock, recency, where events go, the store budget, the encryption keys,
 /// the object types (for `Cache+Objects`), and what the loaded caches share

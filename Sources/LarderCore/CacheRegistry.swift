@@ -5,6 +5,7 @@ import Darwin
 #endif
 import LarderJSON
 import LarderSystem
+import LarderStorage
 
 /// The caches of a store: those loaded, found by name (the one found last
 /// first), opened or created with their settings, dropped; the app version

@@ -1,16 +1,9 @@
+import LarderStorage
+
 /// The SQL of the cache tier, in one place: `DiskTier` runs its statements,
 /// and the benchmark's storage floor uses the very same text (with the tables
 /// `StoreLayout` makes), so the floor measures what Larder runs.
 public enum CacheSQL {
-    /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
-    /// commit survives the process being killed; only a power cut can lose the
-    /// last transactions.
-    public static let busyTimeout = "PRAGMA busy_timeout = \(busyTimeoutMilliseconds)"
-    /// How long a write waits for another process's lock (SPEC 13).
-    public static let busyTimeoutMilliseconds: Int32 = 5000
-    public static let writeAheadLog = "PRAGMA journal_mode = WAL"
-    public static let synchronous = "PRAGMA synchronous = NORMAL"
-
     /// A value of this many bytes or more is moved in place where the engine
     /// can (`SQLConnection.movesBlobsInPlace`): stored over zeros, and read
     /// without a whole copy of SQLite's own.

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// What write transactions changed, as far as another writer needs to know
 /// to keep what it holds from the store (memory tiers, totals, definitions)
 /// true: the keys of cache entries, the entries of whole caches, or
@@ -134,6 +136,22 @@ public struct ChangeRecord: Sendable, Equatable {
             }
             let k = group.withUnsafeBufferPointer { g in key.withUnsafeBufferPointer { EntryKey(group: g, key: $0) } }
             note(cache: cache, key: k)
+        }
+    }
+}
+
+extension ChangeRecord {
+    /// What other writers' commits changed, as the engine handed them back;
+    /// nil when they changed nothing.
+    init?(_ found: ForeignChanges) {
+        switch found {
+        case .everything: self = .all
+        case .unknown: self = .unknown
+        case .recorded(let records):
+            var merged = ChangeRecord()
+            for encoded in records { merged.merge(ChangeRecord(encoded: encoded)) }
+            guard !merged.isEmpty else { return nil }
+            self = merged
         }
     }
 }

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// Which entries `Store.clear` removes.
 public enum ClearedEntries: Sendable, Equatable {
     /// Every entry.

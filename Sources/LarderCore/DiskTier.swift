@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// The SQL behind one persistent cache's disk tier. Rows of all caches share
 /// one table, keyed by (cache id, group, key). An encrypted cache's rows hold
 /// what its `sealer` makes of keys and values (see `CacheSealer`); every

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// How a cache's rows are written, chosen once per store by its engine
 /// (`SQLDialect.pipelinesWrites`, asked once: on every set it cost a set to
 /// disk about 170 instructions, callgrind). A cache asks it to write a row

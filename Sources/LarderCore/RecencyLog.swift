@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// Recency noted by reads of disk rows, written lazily with other writes (a
 /// read must not cost a write) in the transaction before it commits.
 final class RecencyLog: TransactionObserver {

@@ -3,6 +3,8 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderStorage
+import LarderSQLite
 
 /// Noticing that the store's database file was deleted, moved away or
 /// replaced while in use.

@@ -1,4 +1,6 @@
 import LarderJSON
+import LarderStorage
+import LarderSQLite
 
 /// What the server asks of the store, each answered by the subsystem that
 /// owns it: the transactions, the caches, the budget, encryption, object

@@ -4,6 +4,8 @@ import Glibc
 import Darwin
 #endif
 import LarderSystem
+import LarderStorage
+import LarderSQLite
 
 /// One store: a directory holding one SQLite database (or a private
 /// in-memory database), or a database on a server reached through the
@@ -71,6 +73,13 @@ public final class Store {
         }
     }
 
+    /// A store in the database an engine opened (`PostgresStore.open`), its
+    /// layout brought up to date first.
+    public convenience init(_ opened: OpenedDatabase, clock: Clock = Clock()) throws(StoreError) {
+        try StoreLayout.bringUpToDate(opened.layout)
+        try self.init(connection: opened.connection, otherWriters: opened.otherWriters, clock: clock)
+    }
+
     /// A store in a database reached through `connection`, whose tables are
     /// already made (by the engine's own schema: see `LarderPostgreSQL`);
     /// `otherWriters` notices other sidecars' commits.
@@ -108,10 +117,10 @@ public final class Store {
 
     private func configure(_ database: SQLiteDatabase) throws(StoreError) {
         // Another process may hold a write lock briefly; wait rather than fail.
-        try database.execute(CacheSQL.busyTimeout)
+        try database.execute(SQLiteDatabase.busyTimeout)
         if directory != nil {
             try enableWriteAheadLog(database)
-            try database.execute(CacheSQL.synchronous)
+            try database.execute(SQLiteDatabase.synchronous)
         }
         try StoreLayout.bringUpToDate(database)
         if directory != nil { try noteOpenedFiles() }
@@ -123,10 +132,10 @@ public final class Store {
     /// store locked makes each try wait the whole busy timeout: the tries
     /// stop at the same deadline, not after a number of them.
     private func enableWriteAheadLog(_ database: SQLiteDatabase) throws(StoreError) {
-        let deadline = MonotonicClock.milliseconds() + Int64(CacheSQL.busyTimeoutMilliseconds)
+        let deadline = MonotonicClock.milliseconds() + Int64(LockWait.milliseconds)
         while true {
             do {
-                let mode = try database.prepared(CacheSQL.writeAheadLog)
+                let mode = try database.prepared(SQLiteDatabase.writeAheadLog)
                 defer { mode.reset() }
                 _ = try mode.step()
                 return

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// The store-wide disk budget (`larder --max-store-bytes`): the values of all
 /// persistent caches together stay within it. When a write takes them past
 /// it, entries of purgeable caches are evicted — expired ones first, then the

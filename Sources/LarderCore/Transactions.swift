@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// State derived from the store's tables — a memory tier, a cache of
 /// definitions, recency waiting to be written, batches applied but not yet
 /// committed — that must follow what becomes of the transaction that changed
@@ -195,7 +197,7 @@ final class Transactions {
             if let requestFailure { throw requestFailure }
             if !failed {
                 for o in observers { try o.transactionWillCommit() }
-                try otherWriters?.transactionWillCommit(changes)
+                if let otherWriters, otherWriters.recordsChanges { try otherWriters.transactionWillCommit(changes.encoded()) }
             }
             try database.commit()
         } catch {
@@ -223,78 +225,9 @@ final class Transactions {
     /// Tells the observers if another writer committed since this one last
     /// looked (outside a transaction, or at its start).
     private func catchUpWithOtherProcesses() throws(StoreError) {
-        guard let otherWriters, let changes = try otherWriters.changesSinceLastLook() else { return }
+        guard let otherWriters, let found = try otherWriters.changesSinceLastLook(),
+              let changes = ChangeRecord(found) else { return }
         for o in observers { o.storeChanged(elsewhere: changes) }
-    }
-}
-
-/// How a store notices that another writer — another process on the same
-/// file, another sidecar on the same server — committed.
-public protocol OtherWriters: AnyObject {
-    /// Notes where the store stands now: commits from here on are news.
-    func start() throws(StoreError)
-    func stop()
-    /// What other writers changed since the last look (this writer's own
-    /// commits are not news); nil for nothing. Asked once per burst of input
-    /// (outside a transaction) and at the start of each write transaction
-    /// (then the answer must be exact): cheap when nothing happened.
-    func changesSinceLastLook() throws(StoreError) -> ChangeRecord?
-    /// This writer's transaction, which changed `changes`, is about to
-    /// commit: its last writes go in it here.
-    func transactionWillCommit(_ changes: ChangeRecord) throws(StoreError)
-    /// ... and committed.
-    func transactionDidCommit()
-    /// Whether other writers learn which entries each commit changed (else
-    /// only that something changed), so that writes should note them.
-    var recordsChanges: Bool { get }
-}
-
-extension OtherWriters {
-    public func transactionWillCommit(_ changes: ChangeRecord) throws(StoreError) {}
-    public func transactionDidCommit() {}
-    public var recordsChanges: Bool { false }
-}
-
-/// Other processes' commits to a SQLite store on disk: SQLite's
-/// data_version, asked only when the WAL index's header changed.
-final class SQLiteOtherWriters: OtherWriters {
-    private unowned let database: SQLiteDatabase
-    /// SQLite's data_version when this process last looked.
-    private var dataVersion: Int64 = 0
-    /// The WAL-index header, and how it read just before data_version was last asked.
-    private var walIndex: WALIndexHeader?
-    private var walIndexSeen: WALIndexHeader.Snapshot?
-    /// How often data_version was asked (for tests: the header spares most asks).
-    private(set) var dataVersionQueries = 0
-
-    init(database: SQLiteDatabase) {
-        self.database = database
-    }
-
-    func start() throws(StoreError) {
-        // Mapped once: by now SQLite has created the -shm file. Without one
-        // (no WAL), every check asks data_version.
-        walIndex = WALIndexHeader(shmPath: database.path + "-shm")
-        walIndexSeen = walIndex?.read()
-        dataVersion = try database.dataVersion()
-    }
-
-    func stop() {
-        walIndex = nil
-    }
-
-    /// SQLite says only that another process committed: everything may have changed.
-    func changesSinceLastLook() throws(StoreError) -> ChangeRecord? {
-        // Read before asking: a commit landing in between is then seen by the
-        // pragma now, or makes the header differ next time.
-        let header = walIndex?.read()
-        if let header, header == walIndexSeen { return nil }
-        dataVersionQueries += 1
-        let v = try database.dataVersion()
-        walIndexSeen = header
-        guard v != dataVersion else { return nil }
-        dataVersion = v
-        return .all
     }
 }
 

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// libpq, loaded when a store on PostgreSQL is first opened rather than
 /// linked into larder. Linked, its 21 libraries (Kerberos, LDAP, GnuTLS…)

@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// How long a connection waits between attempts to reach a server that is
 /// away: the first wait is `first`, each next one twice as long, up to

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 extension PostgresConnection {
     /// Listens to `channel` (LISTEN): NOTIFYs on it, from any session, are

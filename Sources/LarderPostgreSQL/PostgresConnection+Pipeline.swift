@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// One message of a pipeline, as libpq sends it.
 enum PipelineItem {

@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 extension PostgresConnection {
     /// Runs `body` in a transaction: committed if it returns, rolled back if

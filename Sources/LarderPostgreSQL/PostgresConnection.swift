@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// A connection to a PostgreSQL server through libpq, with the statements
 /// it prepared and the channels it listens to, both restored on each new

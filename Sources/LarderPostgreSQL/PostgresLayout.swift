@@ -1,7 +1,7 @@
-import LarderCore
+import LarderStorage
 
 /// Larder's tables on PostgreSQL, in a schema of their own (`larder` unless
-/// told otherwise), laid out by `StoreLayout`. The engine's counter is the
+/// told otherwise), laid out by the core's `StoreLayout`. The engine's counter is the
 /// `meta` table's row `schemaVersion`. Sidecars on many hosts may start at
 /// once against one database: each brings the layout up to date holding a
 /// transaction-scoped advisory lock named after the schema, and looks at it
@@ -16,17 +16,17 @@ public struct PostgresLayout: LayoutDatabase {
     public var dialect: SQLDialect { .postgreSQL }
     public var location: String { schema }
 
-    /// Brings Larder's tables in `schema` up to date, making the schema if
-    /// need be; returns whether this call changed anything (false when
-    /// another sidecar had done it).
-    @discardableResult
-    public static func bringUpToDate(_ connection: PostgresConnection, schema: String = "larder") throws(StoreError) -> Bool {
-        try StoreLayout.bringUpToDate(PostgresLayout(connection: connection, schema: schema, quoted: SQLDialect.quoted(schema)))
+    /// The store in `schema` on `connection`, whose layout `StoreLayout`
+    /// brings up to date, making the schema if need be.
+    public init(connection: PostgresConnection, schema: String = "larder") {
+        self.connection = connection
+        self.schema = schema
+        quoted = SQLDialect.quoted(schema)
     }
 
     /// The layout counter of the store in `schema` (0 before any).
     public static func counter(_ connection: PostgresConnection, schema: String) throws(StoreError) -> Int64 {
-        try PostgresLayout(connection: connection, schema: schema, quoted: SQLDialect.quoted(schema)).layoutCounter()
+        try PostgresLayout(connection: connection, schema: schema).layoutCounter()
     }
 
     public func whileHoldingLayoutLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {

@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// A NOTIFY another session (or this one) sent on a channel this connection listens to.
 public struct PostgresNotification: Equatable, Sendable {

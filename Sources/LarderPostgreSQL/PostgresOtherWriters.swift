@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// How a sidecar learns of other sidecars' commits before it answers from
 /// its memory tiers (`--pg-coherence`). Write transactions always learn of
@@ -91,7 +91,7 @@ final class PostgresOtherWriters: OtherWriters {
 
     func stop() {}
 
-    func changesSinceLastLook() throws(StoreError) -> ChangeRecord? {
+    func changesSinceLastLook() throws(StoreError) -> ForeignChanges? {
         if let read = database.takeReadAtBegin() { return try changes(in: read) }
         do {
             return try lookOutsideATransaction()
@@ -103,7 +103,7 @@ final class PostgresOtherWriters: OtherWriters {
         }
     }
 
-    private func lookOutsideATransaction() throws(StoreError) -> ChangeRecord? {
+    private func lookOutsideATransaction() throws(StoreError) -> ForeignChanges? {
         // A look never waits for a connection attempt: the request that
         // looks may need no database (a memory-only cache, rpc.discover).
         try database.connection.connect(waiting: .zero)
@@ -135,7 +135,7 @@ final class PostgresOtherWriters: OtherWriters {
         return news
     }
 
-    private func changes(in read: PostgresResult) throws(StoreError) -> ChangeRecord? {
+    private func changes(in read: PostgresResult) throws(StoreError) -> ForeignChanges? {
         var rows: [(now: Int64, sequence: Int64?, keys: [UInt8]?)] = []
         for r in 0..<read.rowCount {
             guard let now = try read.int64(r, 0) else { throw Self.missingRow }
@@ -145,7 +145,7 @@ final class PostgresOtherWriters: OtherWriters {
     }
 
     /// What the records read say others changed since the last look; nil for nothing.
-    private func changes(in rows: [(now: Int64, sequence: Int64?, keys: [UInt8]?)]) throws(StoreError) -> ChangeRecord? {
+    private func changes(in rows: [(now: Int64, sequence: Int64?, keys: [UInt8]?)]) throws(StoreError) -> ForeignChanges? {
         guard let now = rows.first?.now else { throw Self.missingRow }
         lastLook = .now
         sessionAtLastLook = database.connection.sessions
@@ -155,27 +155,27 @@ final class PostgresOtherWriters: OtherWriters {
         }
         guard now != seen else { return nil }
         // A count gone back is another store under the same name.
-        guard now > seen else { return .all }
-        var record = ChangeRecord()
+        guard now > seen else { return .everything }
+        var records: [[UInt8]?] = []
         var found: Int64 = 0
         for row in rows {
             guard let sequence = row.sequence else { continue }
             found += 1
-            if !own.contains(sequence) { record.merge(ChangeRecord(encoded: row.keys)) }
+            if !own.contains(sequence) { records.append(row.keys) }
         }
         // Records deleted since (the sidecar looked too long ago) could have said anything.
-        if found < now - seen { return .all }
-        return record.isEmpty ? nil : record
+        if found < now - seen { return .everything }
+        return records.isEmpty ? nil : .recorded(records)
     }
 
-    func transactionWillCommit(_ changes: ChangeRecord) throws(StoreError) {
+    func transactionWillCommit(_ changes: [UInt8]?) throws(StoreError) {
         let s = try database.statement("""
             WITH c AS (UPDATE commits SET sequence = sequence + 1 WHERE id = 1 RETURNING sequence),
                 r AS (INSERT INTO changes (sequence, keys) SELECT sequence, CAST(? AS bytea) FROM c),
                 t AS (DELETE FROM changes WHERE sequence <= (SELECT sequence FROM c) - \(Self.kept))
             SELECT sequence, pg_notify(CAST(? AS text), CAST(sequence AS text)) FROM c
             """)
-        if let keys = changes.encoded() { s.bind(1, blob: keys) } else { s.bindNull(1) }
+        if let changes { s.bind(1, blob: changes) } else { s.bindNull(1) }
         s.bind(2, channel)
         try s.runPipelined { (row) throws(StoreError) in self.taken = try row?.int64(0) }
     }

@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// Lends libpq the parameters of one statement as the four C arrays it takes
 /// (types, value pointers, lengths, formats). The pointers point into the

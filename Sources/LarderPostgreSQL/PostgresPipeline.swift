@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// Statements sent to the server together, in one transaction, with one
 /// network round trip for all of them (libpq's pipeline mode): a burst of

@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// What a statement returned: its rows (all of them, held by libpq until
 /// this is released) and its command tag. Rows and columns count from 0.

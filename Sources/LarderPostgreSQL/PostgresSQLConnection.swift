@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// A PostgreSQL connection behind the storage seam (`SQLConnection`): the
 /// core's statements, written with SQLite's `?` and `?N` placeholders, run

@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// A statement prepared by name on a connection: once per session, and
 /// again on each new session after a reconnection, then run by name with

@@ -1,4 +1,4 @@
-import LarderCore
+import LarderStorage
 
 /// A Larder store on a PostgreSQL server: Larder's tables in a schema of
 /// their own, shared by every sidecar that names the same database and schema.
@@ -36,8 +36,9 @@ public enum PostgresStore {
         return scheme.lowercased() + url[scheme.endIndex...]
     }
 
-    /// Connects to the server `url` names, makes or upgrades Larder's tables
-    /// in `schema` (see `PostgresLayout`), and opens the store there.
+    /// Connects to the server `url` names, to open the store in `schema`
+    /// (`Store(_:clock:)` makes or upgrades Larder's tables there first: see
+    /// `PostgresLayout`).
     ///
     /// Write transactions on one store run one at a time, whichever sidecar
     /// runs them, as SQLite's do on one file: each takes an advisory lock
@@ -57,22 +58,22 @@ public enum PostgresStore {
     /// answering from its memory tiers (see `PostgresCoherence`); `timeout`
     /// is the longest any call waits for the server (`PostgresConnection`).
     public static func open(url: String, schema: String = defaultSchema, coherence: PostgresCoherence = .strict,
-                            timeout: Duration = PostgresConnection.defaultTimeout, clock: Clock = Clock()) throws(StoreError) -> Store {
+                            timeout: Duration = PostgresConnection.defaultTimeout) throws(StoreError) -> OpenedDatabase {
         try LibPQ.require()
         if let why = schemaRefusal(schema) { throw .invalidArgument(field: "schema", reason: why) }
-        let lockWait = min(Int64(CacheSQL.busyTimeoutMilliseconds), PostgresConnection.milliseconds(timeout) * 4 / 5)
+        let lockWait = min(Int64(LockWait.milliseconds), PostgresConnection.milliseconds(timeout) * 4 / 5)
         let connection = try PostgresConnection(
             url, settings: ["application_name": "larder"],
             sessionSetup: "SET search_path TO \(SQLDialect.quoted(schema)); SET lock_timeout = \(max(1, lockWait))",
             timeout: timeout)
-        try PostgresLayout.bringUpToDate(connection, schema: schema)
         let lock = try connection.query("SELECT hashtextextended($1, 0)", [.text("larder writer " + schema)]).int64(0, 0)
         let location = Self.location(url: url, schema: schema)
         let database = PostgresSQLConnection(connection, location: location, writerLock: lock)
         // Channels are the database's, not a schema's: the name says which store's.
         let channel = "larder_" + String(UInt64(bitPattern: lock ?? 0), radix: 16)
         let otherWriters = PostgresOtherWriters(database: database, coherence: coherence, channel: channel)
-        return try Store(connection: database, otherWriters: otherWriters, clock: clock)
+        return OpenedDatabase(connection: database, layout: PostgresLayout(connection: connection, schema: schema),
+                              otherWriters: otherWriters)
     }
 
     /// Why `schema` cannot hold a store, or nil. Larder quotes the name (it
@@ -96,8 +97,8 @@ public enum PostgresStore {
 
     /// The coherence a store on PostgreSQL keeps: as asked, or `poll` where
     /// the server could not LISTEN; nil for another kind of store.
-    public static func coherence(of store: Store) -> PostgresCoherence? {
-        (store.otherWriters as? PostgresOtherWriters)?.coherence
+    public static func coherence(of otherWriters: (any OtherWriters)?) -> PostgresCoherence? {
+        (otherWriters as? PostgresOtherWriters)?.coherence
     }
 
     /// Where such a store is, for messages and answers (`Store.location`,

@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 /// A parameter of a statement sent to PostgreSQL.
 public enum PostgresValue: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import CLibPQ
-import LarderCore
+import LarderStorage
 
 extension StoreError {
     /// The error of a failed libpq call: `result` is the error result when

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// The rules params of many methods share, each stated once. The direct path
 /// for plain `cache.get`/`cache.set` (DirectAnswers.swift) applies the same

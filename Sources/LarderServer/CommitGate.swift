@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// The one owner of "answers leave in request order, after the commit they
 /// depend on".

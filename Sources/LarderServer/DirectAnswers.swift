@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// The two hottest requests, `cache.get` and `cache.set`, answered straight
 /// from their bytes: no JSON tree, no `Reply`, no method-table lookup, and a

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// The misses of `cache.getOrFetch`, each asked of the client once however
 /// many requests wait for it (single flight), with retries, a timeout per

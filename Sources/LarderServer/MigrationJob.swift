@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `migrate.run` at work: every stored object that is behind is migrated, a
 /// batch per transaction, one batch per turn of the event loop so that other

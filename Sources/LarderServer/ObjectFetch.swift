@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// Reads an object through its migrations, asking the client (`migrate.object`)
 /// whenever a `callback` step needs it, while other requests keep being served.

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// What a request gives as an object: `value` (one object) or `values` (an
 /// array of objects of one type).

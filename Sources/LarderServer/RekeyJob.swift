@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.rekey` at work: a batch of entries re-sealed per turn of the event
 /// loop, each committed before the next, so that a rekey stopped anywhere

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// Joins the transport and the persistence core: lifecycle, dispatch through
 /// the method table, error mapping, and group commit.

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// Larder's own error codes, outside JSON-RPC's reserved -32768...-32000.
 extension ErrorCode {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderPostgreSQL
+import LarderStorage
 
 /// Where a store is: a directory (SQLite, the embedded default), memory, or
 /// a schema of a PostgreSQL database shared by sidecars on many hosts.
@@ -63,7 +64,7 @@ public enum StoreLocation: Equatable, Sendable {
         case .directory(let path): try Store(directory: path, clock: clock)
         case .memory: try Store(directory: nil, clock: clock)
         case .postgreSQL(let url, let schema, let coherence):
-            try PostgresStore.open(url: url, schema: schema, coherence: coherence, timeout: pgTimeout, clock: clock)
+            try Store(PostgresStore.open(url: url, schema: schema, coherence: coherence, timeout: pgTimeout), clock: clock)
         }
     }
 

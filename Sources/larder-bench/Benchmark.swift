@@ -4,6 +4,8 @@ import Glibc
 import LarderCore
 import LarderPostgreSQL
 import LarderSystem
+import LarderStorage
+import LarderSQLite
 
 /// Runs every part of the benchmark and fills the report.
 final class Benchmark {
@@ -160,7 +162,7 @@ final class Benchmark {
                 connection = try SQLiteDatabase(path: path + "/" + Store.databaseFileName)
             case .schema(_, let name, _):
                 let pg = postgres!.connect(schema: name)
-                try PostgresLayout.bringUpToDate(pg, schema: name)
+                try StoreLayout.bringUpToDate(PostgresLayout(connection: pg, schema: name))
                 connection = PostgresSQLConnection(pg, location: name)
             case .memory:
                 Progress.fail("Larder's core runs in-process on a store directory or a schema, not in memory only")

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderPostgreSQL
 import LarderSystem
+import LarderStorage
 
 /// Larder's statements on a PostgreSQL server, sent straight through libpq
 /// in pipeline mode, in a fresh schema of Larder's tables
@@ -55,7 +56,7 @@ final class PostgresFloor: StorageFloor {
         self.perRoundTrip = perRoundTrip
         connection = server.connect(schema: schema)
         do {
-            try PostgresLayout.bringUpToDate(connection, schema: schema)
+            try StoreLayout.bringUpToDate(PostgresLayout(connection: connection, schema: schema))
         } catch {
             Progress.fail("PostgreSQL floor: cannot make Larder's tables in \(schema): \(error)")
         }

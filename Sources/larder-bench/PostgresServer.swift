@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LarderCore
 import LarderPostgreSQL
+import LarderStorage
 
 /// The PostgreSQL server a `--store postgresql://…` run keeps its stores on:
 /// each series and repetition gets a schema of its own, made fresh and

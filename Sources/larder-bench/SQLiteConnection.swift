@@ -1,5 +1,6 @@
 import CSQLite
 import LarderCore
+import LarderSQLite
 
 /// The few SQLite calls the storage floor needs, with errors fatal.
 final class SQLiteConnection {

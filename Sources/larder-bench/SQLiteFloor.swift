@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSQLite
+import LarderSQLite
 import LarderCore
 import LarderSystem
 
@@ -10,7 +11,7 @@ import LarderSystem
 final class SQLiteFloor: StorageFloor {
     /// The store's own SQL: the floor runs exactly what Larder runs.
     static let schema = StoreLayout.script(for: .sqlite)
-    static let pragmas = [CacheSQL.busyTimeout, CacheSQL.writeAheadLog, CacheSQL.synchronous]
+    static let pragmas = [SQLiteDatabase.busyTimeout, SQLiteDatabase.writeAheadLog, SQLiteDatabase.synchronous]
     static let selectSQL = CacheSQL.lookupLeavingLargeValues
     static let insertSQL = CacheSQL.insert
     static let upsertSQL = CacheSQL.upsert

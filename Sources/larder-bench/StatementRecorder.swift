@@ -1,4 +1,5 @@
 import LarderCore
+import LarderStorage
 
 /// One statement a store ran in a write transaction, with the values bound to
 /// it; no values for SQL run whole (`SAVEPOINT batch`).

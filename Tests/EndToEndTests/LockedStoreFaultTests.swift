@@ -9,6 +9,7 @@ import LarderCore
 import LarderJSON
 import LarderSystem
 import XCTest
+import LarderSQLite
 
 /// Another process holds the store's lock (SPEC 13). A write waits up to
 /// the busy timeout, 5 seconds, then is -31002 and not made; reads are served

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// Two app versions on one store at once (SPEC 6.9): a cache belongs to the
 /// version whose process first used it last; a process it was taken from

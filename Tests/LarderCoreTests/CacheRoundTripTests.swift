@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 final class CacheRoundTripTests: StoreTestCase {
     func testJSONRoundTrip() throws {

@@ -7,6 +7,7 @@ import Foundation
 import XCTest
 @testable import LarderCore
 import LarderPostgreSQL
+import LarderStorage
 
 /// A fresh directory under /tmp, made with mkdtemp and removed by `remove()`.
 final class TemporaryDirectory {
@@ -84,7 +85,7 @@ class StoreTestCase: XCTestCase {
         if TestEngine.isPostgreSQL && !inMemory {
             let name = schema ?? "larder_core_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
             schema = name
-            store = try PostgresStore.open(url: try PostgresTestServer.url, schema: name, clock: clock)
+            store = try Store(PostgresStore.open(url: try PostgresTestServer.url, schema: name), clock: clock)
         } else {
             store = try Store(directory: inMemory ? nil : directory.path, clock: clock)
         }

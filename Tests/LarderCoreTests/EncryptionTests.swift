@@ -7,6 +7,7 @@ import Foundation
 import LarderJSON
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// Encrypted caches (SPEC 6.10): nothing of their keys or values reaches the
 /// store's files in clear, a wrong or missing key reads and writes nothing,

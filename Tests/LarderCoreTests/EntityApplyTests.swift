@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// Staging and applying: accumulation, merge semantics, linking, unresolved references, one result per apply.
 final class EntityApplyTests: StoreTestCase {

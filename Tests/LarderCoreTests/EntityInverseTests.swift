@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// Both sides of a relationship with an inverse agree, as Core Data keeps
 /// them: one-to-one, a to-many list, later records of a batch winning, and

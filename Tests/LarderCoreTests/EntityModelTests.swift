@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// entity.define: checking models, real tables, redefinition in place or refused, and persistence.
 final class EntityModelTests: StoreTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// `render` (model form → JSON form) and `parse` (JSON form → model form):
 /// what `get` returns after storing, without the store, and back.

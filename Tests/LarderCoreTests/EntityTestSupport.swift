@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 // Helpers shared by the Entity… tests.
 

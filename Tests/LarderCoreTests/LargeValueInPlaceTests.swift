@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// Values of `CacheSQL.inPlaceValueBytes` or more are stored over zeros and
 /// read where they lie on SQLite (its incremental blob I/O), and whole on

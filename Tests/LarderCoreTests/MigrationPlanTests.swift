@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// `ObjectUpgrader.plan`: which hops lead from a stored version to the newest.
 final class MigrationPlanTests: StoreTestCase {

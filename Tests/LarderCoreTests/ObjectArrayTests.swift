@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// Arrays of objects under one key (HMCache's `+cacheArray:forKey:`): validated,
 /// migrated and written back element by element, all or nothing.

@@ -2,6 +2,7 @@ import XCTest
 import LarderJSON
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Writes whose answers can wait (`SQLStatement.runPipelined`): on
 /// PostgreSQL a cache's sets are queued and sent with the next statement
@@ -96,7 +97,7 @@ final class PipelinedWritesTests: StoreTestCase {
 /// Round trips to PostgreSQL: a burst of sets is sent with its commit.
 final class PostgreSQLPipelinedWritesTests: PostgresTestCase {
     func testABurstOfSetsCostsTheBeginAndOneRoundTripWithTheCommit() throws {
-        let store = try PostgresStore.open(url: url, schema: schema)
+        let store = try Store(PostgresStore.open(url: url, schema: schema))
         defer { store.close() }
         let cache = try store.open("c", change: { var c = CacheConfigChange(); c.diskMaxCount = 10_000; return c }()).cache
         try cache.set(Cache.Write(key: EntryKey(group: "g", key: "first"), kind: .data, bytes: bytes("v"), ttl: nil))
@@ -117,7 +118,7 @@ final class PostgreSQLPipelinedWritesTests: PostgresTestCase {
     }
 
     func testAnEntityBatchCostsTheBeginAndOneRoundTripAsItEnds() throws {
-        let store = try PostgresStore.open(url: url, schema: schema)
+        let store = try Store(PostgresStore.open(url: url, schema: schema))
         defer { store.close() }
         try store.define(bandsModel())
         func bands(_ range: Range<Int>) -> [JSON] {

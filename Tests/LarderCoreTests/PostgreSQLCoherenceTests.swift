@@ -1,6 +1,7 @@
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Sidecars over one store on PostgreSQL: what one commits, the others'
 /// memory tiers drop — just the keys it names, or everything when it
@@ -15,7 +16,7 @@ final class PostgreSQLCoherenceTests: PostgresTestCase {
     }
 
     private func sidecar(_ coherence: PostgresCoherence = .strict) throws -> Store {
-        let store = try PostgresStore.open(url: url, schema: schema, coherence: coherence)
+        let store = try Store(PostgresStore.open(url: url, schema: schema, coherence: coherence))
         stores.append(store)
         return store
     }
@@ -142,7 +143,7 @@ final class PostgreSQLCoherenceTests: PostgresTestCase {
 
     func testNotifyLooksOnlyWhenACommitIsNotified() throws {
         let a = try sidecar(), b = try sidecar(.notify)
-        XCTAssertEqual(PostgresStore.coherence(of: b), .notify)
+        XCTAssertEqual(PostgresStore.coherence(of: b.otherWriters), .notify)
         try cache(a).put("k", "1")
         try a.commit()
         Thread.sleep(forTimeInterval: 0.05)

@@ -8,6 +8,7 @@ import LarderTestSupport
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Connecting: the ways a server can be named, what the session is set up
 /// with, and how errors come back.

@@ -3,6 +3,7 @@ import LarderTestSupport
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// The server going away: crashed (`pg_ctl stop -m immediate`) while a
 /// connection is idle or mid-burst, a session killed by an administrator,

@@ -6,6 +6,7 @@ import Darwin
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// LISTEN and NOTIFY between two connections.
 final class PostgreSQLNotificationTests: PostgresTestCase {

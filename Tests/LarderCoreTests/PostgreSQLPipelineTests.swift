@@ -1,6 +1,7 @@
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Bursts of statements in pipeline mode: one round trip, one transaction,
 /// failures reported statement by statement.

@@ -1,6 +1,8 @@
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
+import LarderSQLite
 
 /// The storage seam: the same statements, written once, give the same
 /// answers on SQLite and on PostgreSQL through `SQLConnection`.

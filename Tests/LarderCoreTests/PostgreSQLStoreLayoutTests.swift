@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Larder's tables on PostgreSQL: made once, by whichever sidecar comes
 /// first, however many start at once; recorded step by step; a store of
@@ -32,10 +33,10 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
     func testTheFirstSidecarMakesTheTablesAndTheNextFindsThemDone() throws {
         let target = schema + "_store"
         let c = try connect()
-        XCTAssertTrue(try PostgresLayout.bringUpToDate(c, schema: target))
+        XCTAssertTrue(try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target)))
         XCTAssertEqual(try tables(c, in: target), allTables)
         XCTAssertEqual(try steps(c, in: target), StoreLayout.steps.map(\.name).sorted())
-        XCTAssertFalse(try PostgresLayout.bringUpToDate(c, schema: target), "nothing left to do")
+        XCTAssertFalse(try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target)), "nothing left to do")
         XCTAssertEqual(try PostgresLayout.counter(c, schema: target), StoreLayout.stepsRecorded(.postgreSQL))
         _ = try c.execute("DROP SCHEMA \(SQLDialect.quoted(target)) CASCADE")
     }
@@ -67,7 +68,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
         let before = try columns(c, in: target)
         let entries = try c.query("SELECT count(*) FROM \(SQLDialect.quoted(target)).entries").int64(0, 0)
 
-        XCTAssertTrue(try PostgresLayout.bringUpToDate(c, schema: target))
+        XCTAssertTrue(try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target)))
         XCTAssertEqual(try steps(c, in: target), StoreLayout.steps.map(\.name).sorted())
         XCTAssertEqual(try PostgresLayout.counter(c, schema: target), StoreLayout.stepsRecorded(.postgreSQL))
         XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("layout_steps.") }, before, "no step ran")
@@ -75,7 +76,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
 
         // And it is laid out as a new store is, entity tables apart.
         let fresh = schema + "_fresh"
-        try PostgresLayout.bringUpToDate(c, schema: fresh)
+        try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: fresh))
         XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("entity.") }, try columns(c, in: fresh))
         for s in [target, fresh] { _ = try c.execute("DROP SCHEMA \(SQLDialect.quoted(s)) CASCADE") }
     }
@@ -84,7 +85,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
         let target = schema + "_newer"
         let q = SQLDialect.quoted(target)
         let c = try connect()
-        try PostgresLayout.bringUpToDate(c, schema: target)
+        try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target))
         let newer = StoreLayout.stepsRecorded(.postgreSQL) + 1
         _ = try c.execute("UPDATE \(q).meta SET value = '\(newer)' WHERE name = 'schemaVersion'")
         assertRefusedAsNewer(c, target, saying: "layout \(newer)")
@@ -100,7 +101,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
 
     private func assertRefusedAsNewer(_ c: PostgresConnection, _ target: String, saying what: String, line: UInt = #line) {
         let error = assertThrowsStoreError("a newer layout", line: line) { () throws(StoreError) in
-            try PostgresLayout.bringUpToDate(c, schema: target)
+            try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target))
         }
         guard case .unavailable(_, let reason) = error else {
             return XCTFail("expected unavailable, got \(String(describing: error))", line: line)
@@ -111,7 +112,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
     func testASchemaNameIsAlwaysOneIdentifier() throws {
         let target = schema + "_odd\"; DROP TABLE x; --"
         let c = try connect()
-        try PostgresLayout.bringUpToDate(c, schema: target)
+        try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target))
         XCTAssertEqual(try tables(c, in: target), allTables)
         _ = try c.execute("DROP SCHEMA \(SQLDialect.quoted(target)) CASCADE")
     }
@@ -135,6 +136,6 @@ private final class Starts: @unchecked Sendable {
     deinit { outcomes.deallocate() }
 
     func run(_ i: Int) {
-        outcomes[i] = (try? PostgresLayout.bringUpToDate(connections[i], schema: schema)).map { $0 ? .made : .foundDone } ?? .failed
+        outcomes[i] = (try? StoreLayout.bringUpToDate(PostgresLayout(connection: connections[i], schema: schema))).map { $0 ? .made : .foundDone } ?? .failed
     }
 }

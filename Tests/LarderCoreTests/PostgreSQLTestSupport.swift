@@ -8,6 +8,7 @@ import XCTest
 import LarderTestSupport
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// The PostgreSQL server the tests run against (`PostgresTestURL`), and
 /// the harness's control of it.

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Transactions, savepoints and advisory locks, as other sessions see them.
 final class PostgreSQLTransactionTests: PostgresTestCase {

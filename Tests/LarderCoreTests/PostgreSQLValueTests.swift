@@ -6,6 +6,7 @@ import Darwin
 import XCTest
 @testable import LarderCore
 @testable import LarderPostgreSQL
+import LarderStorage
 
 /// Values to the server and back: every type, in both formats, by prepared
 /// statement, by one-off query and through the simple protocol.

@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 final class SchemaFieldTypeTests: XCTestCase {
     private func parse(_ text: String, at path: String = "fields.f") throws -> FieldType {

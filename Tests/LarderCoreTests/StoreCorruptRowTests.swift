@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// Rows of the store's own tables that no longer hold what Larder wrote
 /// (edited by hand, damaged) are errors naming what they held, never read

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 final class StoreDropTests: StoreTestCase {
     func testDropRemovesTheCacheAndItsEntries() throws {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// When a commit fails (a full disk, an I/O error), nothing written since the
 /// last commit may be served afterwards: not from disk, and not from memory.

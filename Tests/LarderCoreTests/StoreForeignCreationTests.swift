@@ -1,6 +1,7 @@
 import XCTest
 import LarderJSON
 @testable import LarderCore
+import LarderStorage
 
 /// Two `Store`s on one directory, where the second looked at the store (as a
 /// process does at the start of a burst) before the first created something:

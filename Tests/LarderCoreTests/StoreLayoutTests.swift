@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 @testable import LarderCore
+import LarderStorage
+import LarderSQLite
 
 /// The store's layout on SQLite: a new store takes every step and records
 /// it; a store written before steps were recorded (the layout 7 fixture) is

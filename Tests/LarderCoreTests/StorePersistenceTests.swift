@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 final class StorePersistenceTests: StoreTestCase {
     func testCommitCloseReopenBringsEverythingBack() throws {

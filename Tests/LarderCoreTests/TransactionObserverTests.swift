@@ -1,5 +1,6 @@
 import XCTest
 @testable import LarderCore
+import LarderStorage
 
 /// The transaction engine tells each registered observer what became of the
 /// transaction; the store's own state (memory tiers, definitions, recency,

@@ -3,6 +3,7 @@ import LarderJSON
 import LarderRPC
 import XCTest
 @testable import LarderServer
+import LarderStorage
 
 /// How the errors of a PostgreSQL store reach a client (no server needed).
 final class PostgreSQLErrorResponseTests: XCTestCase {

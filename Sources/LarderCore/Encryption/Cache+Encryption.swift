@@ -1,3 +1,5 @@
+import LarderStorage
+
 extension Cache {
     /// Checks the session's key against the one the cache was sealed under,
     /// and keeps the sealer made from it.

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// What an encrypted cache writes instead of its keys and values, under keys
 /// derived for that cache alone from the client's key and the store's salt
 /// (HKDF-SHA-256, one derived key per purpose):

@@ -1,4 +1,5 @@
 import CCrypto
+import LarderStorage
 
 /// The primitives an encrypted cache is built on, from OpenSSL's libcrypto:
 /// AES-256-GCM, HMAC-SHA-256, HKDF over it, and the system's randomness.

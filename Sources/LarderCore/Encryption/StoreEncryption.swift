@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// What encrypted caches share: the keys this session holds for them, and
 /// the store's salt for deriving each cache's key from its key.
 final class StoreEncryption {

@@ -21,14 +21,3 @@ public struct ApplyResult: Equatable, Sendable {
 
     public init() {}
 }
-
-/// A to-one reference whose destination record exists nowhere.
-public struct UnresolvedReference: Equatable, Sendable {
-    /// The entity and identifier of the referring record.
-    public var entity: String
-    public var id: JSON
-    public var relationship: String
-    /// The entity and identifier referred to.
-    public var destination: String
-    public var missingID: JSON
-}

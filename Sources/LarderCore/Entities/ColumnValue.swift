@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// A value as an entity table's column holds it.
 ///
 /// Text compares and hashes by its UTF-8 bytes, as SQLite compares it: two

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// An attribute of an entity: a column of a scalar type (or its optional form).
 public struct EntityAttribute: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// Records staged for one apply, grouped by entity in the order their
 /// entities were first staged. A record staged twice (same identifier) is

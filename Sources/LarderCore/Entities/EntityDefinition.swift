@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// An attribute or a relationship of an entity, by position.
 enum EntityField: Sendable {

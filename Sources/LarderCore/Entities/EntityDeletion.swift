@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// What a delete did.
 public struct DeleteResult: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// A named set of entities with the JSON conventions they are read and
 /// written with: key casing, date format, and reserved words.

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// Which relationships to render as nested records, from include paths such
 /// as `["albums", "members.musician"]`.

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// What defining a model did.
 public struct ModelDefinitionResult: Equatable, Sendable {

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// The SQL that holds one entity: a STRICT table named `entity.<Entity>`
 /// with a column per attribute (NOT NULL unless optional), the identifier as
 /// primary key, and per to-one relationship a column holding the destination's

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// Converts one record from one form (`RecordForm`) to the other without
 /// reading or writing records: `entity.render` (model form → JSON form, the

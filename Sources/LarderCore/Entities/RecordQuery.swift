@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// A query over one entity's records: conditions combined with AND, an
 /// order, and a page. Conditions and order keys are JSON keys (attributes or

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// What deleting a record does to the records a relationship connects it to.
 public enum DeleteRule: String, CaseIterable, Sendable {

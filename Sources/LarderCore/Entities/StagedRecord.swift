@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// One record converted from JSON and checked, waiting to be applied.
 struct StagedRecord: Sendable {

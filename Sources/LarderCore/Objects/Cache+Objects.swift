@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// The outcome of reading an object.
 public enum ObjectRead: Sendable {

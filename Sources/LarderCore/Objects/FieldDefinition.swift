@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// One field of an object schema: its type, and the value it takes when absent.
 public struct FieldDefinition: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// The type of one field of an object schema.
 public indirect enum FieldType: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// One declarative operation on an object's fields while it moves between
 /// versions (HMCache's migration bag, as data). Paths are dotted: `bar.date`

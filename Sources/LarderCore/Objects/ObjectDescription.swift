@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// HMCache's JSON description of objects: an object as `{"*Type": {…}}`, its
 /// parent's fields inside as `"**Parent": {…}`, extension fields as

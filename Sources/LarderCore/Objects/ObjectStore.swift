@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// The versioned objects' registry: every registered version of each type
 /// (`schema.register`, `schema.extend`), checked as it is registered, and

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// What the client answered to a `migrate.object` callback.
 public enum CallbackAnswer: Sendable {

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// Checks values against the newest schemas and tags them for storage.
 /// Errors name the path (`value.bar.count`) and what was expected.

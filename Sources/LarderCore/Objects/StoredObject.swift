@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// How an object is kept: its value, tagged with its type and version, with
 /// every nested object tagged the same way:

@@ -1,4 +1,5 @@
 import LarderJSON
+import LarderStorage
 
 /// One registered version of an object type.
 public struct TypeSchema: Equatable, Sendable {

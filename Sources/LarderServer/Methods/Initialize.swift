@@ -2,6 +2,7 @@ import LarderCore
 import LarderJSON
 import LarderPostgreSQL
 import LarderRPC
+import LarderStorage
 
 /// `initialize`: optional; when sent, the first request. Names the client,
 /// may choose the store, and learns the server's capabilities.
@@ -171,7 +172,7 @@ enum Initialize: MethodDefinition {
             maxMessageBytes: server.options.maxMessageBytes,
             storePath: server.store.isPersistent ? server.store.location : nil, persistent: server.store.isPersistent, maxStoreBytes: server.store.maxStoreBytes,
             appVersion: appVersion, previousAppVersion: server.store.previousAppVersion.flatMap { $0 == appVersion ? nil : $0 },
-            coherence: PostgresStore.coherence(of: server.store)))
+            coherence: PostgresStore.coherence(of: server.store.otherWriters)))
     }
 
     struct Result: MethodResult {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `migrate.run`: migrates every stored object that is behind, in batches (one
 /// transaction each), with `$/progress` and cancellation between batches

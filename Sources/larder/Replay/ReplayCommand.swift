@@ -8,6 +8,7 @@ import LarderJSON
 import LarderPostgreSQL
 import LarderRPC
 import LarderServer
+import LarderStorage
 
 /// `larder replay [--store postgresql://...] FILE|DIR...`: plays transcripts
 /// against fresh servers and reports the first mismatch of each with its

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import LarderCore
+import LarderSQLite
 
 /// SQLite's own verdict on a store: `PRAGMA integrity_check`.
 enum StoreIntegrity {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.clear`: empties a tier (memory, disk, or all) of a cache or one of its groups.
 enum CacheClear: MethodDefinition {

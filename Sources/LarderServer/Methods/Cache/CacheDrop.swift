@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.drop`: deletes a cache, its settings and all its entries.
 enum CacheDrop: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.getMany`: several keys at once, as a map from key to what `cache.get` answers.
 enum CacheGetMany: MethodDefinition {

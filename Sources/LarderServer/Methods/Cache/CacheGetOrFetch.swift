@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.getOrFetch`: a get that, on a miss, asks the client for the value
 /// (`cache.fetch`), stores it and answers with it (see `FetchFlights`).

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.groups`: a cache's groups in byte order with their entry counts,
 /// paged as `cache.keys` pages keys.

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.has`: whether a key is stored, and whether it is still valid (not expired).
 enum CacheHas: MethodDefinition {

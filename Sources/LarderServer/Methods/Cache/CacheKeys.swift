@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.keys`: a group's keys in byte order, paged with an opaque cursor.
 enum CacheKeys: MethodDefinition {

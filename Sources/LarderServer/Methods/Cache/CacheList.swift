@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.list`: every cache in the store with its settings and size.
 enum CacheList: MethodDefinition {

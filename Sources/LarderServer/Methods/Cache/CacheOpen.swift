@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.open`: creates a cache or changes its settings (evicting down to new limits).
 enum CacheOpen: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.purgeExpired`: deletes the expired entries of a cache (or one group).
 enum CachePurgeExpired: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.rekey`: re-seals an encrypted cache's entries under a new key, a
 /// batch per transaction, with `$/progress` between batches (the work

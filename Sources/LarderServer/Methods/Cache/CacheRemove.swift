@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.remove`: deletes a key from every tier.
 enum CacheRemove: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.setMany`: stores several entries, all or none.
 enum CacheSetMany: MethodDefinition {

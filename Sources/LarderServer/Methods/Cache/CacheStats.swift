@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.stats`: per tier, what a cache holds and how it has been used since the process started.
 enum CacheStats: MethodDefinition {

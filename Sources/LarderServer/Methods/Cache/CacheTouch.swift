@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `cache.touch`: restarts an entry's lifetime from now (Cashier's refreshValidation).
 enum CacheTouch: MethodDefinition {

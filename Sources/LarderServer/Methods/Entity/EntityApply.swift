@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.apply`: writes everything staged in one transaction and answers
 /// once. A reference to a record that exists nowhere fails the whole apply

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.count`: how many records match `where` (all when absent).
 enum EntityCount: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.define`: creates a model's tables, or adds new entities and
 /// optional attributes to them in place; any other change is refused (-31041).

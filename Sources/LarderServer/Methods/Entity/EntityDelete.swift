@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.delete`: deletes a record, applying each relationship's delete
 /// rule (nullify, cascade, or deny: -31043), all or nothing.

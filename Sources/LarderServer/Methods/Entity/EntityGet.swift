@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.get`: one record in its model's casing and date format, with the
 /// relationships named by `include` nested.

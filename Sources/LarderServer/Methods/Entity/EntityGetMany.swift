@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.getMany`: records by identifier, in the order asked; the
 /// identifiers that have no record are listed apart.

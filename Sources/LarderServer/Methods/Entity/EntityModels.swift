@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.models`: every defined model with its entities, as defined (defaults filled in).
 enum EntityModels: MethodDefinition {

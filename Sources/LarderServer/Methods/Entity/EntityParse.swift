@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.parse`: a record in the model's keys and date format (as a
 /// backend sends it), checked as `entity.stage` checks it and answered with

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.query`: records matching every condition in `where`, ordered and
 /// paged; `nextOffset` is present when more records follow.

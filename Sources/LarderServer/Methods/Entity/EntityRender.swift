@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.render`: a record written with the model's names and RFC 3339
 /// dates, checked and answered in the model's keys and date format, whole, as

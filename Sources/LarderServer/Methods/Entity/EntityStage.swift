@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.stage`: checks records and adds them to the batch this server
 /// process accumulates until `entity.apply` or `entity.discard`.

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `entity.upsert`: stages records in a batch of their own and applies it at
 /// once; the process's staged batch is left alone.

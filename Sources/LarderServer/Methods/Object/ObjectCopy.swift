@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `object.copy`: copies a stored object (or array of objects), as stored, to another key (and cache or group).
 enum ObjectCopy: MethodDefinition {

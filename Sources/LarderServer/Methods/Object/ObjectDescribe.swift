@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `object.describe`: HMCache's JSON description of a stored object (`{key}`)
 /// or of a value (`{type, value}`); of an array of objects, an array of descriptions.

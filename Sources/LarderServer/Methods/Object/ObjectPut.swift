@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `object.put`: validates a value (or every value of an array) against the
 /// newest version of its type (or the older one it names) and stores it, tagged.

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `schema.extend`: adds a category's fields (HMCache's category properties) to
 /// the newest version of a type, without a version bump. Extension fields are

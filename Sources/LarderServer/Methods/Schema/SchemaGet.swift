@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `schema.get`: one version's definition (the newest by default), and the list of registered versions.
 enum SchemaGet: MethodDefinition {

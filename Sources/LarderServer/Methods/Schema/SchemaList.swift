@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `schema.list`: every registered type with its versions.
 enum SchemaList: MethodDefinition {

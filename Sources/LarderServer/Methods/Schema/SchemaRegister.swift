@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `schema.register`: keeps one version of a type's definition; the same version
 /// again with another definition is refused (-31020).

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `schema.remove`: deletes every version of a type; stored objects stay readable as plain maps.
 enum SchemaRemove: MethodDefinition {

@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `store.clear`: removes every entry, only the objects (HMCache's
 /// `+clearCache`) or only the plain entries, from every cache of the store;

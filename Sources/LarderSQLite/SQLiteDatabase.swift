@@ -1,4 +1,5 @@
 import CSQLite
+import LarderStorage
 
 /// A SQLite connection with a cache of prepared statements: the embedded
 /// store behind the storage seam (`SQLConnection`).
@@ -142,7 +143,7 @@ public final class SQLiteDatabase: SQLConnection {
     public func waitForLocksAgain() {
         guard lockWaitRanOut else { return }
         lockWaitRanOut = false
-        sqlite3_busy_timeout(handle, CacheSQL.busyTimeoutMilliseconds)
+        sqlite3_busy_timeout(handle, LockWait.milliseconds)
     }
 
     /// SQLite runs every statement when asked: nothing is ever queued.
@@ -247,7 +248,7 @@ public final class SQLiteDatabase: SQLConnection {
 
     /// Makes every COMMIT fail (SQLite turns it into a rollback), so that the
     /// paths taken when a commit fails — a full disk, an I/O error — can be tested.
-    func refuseCommits(_ refuse: Bool) {
+    package func refuseCommits(_ refuse: Bool) {
         if refuse {
             sqlite3_commit_hook(handle, { _ in 1 }, nil)
         } else {
@@ -271,11 +272,11 @@ public final class SQLiteDatabase: SQLConnection {
     /// is also made to roll the whole transaction back, as it may after such
     /// errors. Debug builds only: release builds have no hook at all. The
     /// fault fires once; tests that may not reach it call `removeFault`.
-    func injectFault(_ code: Int32, nth: Int = 1, sqlPrefix: String = "", rollsBack: Bool = false) {
+    package func injectFault(_ code: Int32, nth: Int = 1, sqlPrefix: String = "", rollsBack: Bool = false) {
         fault = Fault(remaining: nth, code: code, sqlPrefix: sqlPrefix, rollsBack: rollsBack)
     }
 
-    func removeFault() { fault = nil }
+    package func removeFault() { fault = nil }
 
     /// The code to fail with if the arranged fault falls on this call.
     func takeFault(_ sql: @autoclosure () -> String) -> Int32? {
@@ -305,7 +306,7 @@ public final class SQLiteDatabase: SQLConnection {
 
     /// Whether the path no longer names the file SQLite opened (SQLite's unix
     /// VFS compares inode numbers; other VFSes never say so).
-    var hasMoved: Bool {
+    package var hasMoved: Bool {
         var moved: Int32 = 0
         sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
         return moved != 0
@@ -313,7 +314,7 @@ public final class SQLiteDatabase: SQLConnection {
 
     /// Makes closing leave the write-ahead log and the WAL index where they
     /// are: SQLite deletes them by path, and the path may name other files now.
-    func keepLogOnClose() {
+    package func keepLogOnClose() {
         var keep: Int32 = 1
         sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &keep)
     }
@@ -361,4 +362,13 @@ final class SQLiteBlobReader: BlobReader {
             offset += n
         }
     }
+}
+
+extension SQLiteDatabase {
+    /// Connection settings of a store on disk. WAL with synchronous=NORMAL: a
+    /// commit survives the process being killed; only a power cut can lose the
+    /// last transactions.
+    public static let busyTimeout = "PRAGMA busy_timeout = \(LockWait.milliseconds)"
+    public static let writeAheadLog = "PRAGMA journal_mode = WAL"
+    public static let synchronous = "PRAGMA synchronous = NORMAL"
 }

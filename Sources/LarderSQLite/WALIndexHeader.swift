@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderStorage
 
 /// The first copy of the WAL-index header, read from the database's `-shm`
 /// file, which SQLite's unix VFS maps into every connection's memory.

@@ -1,4 +1,5 @@
 import CSQLite
+import LarderStorage
 
 /// Process-wide settings of the SQLite library, made once, before the first
 /// connection opens (SQLite refuses them after that, and nothing changes).

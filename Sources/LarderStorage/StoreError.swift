@@ -87,13 +87,6 @@ extension StoreError {
     }
 }
 
-extension JSONObject {
-    /// Refuses a member not among `known` (see `UnknownMember`).
-    func checkMembers(_ known: [String], at path: String) throws(StoreError) {
-        if let unknown = unknownMember(knowing: known, at: path) { throw .unknownMember(unknown) }
-    }
-}
-
 extension StoreError {
     /// What a corrupt row held.
     public enum Corrupted: Equatable, Sendable {

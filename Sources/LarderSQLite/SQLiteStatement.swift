@@ -1,4 +1,5 @@
 import CSQLite
+import LarderStorage
 
 /// A prepared statement. Bind with 1-based indexes, step, read 0-based columns.
 public final class SQLiteStatement: SQLStatement {

@@ -1,3 +1,5 @@
+import LarderStorage
+
 /// A store file's layout: its counter is `PRAGMA user_version`, its lock the
 /// write lock (`BEGIN IMMEDIATE` waits for another process's, up to the busy
 /// timeout).

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LarderStorage
 
 /// Which file a path names: its device and inode number.
 ///
@@ -12,12 +13,12 @@ import Darwin
 /// is named by no path at all, and a replacement or a store made anew has
 /// another inode or another device: comparing identities by path catches
 /// deletion, moving away and replacement alike, in one stat(2).
-struct FileIdentity: Equatable {
+public struct FileIdentity: Equatable {
     let device: UInt64
     let inode: UInt64
 
     /// What `path` names now; nil when it names nothing.
-    init?(path: String) {
+    public init?(path: String) {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
