@@ -35,6 +35,16 @@ public final class EventLoop {
     /// Work due at a later moment (`after(milliseconds:_:)`).
     private var timers = Timers()
 
+    /// Timers wait for the end of the input, then run at once, soonest
+    /// first: a session read from a file is then served the same however
+    /// fast the machine is. Differential fuzzing compares two runs of one
+    /// session; with a retry 1 ms away, whether it ran before the next
+    /// message was read depended on the load, and the runs differed.
+    var timersWaitForEndOfInput: Bool {
+        get { timers.held }
+        set { timers.held = newValue }
+    }
+
     private(set) var stopped = false
     private var exitCode: Int32 = 0
     /// The client stopped reading: nothing more can be said to it.

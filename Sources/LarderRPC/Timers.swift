@@ -12,6 +12,8 @@ import LarderSystem
 struct Timers {
     private var pending: [(due: Int64, id: TimerID, work: () -> Void)] = []
     private var nextID = 0
+    /// Whether nothing is due before the input ends (`EventLoop.timersWaitForEndOfInput`).
+    var held = false
 
     var isEmpty: Bool { pending.isEmpty }
 
@@ -31,7 +33,7 @@ struct Timers {
 
     /// Removes and returns the work of the first timer that is due, if any.
     mutating func takeDue() -> (() -> Void)? {
-        guard let first = pending.first, first.due <= MonotonicClock.milliseconds() else { return nil }
+        guard !held, let first = pending.first, first.due <= MonotonicClock.milliseconds() else { return nil }
         return pending.removeFirst().work
     }
 
@@ -43,7 +45,7 @@ struct Timers {
 
     /// Milliseconds until the first timer is due (0 if one already is), or nil if none is pending.
     var millisecondsToNext: Int32? {
-        guard let first = pending.first else { return nil }
+        guard !held, let first = pending.first else { return nil }
         return Int32(clamping: max(0, first.due - MonotonicClock.milliseconds()))
     }
 }

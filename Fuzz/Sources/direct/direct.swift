@@ -15,7 +15,8 @@ import LarderServer
 // 2. Served with direct answers on and with them off, on a fresh in-memory
 //    store with a fixed clock, the session gets byte-identical output.
 // The input is the session itself, so a failing input replays as it is
-// (`larder --memory --clock 2026-01-01T00:00:00Z --enable-test-methods`).
+// (`larder --memory --clock 2026-01-01T00:00:00Z --enable-test-methods`; here
+// timers wait for the end of the input, so a retry or a timeout comes last).
 
 /// The `params` members the methods answered directly read; a view must
 /// agree with the parser on each (and on how many members there are).
@@ -81,7 +82,10 @@ func serve(_ input: UnsafeBufferPointer<UInt8>, directAnswers: Bool) -> [UInt8] 
     } catch {
         fatalError("direct: an in-memory store could not be opened: \(error)")
     }
-    _ = LarderService.serve(options: options, store: store, input: fileno(inFile), output: fileno(outFile))
+    // Timers run after the input, in both runs alike (`EventLoop.timersWaitForEndOfInput`).
+    _ = LarderService.serve(options: options, store: store, input: fileno(inFile), output: fileno(outFile)) {
+        $0.loop.timersWaitForEndOfInput = true
+    }
     let size = Int(lseek(fileno(outFile), 0, SEEK_END))
     var output = [UInt8](repeating: 0, count: size)
     _ = output.withUnsafeMutableBytes { pread(fileno(outFile), $0.baseAddress, size, 0) }
