@@ -96,6 +96,30 @@ class LockProcessesTests: XCTestCase {
         XCTAssertEqual(acquire(c, "other", ttl: 10, id: 3)?["token"], 2, "every lease of the session was given back")
     }
 
+    /// A wait cancelled with `$/cancelRequest`, or cut short by the end of
+    /// the client's input, is answered -32800 and takes nothing.
+    func testAWaitCancelledOrCutShortTakesNothing() throws {
+        let a = try sidecar(), b = try sidecar()
+        XCTAssertEqual(acquire(a, "job", ttl: 3600)?["token"], 1)
+        XCTAssertTrue(b.send(#"{"jsonrpc":"2.0","id":5,"method":"lock.acquire","params":{"name":"job","ttl":3600,"wait":3600}}"#))
+        XCTAssertTrue(b.notify("$/cancelRequest", params: ["id": 5]))
+        let cancelled = b.readMessage(timeout: 30)
+        XCTAssertEqual(cancelled?["id"], 5)
+        XCTAssertEqual(cancelled?["error"]?["code"], -32800)
+        XCTAssertEqual(a.request("lock.release", params: ["name": "job", "token": 1], id: 2)?["result"]?["released"], true)
+        // Time for b to look at the name (every 10 ms) many times over, were it still waiting.
+        usleep(200_000)
+        XCTAssertEqual(acquire(a, "job", ttl: 3600, id: 3)?["token"], 2, "the cancelled wait took nothing")
+
+        XCTAssertTrue(b.send(#"{"jsonrpc":"2.0","id":6,"method":"lock.acquire","params":{"name":"job","ttl":3600,"wait":3600}}"#))
+        b.closeStdin()
+        let cut = b.readMessage(timeout: 30)
+        XCTAssertEqual(cut?["id"], 6)
+        XCTAssertEqual(cut?["error"]?["code"], -32800)
+        XCTAssertEqual(b.waitForExit(), 0)
+        XCTAssertEqual(a.request("lock.renew", params: ["name": "job", "token": 2, "ttl": 60], id: 4)?["result"]?["token"], 2)
+    }
+
     /// Requests of one process waiting for one name get it in the order they
     /// came; other requests are answered meanwhile. The clock is fixed: the
     /// first lease expires when the clock is moved.
@@ -179,6 +203,7 @@ final class PostgreSQLLockSidecarsTests: LockProcessesTests {
     override func testFourProcessesTakeTurnsUnderOneLock() throws { try super.testFourProcessesTakeTurnsUnderOneLock() }
     override func testAKilledHoldersLeaseExpiresAndAnotherTakesIt() throws { try super.testAKilledHoldersLeaseExpiresAndAnotherTakesIt() }
     override func testAHolderWhoseInputEndsReleasesAtOnce() throws { try super.testAHolderWhoseInputEndsReleasesAtOnce() }
+    override func testAWaitCancelledOrCutShortTakesNothing() throws { try super.testAWaitCancelledOrCutShortTakesNothing() }
     override func testWaitersOfOneProcessAreServedInOrderWithoutHoldingUpOthers() throws {
         try super.testWaitersOfOneProcessAreServedInOrderWithoutHoldingUpOthers()
     }
