@@ -37,6 +37,8 @@ public final class Store {
     let budget: StoreBudget
     /// The caches, and what each of them sees of the store.
     let caches: CacheRegistry
+    /// Leases on names, shared with every process and sidecar on the store.
+    let locks: LockTable
     /// The files SQLite opened, to notice them deleted or replaced (Store+Lost.swift); nil in memory.
     var openedFiles: OpenedFiles?
     /// Why the store can no longer be used, once its database file was found deleted or replaced.
@@ -64,6 +66,7 @@ public final class Store {
         database = sqlite
         transactions = Transactions(database: sqlite, otherWriters: directory == nil ? nil : SQLiteOtherWriters(database: sqlite))
         (recency, objects, entities, encryption, budget, caches) = Self.subsystems(database: sqlite, transactions: transactions, clock: clock)
+        locks = LockTable(transactions: transactions, clock: clock)
         do {
             try configure(sqlite)
             try transactions.startWatching()
@@ -91,6 +94,7 @@ public final class Store {
         database = connection
         transactions = Transactions(database: connection, otherWriters: otherWriters)
         (recency, objects, entities, encryption, budget, caches) = Self.subsystems(database: connection, transactions: transactions, clock: clock)
+        locks = LockTable(transactions: transactions, clock: clock)
         try transactions.startWatching()
     }
 
@@ -160,6 +164,8 @@ public final class Store {
             // writes nobody was told were made, and recency is a hint.
             // Recency noted by reads is saved lazily; closing is the last chance.
             try? recency.write()
+            // Leases the session holds go with it, rather than keep others waiting until they expire.
+            try? locks.releaseHeld()
             try? commit()
             // Closing removes the log and the index by path: only while they are ours.
             try? checkInPlace()

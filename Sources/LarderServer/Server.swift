@@ -22,6 +22,8 @@ final class Server: MessageHandler {
     var migrationCallbacks = false
     /// Fetches from the client in flight (`cache.getOrFetch`).
     private(set) lazy var flights = FetchFlights(server: self)
+    /// `lock.acquire` requests waiting for their name.
+    private(set) lazy var lockWaits = LockWaits(server: self)
 
     enum Lifecycle: Equatable {
         /// No request yet: `initialize` may still come (and must come first).

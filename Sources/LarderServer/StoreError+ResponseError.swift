@@ -26,6 +26,7 @@ extension ErrorCode {
     public static let encryptionKey = ErrorCode(rawValue: -31060)
     public static let integrity = ErrorCode(rawValue: -31061)
     public static let appVersionSuperseded = ErrorCode(rawValue: -31070)
+    public static let lockNotHeld = ErrorCode(rawValue: -31090)
 }
 
 extension StoreError {
@@ -139,6 +140,11 @@ extension StoreError {
             return ResponseError(code: .appVersionSuperseded,
                                  message: "cache \"\(cache)\" holds the data of app version \(cacheAppVersion), whose process began using it after this one (\(appVersion)) did: this process reads it as empty and may not write to it",
                                  data: ["cache": .string(cache), "appVersion": .string(appVersion), "cacheAppVersion": .string(cacheAppVersion)])
+        case .lockNotHeld(let name, let token):
+            let name = name.echoed
+            let now = token.map { "the lease held now has token \($0)" } ?? "no lease is held on it now"
+            return ResponseError(code: .lockNotHeld, message: "the token given is not that of the lease on \"\(name)\": \(now)",
+                                 data: ["name": .string(name), "token": token.map { .int(Int($0)) } ?? .null])
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"

@@ -67,6 +67,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// (`cacheAppVersion`) data, which this process reads as empty and may
     /// not write over (SPEC 6.9).
     case appVersionSuperseded(cache: String, appVersion: String, cacheAppVersion: String)
+    /// A lease renewed or released with a token that is not its holder's:
+    /// the name, and the token of the lease now held on it (nil when none is).
+    case lockNotHeld(name: String, token: Int64?)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)

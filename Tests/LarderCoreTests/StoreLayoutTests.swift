@@ -51,7 +51,9 @@ final class StoreLayoutTests: StoreTestCase {
         XCTAssertTrue(try StoreLayout.bringUpToDate(db))
         XCTAssertEqual(try steps(db), StoreLayout.steps.map(\.name).sorted())
         XCTAssertEqual(try db.layoutCounter(), StoreLayout.stepsRecorded(.sqlite))
-        XCTAssertEqual(try definitions(db, leavingOut: "layout_steps"), before, "no step ran")
+        // Only the steps that no counter had (recorded by name only) ran: they made the leases' table.
+        XCTAssertEqual(try definitions(db, leavingOut: "layout_steps").filter { !$0.split(separator: ":")[0].contains("locks") }, before,
+                       "no step the counter had ran")
 
         // Laid out as a new store is, its entities' tables apart.
         let fresh = try SQLiteDatabase(path: ":memory:")

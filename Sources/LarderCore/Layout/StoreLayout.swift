@@ -58,6 +58,8 @@ public enum StoreLayout {
              since: (1, 3)),
         Step(name: "key generations", both: generations, since: (6, 4)),
         Step(name: "values last", sqlite: valueLastSQLite, postgreSQL: nil, since: (7, 1)),
+        // Steps from here on are recorded by name only: no counter ever had them.
+        Step(name: "leases", both: leases, since: (8, 5)),
     ]
 
     /// The last value each engine's counter had before steps were recorded
@@ -329,4 +331,18 @@ extension StoreLayout {
         CREATE INDEX entries_by_use ON entries (cache, used);
         CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL
         """
+
+    /// Leases on names (`LockTable`): a row per name ever locked, kept after
+    /// release (`holder` and `expires_at` NULL) so that the name's next
+    /// fencing token follows its last one. Names in byte order.
+    static func leases(_ d: SQLDialect) -> String {
+        """
+        CREATE TABLE locks (
+            name \(d.text) PRIMARY KEY,
+            token \(d.integer) NOT NULL,
+            holder \(d.text),
+            expires_at \(d.integer)
+        )
+        """
+    }
 }

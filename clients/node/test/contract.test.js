@@ -239,6 +239,10 @@ const SESSION = { initialize: ['Larder', 'initialize'] };
 const UNTYPED = {
   'debug.advanceClock': 'a test method (--enable-test-methods), called through call()',
   'debug.ask': 'a test method (--enable-test-methods), called through call()',
+  'lock.acquire': 'a lease method, called through call() until the client wraps it',
+  'lock.list': 'a lease method, called through call() until the client wraps it',
+  'lock.release': 'a lease method, called through call() until the client wraps it',
+  'lock.renew': 'a lease method, called through call() until the client wraps it',
   'rpc.discover': 'answers openrpc.json itself, whose type is OpenRPC\'s meta-schema',
   shutdown: 'resolves to nothing once the server has answered null',
 };

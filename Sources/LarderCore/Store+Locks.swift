@@ -1,0 +1,34 @@
+import LarderStorage
+
+/// Leases and locks (`LockTable`), as the server asks for them.
+extension Store {
+    /// Takes the lease on `name` for `ttl` milliseconds, unless a live one is held.
+    public func acquireLock(_ name: String, ttl: Int64) throws(StoreError) -> LockAcquisition {
+        try locks.acquire(name, ttl: ttl)
+    }
+
+    /// Extends the live lease under `token`; returns its new expiry.
+    public func renewLock(_ name: String, token: Int64, ttl: Int64) throws(StoreError) -> Int64 {
+        try locks.renew(name, token: token, ttl: ttl)
+    }
+
+    /// Gives back the lease under `token`; false when it had expired or been released.
+    public func releaseLock(_ name: String, token: Int64) throws(StoreError) -> Bool {
+        try locks.release(name, token: token)
+    }
+
+    /// The live leases whose names begin with `prefix`, in byte order.
+    public func leases(prefix: String) throws(StoreError) -> [Lease] {
+        try locks.list(prefix: prefix)
+    }
+
+    /// Whether `name` has no live lease now (read without the writer's lock).
+    public func lockIsFree(_ name: String) throws(StoreError) -> Bool {
+        try locks.isFree(name)
+    }
+
+    /// Gives back every lease this session holds (in the open write transaction).
+    public func releaseHeldLocks() throws(StoreError) {
+        try locks.releaseHeld()
+    }
+}

@@ -1,0 +1,156 @@
+import XCTest
+@testable import LarderCore
+import LarderStorage
+
+/// Leases on names: two `Store`s on one store are two processes (or, with
+/// `LARDER_TEST_ENGINE=postgresql`, two sidecars), each a session of its own.
+final class LockTableTests: StoreTestCase {
+    private func assertNotHeld(_ name: String, current: Int64?, file: StaticString = #filePath, line: UInt = #line,
+                               _ body: () throws -> Void) {
+        do {
+            try body()
+            XCTFail("expected lockNotHeld", file: file, line: line)
+        } catch let StoreError.lockNotHeld(n, token) {
+            XCTAssertEqual(n, name, file: file, line: line)
+            XCTAssertEqual(token, current, file: file, line: line)
+        } catch {
+            XCTFail("expected lockNotHeld, got \(error)", file: file, line: line)
+        }
+    }
+
+    func testAcquireIsRefusedWhileHeldElsewhere() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        XCTAssertEqual(try a.acquireLock("job", ttl: 5_000), .acquired(token: 1, expiresAt: 1_005_000))
+        try a.commit()
+        XCTAssertEqual(try b.acquireLock("job", ttl: 5_000), .held(token: 1, expiresAt: 1_005_000, heldHere: false))
+        try b.commit()
+        XCTAssertEqual(try a.acquireLock("job", ttl: 5_000), .held(token: 1, expiresAt: 1_005_000, heldHere: true))
+        try a.commit()
+        XCTAssertFalse(try b.lockIsFree("job"))
+        XCTAssertTrue(try b.lockIsFree("other"))
+    }
+
+    func testTokensIncreaseAcrossReleaseAndExpiry() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        XCTAssertEqual(try a.acquireLock("job", ttl: 1_000), .acquired(token: 1, expiresAt: 1_001_000))
+        XCTAssertTrue(try a.releaseLock("job", token: 1))
+        try a.commit()
+        XCTAssertTrue(try b.lockIsFree("job"))
+        XCTAssertEqual(try b.acquireLock("job", ttl: 1_000), .acquired(token: 2, expiresAt: 1_001_000))
+        try b.commit()
+        // Expiry by the store's clock: b never released, and a takes it under the next token.
+        XCTAssertTrue(clock.advance(milliseconds: 1_000))
+        XCTAssertTrue(try a.lockIsFree("job"))
+        XCTAssertEqual(try a.acquireLock("job", ttl: 1_000), .acquired(token: 3, expiresAt: 1_002_000))
+        try a.commit()
+        // Another name counts on its own.
+        XCTAssertEqual(try b.acquireLock("other", ttl: 1_000), .acquired(token: 1, expiresAt: 1_002_000))
+        try b.commit()
+    }
+
+    func testRenewExtendsTheLeaseUnderItsToken() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        _ = try a.acquireLock("job", ttl: 1_000)
+        try a.commit()
+        XCTAssertTrue(clock.advance(milliseconds: 900))
+        XCTAssertEqual(try a.renewLock("job", token: 1, ttl: 1_000), 1_001_900)
+        try a.commit()
+        XCTAssertTrue(clock.advance(milliseconds: 900))
+        XCTAssertEqual(try b.acquireLock("job", ttl: 1_000), .held(token: 1, expiresAt: 1_001_900, heldHere: false))
+        try b.commit()
+        // Once expired, a lease is lost: renewing it is refused even before anyone takes the name.
+        XCTAssertTrue(clock.advance(milliseconds: 100))
+        assertNotHeld("job", current: nil) { _ = try a.renewLock("job", token: 1, ttl: 1_000) }
+        try a.commit()
+    }
+
+    func testAWrongTokenIsRefused() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        _ = try a.acquireLock("job", ttl: 1_000)
+        try a.commit()
+        assertNotHeld("job", current: 1) { _ = try b.renewLock("job", token: 2, ttl: 1_000) }
+        assertNotHeld("job", current: 1) { _ = try b.releaseLock("job", token: 0) }
+        assertNotHeld("nothing", current: nil) { _ = try b.releaseLock("nothing", token: 1) }
+        try b.commit()
+        // The holder's lease is untouched.
+        XCTAssertEqual(try b.leases(prefix: "").map(\.token), [1])
+        // A stale holder after expiry and a new acquisition: its token is refused, naming the new one.
+        XCTAssertTrue(clock.advance(milliseconds: 1_000))
+        _ = try b.acquireLock("job", ttl: 1_000)
+        try b.commit()
+        assertNotHeld("job", current: 2) { _ = try a.releaseLock("job", token: 1) }
+        assertNotHeld("job", current: 2) { _ = try a.renewLock("job", token: 1, ttl: 1_000) }
+        try a.commit()
+    }
+
+    func testReleasingAnExpiredLeaseReleasesNothing() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        _ = try a.acquireLock("job", ttl: 1_000)
+        XCTAssertTrue(clock.advance(milliseconds: 1_000))
+        XCTAssertFalse(try a.releaseLock("job", token: 1))
+        _ = try a.acquireLock("job", ttl: 1_000)
+        XCTAssertTrue(try a.releaseLock("job", token: 2))
+        XCTAssertFalse(try a.releaseLock("job", token: 2))
+        try a.commit()
+    }
+
+    func testListShowsLiveLeasesByPrefixInByteOrder() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        _ = try a.acquireLock("jobs/b", ttl: 2_000)
+        _ = try a.acquireLock("jobs/a", ttl: 1_000)
+        _ = try a.acquireLock("other", ttl: 2_000)
+        _ = try a.acquireLock("jobs/é", ttl: 2_000)
+        try a.commit()
+        _ = try b.acquireLock("jobs/Z", ttl: 2_000)
+        try b.commit()
+        XCTAssertEqual(try b.leases(prefix: "jobs/"), [
+            Lease(name: "jobs/Z", token: 1, expiresAt: 1_002_000, heldHere: true),
+            Lease(name: "jobs/a", token: 1, expiresAt: 1_001_000, heldHere: false),
+            Lease(name: "jobs/b", token: 1, expiresAt: 1_002_000, heldHere: false),
+            Lease(name: "jobs/é", token: 1, expiresAt: 1_002_000, heldHere: false),
+        ])
+        XCTAssertTrue(clock.advance(milliseconds: 1_000))
+        XCTAssertTrue(try a.releaseLock("jobs/b", token: 1))
+        try a.commit()
+        XCTAssertEqual(try b.leases(prefix: "").map(\.name), ["jobs/Z", "jobs/é", "other"])
+        XCTAssertEqual(try b.leases(prefix: "x"), [])
+    }
+
+    func testClosingReleasesTheSessionsLeasesOnly() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        _ = try a.acquireLock("a1", ttl: 60_000)
+        _ = try a.acquireLock("a2", ttl: 60_000)
+        try a.commit()
+        _ = try b.acquireLock("b1", ttl: 60_000)
+        try b.commit()
+        a.close()
+        XCTAssertEqual(try b.leases(prefix: "").map(\.name), ["b1"])
+        let c = try makeStore(clock: clock)
+        XCTAssertEqual(try c.acquireLock("a1", ttl: 1_000), .acquired(token: 2, expiresAt: 1_001_000))
+        try c.commit()
+    }
+
+    func testARolledBackAcquisitionLeavesNoLease() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        _ = try a.acquireLock("job", ttl: 1_000)
+        a.transactions.rollBack()
+        XCTAssertTrue(try b.lockIsFree("job"))
+        XCTAssertEqual(try b.acquireLock("job", ttl: 1_000), .acquired(token: 1, expiresAt: 1_001_000))
+        try b.commit()
+    }
+}
