@@ -78,7 +78,8 @@ class Lease:
         ttl: the seconds each renewal asks for.
         expires_at: when the lease expires unless renewed again (ISO 8601,
             by the store's clock), as the last renewal answered.
-        error: why the lease was lost, or ``None``.
+        error: why the lease was lost (the refusal, or the last failed
+            renewal's error), or ``None``.
     """
 
     def __init__(self, name: str, token: int, ttl: float, expires_at: str, valid_until: float) -> None:
@@ -86,7 +87,7 @@ class Lease:
         self.token = token
         self.ttl = ttl
         self.expires_at = expires_at
-        self.error: LarderError | None = None
+        self.error: Exception | None = None
         # time.monotonic() by which the lease has certainly expired unless a
         # renewal sent before it succeeded: the send time of the last
         # successful acquire or renew, plus ttl.
@@ -103,7 +104,7 @@ class Lease:
         self.expires_at = answer["expiresAt"]
         self._valid_until = sent + self.ttl
 
-    def _failed(self, error: LarderError) -> bool:
+    def _failed(self, error: Exception) -> bool:
         """Notes a failed renewal; returns whether the lease is lost. A
         refusal loses it; any other failure only once ``ttl`` has passed
         since the last renewal that succeeded, retried until then."""
@@ -132,8 +133,8 @@ def lease_of(name: str, ttl: float, wait: float | None, sent: float, answer: Loc
     (``time.monotonic()``); :class:`~larder.LockNotAcquired` when it was not
     acquired."""
     if not answer["acquired"]:
-        raise LockNotAcquired(name, answer.get("holderExpiresAt", ""), answer.get("heldHere", False), wait)
-    return Lease(name, answer.get("token", 0), ttl, answer.get("expiresAt", ""), sent + ttl)
+        raise LockNotAcquired(name, answer["holderExpiresAt"], answer["heldHere"], wait)
+    return Lease(name, answer["token"], ttl, answer["expiresAt"], sent + ttl)
 
 
 def released_error(lease: Lease, answer: LockReleaseResult) -> LockNotHeldError | None:
@@ -180,7 +181,7 @@ class HeldLock:
             sent = time.monotonic()
             try:
                 answer = self._methods.renew(lease.name, lease.token, ttl=lease.ttl)
-            except LarderError as e:
+            except (LarderError, TimeoutError) as e:  # TimeoutError: past the client's timeout
                 if lease._failed(e):
                     return
                 continue
