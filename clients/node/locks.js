@@ -184,6 +184,7 @@ export class Lease {
  */
 async function takeLease(methods, name, options) {
   const { ttl, wait, renewEvery } = checkOptions('lock', options, ['ttl', 'wait', 'renewEvery']);
+  if (typeof ttl !== 'number' || !(ttl > 0)) throw new RangeError(`lock: ttl must be a number of seconds more than 0, not ${ttl}`);
   const every = renewEvery ?? ttl / 3;
   if (!(every > 0 && every < ttl)) {
     throw new RangeError(`lock: renewEvery must be more than 0 and less than ttl (${ttl} s), not ${every}`);

@@ -79,7 +79,8 @@ test('db.lock not acquired names the holder\'s expiry', async () => {
   assert.ok(e instanceof LockNotAcquired);
   assert.deepEqual([e.lockName, e.holderExpiresAt, e.heldHere, e.code], ['busy', '2026-01-01T00:00:30.000Z', true, null]);
   assert.match(e.message, /"busy".*2026-01-01T00:00:30\.000Z/);
-  await assert.rejects(db.lock('busy', { ttl: 1, renewEvery: 1 }), RangeError);
+  await assert.rejects(db.lock('busy', { ttl: 1, renewEvery: 1 }), /renewEvery must be more than 0 and less than ttl/);
+  await assert.rejects(db.lock('busy', { wait: 1 }), /ttl must be a number of seconds more than 0, not undefined/);
 });
 
 test('a lost lease shows, and release rejects with why', async () => {
