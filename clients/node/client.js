@@ -7,6 +7,7 @@ import { CacheMethods, HAS_FALLBACK, NOT_FOUND, REQUEST, WARN_FALLBACK } from '.
 import { encryptionParams } from './encryption.js';
 import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
+import { locks } from './locks.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
 import { checkOptions, pick } from './options.js';
 import { StoreMethods } from './store.js';
@@ -161,6 +162,8 @@ export class Larder {
   entity;
   /** `db.store.*`: every cache of the store at once (`store.clear`). */
   store;
+  /** `db.lock`: `await db.lock(name, {ttl, wait})` takes a lease renewed until released; `db.lock.acquire/renew/release/list` are `lock.*`. */
+  lock;
 
   /**
    * Starts `larder` and, unless `initialize: false`, initializes it.
@@ -259,6 +262,7 @@ export class Larder {
     this.migrate = new MigrateMethods(this);
     this.entity = new EntityMethods(this);
     this.store = new StoreMethods(this);
+    this.lock = locks(this);
     if (options.onMigrate) this.onMigrate(options.onMigrate);
   }
 

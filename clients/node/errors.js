@@ -31,6 +31,7 @@ export const ErrorCode = Object.freeze({
   encryptionKey: -31060,
   integrity: -31061,
   appVersionSuperseded: -31070,
+  lockNotHeld: -31090,
 });
 
 const byCode = new Map();
@@ -284,3 +285,52 @@ export class AppVersionSuperseded extends LarderError {
   }
 }
 LarderError.register(AppVersionSuperseded);
+
+/**
+ * `lock.renew` or `lock.release` with a token that is not that of the lease
+ * on the name: another holder's, or (renewing) a lease that expired or was
+ * released. Nothing was changed; whoever held the lease under the token
+ * given no longer does. `data: {name, token}`, `token` being the live
+ * lease's now (null when none is).
+ */
+export class LockNotHeldError extends LarderError {
+  static code = ErrorCode.lockNotHeld;
+
+  constructor(message = 'LockNotHeldError', data) {
+    super(ErrorCode.lockNotHeld, message, data);
+  }
+
+  /** The lock's name (`data.name`), or undefined. */
+  get lockName() {
+    return typeof this.data?.name === 'string' ? this.data.name : undefined;
+  }
+
+  /** The token of the live lease on the name now (`data.token`), or null when nobody holds it. */
+  get token() {
+    return Number.isInteger(this.data?.token) ? this.data.token : null;
+  }
+}
+LarderError.register(LockNotHeldError);
+
+/**
+ * `db.lock(name, ...)` did not get the lease: someone held it (this session
+ * too, `heldHere`: leases are not re-entrant) and `wait` ran out. Thrown by
+ * the client from `lock.acquire`'s answer `{acquired: false, ...}`; not a
+ * protocol error (`code` is null).
+ */
+export class LockNotAcquired extends LarderError {
+  /**
+   * @param {string} lockName
+   * @param {string} holderExpiresAt
+   * @param {boolean} heldHere
+   * @param {number} [wait]
+   */
+  constructor(lockName, holderExpiresAt, heldHere, wait) {
+    const holder = heldHere ? 'this session' : 'another holder';
+    const waited = wait ? ` after waiting ${wait} s` : '';
+    super(null, `lock ${JSON.stringify(lockName)} not acquired${waited}: ${holder} holds it until ${holderExpiresAt} unless renewed`);
+    this.lockName = lockName;
+    this.holderExpiresAt = holderExpiresAt;
+    this.heldHere = heldHere;
+  }
+}

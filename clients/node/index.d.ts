@@ -248,6 +248,20 @@ export interface StoreClearResult {
   caches: Array<{ cache: string; removed: number }>;
 }
 
+/** `lock.acquire`: acquired, with the lease's fencing token, or not, with the holder's expiry. */
+export type LockAcquireResult =
+  | { acquired: true; token: number; expiresAt: string }
+  | { acquired: false; holderExpiresAt: string; heldHere: boolean };
+
+/** A live lease, as `lock.list` gives it. */
+export interface LockInfo {
+  name: string;
+  token: number;
+  expiresAt: string;
+  /** Whether this session holds it. */
+  heldHere: boolean;
+}
+
 /** The store's budget (`--max-store-bytes`) and the bytes it holds. */
 export interface StoreBudget {
   maxBytes: number;
@@ -781,6 +795,52 @@ export class StoreMethods {
   clear(options?: { kind?: 'all' | 'objects' | 'caches'; includeStores?: boolean }): Promise<StoreClearResult>;
 }
 
+/** `db.lock.*`: leases on names (SPEC 6.13). */
+export class LockMethods {
+  constructor(db: Larder);
+  /** Takes the lease on `name` for `ttl` seconds if nobody holds it; with `wait`, waits up to that many seconds for it. */
+  acquire(name: string, options: { ttl: number; wait?: number }): Promise<LockAcquireResult>;
+  /** Extends the live lease `token` to `ttl` seconds from now; LockNotHeldError when it is not the live lease's. */
+  renew(name: string, token: number, options: { ttl: number }): Promise<{ token: number; expiresAt: string }>;
+  /** Gives the lease back: released false when it had expired or was released already; LockNotHeldError when another lease came after it. */
+  release(name: string, token: number): Promise<{ released: boolean }>;
+  /** The store's live leases, whoever holds them, by name in byte order. */
+  list(options?: { prefix?: string }): Promise<{ locks: LockInfo[] }>;
+}
+
+export interface LockOptions {
+  /** Seconds the lease lasts unless renewed. */
+  ttl: number;
+  /** Seconds to wait for a name held by someone else (default: answer at once). */
+  wait?: number;
+  /** Seconds between renewals: more than 0 and less than ttl (default: ttl / 3). */
+  renewEvery?: number;
+}
+
+/** A lease taken by `db.lock(name, options)`, renewed by a timer (which does not keep the process alive) until `release()`. */
+export class Lease {
+  private constructor();
+  /** The lock's name. */
+  readonly name: string;
+  /** The fencing token: send it with every write the lease protects. */
+  readonly token: number;
+  /** The seconds each renewal asks for. */
+  readonly ttl: number;
+  /** When the lease expires unless renewed again (ISO 8601, by the store's clock), as last answered. */
+  readonly expiresAt: string;
+  /** Why the lease was lost, or undefined. */
+  readonly error: unknown;
+  /** Whether this holder can no longer count on the lease: a renewal was refused, or ttl passed since the last renewal that succeeded. */
+  readonly lost: boolean;
+  /** Stops renewing and gives the lease back; rejects with `error` when the lease was lost. */
+  release(): Promise<void>;
+}
+
+/** `db.lock`: called, takes a lease (LockNotAcquired when it is held and `wait` ran out); its members are the `lock.*` methods. */
+export interface Locks extends LockMethods {
+  (name: string, options: LockOptions): Promise<Lease>;
+}
+
 export class MigrateMethods {
   constructor(db: Larder);
   run(options?: MigrateRunOptions): Promise<MigrationCounts>;
@@ -830,6 +890,7 @@ export class Larder {
   migrate: MigrateMethods;
   entity: EntityMethods;
   store: StoreMethods;
+  lock: Locks;
   readonly transport: Transport;
   readonly pid: number | undefined;
   readonly exited: boolean;
@@ -884,6 +945,7 @@ export const ErrorCode: {
   readonly encryptionKey: -31060;
   readonly integrity: -31061;
   readonly appVersionSuperseded: -31070;
+  readonly lockNotHeld: -31090;
 };
 
 /** An error the server answered (or a handler throws to answer with). */
@@ -953,6 +1015,24 @@ export class AppVersionSuperseded extends CodeError {
   readonly appVersion: string | undefined;
   /** The version whose data the cache holds. */
   readonly cacheAppVersion: string | undefined;
+}
+
+/** A token that is not the lease's on the name: another holder's, or (renewing) a lease that expired or was released; nothing was changed. */
+export class LockNotHeldError extends CodeError {
+  /** The lock's name (`data.name`). */
+  readonly lockName: string | undefined;
+  /** The token of the live lease on the name now, or null when nobody holds it. */
+  readonly token: number | null;
+}
+
+/** `db.lock(name, ...)` did not get the lease: it is held (by this session too, `heldHere`) and `wait` ran out. Not a protocol error. */
+export class LockNotAcquired extends LarderError {
+  constructor(lockName: string, holderExpiresAt: string, heldHere: boolean, wait?: number);
+  code: null;
+  readonly lockName: string;
+  /** When the holder's lease expires unless renewed (ISO 8601). */
+  readonly holderExpiresAt: string;
+  readonly heldHere: boolean;
 }
 
 /** The sidecar process is gone: every pending and later call rejects with this. */

@@ -9,6 +9,7 @@
 //   objects.js    db.schema.*, db.object.*, db.migrate.*, DROP
 //   entities.js   db.entity.*
 //   store.js      db.store.*
+//   locks.js      db.lock: lock.* and leases renewed while held
 //   errors.js     LarderError and one class per error code
 //   options.js    options checked before anything is sent
 //   encryption.js keys for encrypted caches, checked before they are sent
@@ -20,4 +21,5 @@ export { CacheView } from './view.js';
 export { DROP, SchemaMethods, ObjectMethods, MigrateMethods } from './objects.js';
 export { EntityMethods } from './entities.js';
 export { StoreMethods } from './store.js';
+export { Lease, LockMethods } from './locks.js';
 export * from './errors.js';

@@ -231,7 +231,7 @@ function differences(contract, client, path) {
 // resolves to it.
 const NAMESPACES = {
   cache: 'CacheMethods', schema: 'SchemaMethods', object: 'ObjectMethods', migrate: 'MigrateMethods',
-  entity: 'EntityMethods', store: 'StoreMethods',
+  entity: 'EntityMethods', store: 'StoreMethods', lock: 'LockMethods',
 };
 const SESSION = { initialize: ['Larder', 'initialize'] };
 
@@ -239,10 +239,6 @@ const SESSION = { initialize: ['Larder', 'initialize'] };
 const UNTYPED = {
   'debug.advanceClock': 'a test method (--enable-test-methods), called through call()',
   'debug.ask': 'a test method (--enable-test-methods), called through call()',
-  'lock.acquire': 'a lease method, called through call() until the client wraps it',
-  'lock.list': 'a lease method, called through call() until the client wraps it',
-  'lock.release': 'a lease method, called through call() until the client wraps it',
-  'lock.renew': 'a lease method, called through call() until the client wraps it',
   'rpc.discover': 'answers openrpc.json itself, whose type is OpenRPC\'s meta-schema',
   shutdown: 'resolves to nothing once the server has answered null',
 };

@@ -1,7 +1,7 @@
 // Stores on PostgreSQL through the client and the real sidecar: a value
 // outlives its sidecar, two sidecars on one schema see each other's
-// acknowledged writes (with notify coherence, once the notification arrives),
-// the coherence asked for is the one kept, and pgSchema or pgCoherence
+// acknowledged writes (with notify coherence, once the notification arrives)
+// and leases, the coherence asked for is the one kept, and pgSchema or pgCoherence
 // without such a store, or a misspelt coherence, is refused.
 //
 // The server is $LARDER_TEST_PG_URL (.ci/with-postgres sets it for a
@@ -93,6 +93,20 @@ test('a write acknowledged through one sidecar is read through another', { skip:
     assert.equal((await a.cache.get('k')).value, 'newer');
     await a.cache.remove('k');
     assert.equal((await b.cache.get('k')).found, false);
+  });
+});
+
+test('a lease held through one sidecar is refused through another until released', { skip: noServer }, async (t) => {
+  await withSidecars(schemaFor(t), 2, async (a, b) => {
+    const lease = await a.lock('reports/daily', { ttl: 0.6 });
+    const heldUntil = Date.now() + 1500; // 2.5 ttls: held only if renewed
+    while (Date.now() < heldUntil) {
+      const refused = await b.lock.acquire('reports/daily', { ttl: 5 });
+      assert.deepEqual([refused.acquired, refused.heldHere], [false, false]);
+    }
+    assert.deepEqual([lease.lost, lease.token], [false, 1]);
+    await lease.release();
+    assert.equal((await b.lock.acquire('reports/daily', { ttl: 5 })).token, 2);
   });
 });
 

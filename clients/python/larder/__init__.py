@@ -19,6 +19,7 @@ from .fetch import NOT_FOUND, Fetched
 from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
 from .store import StoreMethods
+from .locks import Lease, LockMethods
 from .binary import PgCoherence
 from ._spawn import SpawnOptions
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
@@ -39,6 +40,8 @@ __all__ = [
     "MigrateMethods",
     "EntityMethods",
     "StoreMethods",
+    "LockMethods",
+    "Lease",
     "MISSING",
     "DROP",
     "NOT_FOUND",

@@ -28,6 +28,7 @@ from .memoize import memoize
 from .methods import Namespace, Piped, Sync
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from .results import InitializeResult
+from .locks import LockMethods, Locks
 from .store import StoreMethods
 
 __all__ = ["Larder", "Pipeline", "Namespace", "find_binary", "is_postgresql_url", "CLIENT_NAME", "CLIENT_VERSION"]
@@ -63,6 +64,8 @@ class Larder(Client[Sync]):
         migrate: the ``migrate.*`` methods (:class:`~larder.objects.MigrateMethods`).
         entity: the ``entity.*`` methods (:class:`~larder.entities.EntityMethods`).
         store: the ``store.*`` methods (:class:`~larder.store.StoreMethods`).
+        lock: the ``lock.*`` methods, and ``with db.lock(name, ttl=...) as
+            lease:`` (:class:`~larder.locks.Locks`).
         migration_callbacks: whether ``initialize`` declared
             ``capabilities.migrationCallbacks`` (the server then asks
             :meth:`on_migrate`'s handler for ``{"op": "callback"}`` steps).
@@ -78,6 +81,7 @@ class Larder(Client[Sync]):
         self._proc = process
         self._connection.timeout = timeout
         super().__init__(self._connection.session, self._connection.request, asynchronous=False)
+        self.lock = Locks(self._connection.request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # answered on the worker pool, several at once
             self._connection.session.request_handlers[name] = functools.partial(fetchers.answer, name)
@@ -362,6 +366,7 @@ class Pipeline:
         self.migrate: MigrateMethods[Piped] = MigrateMethods(self._request)
         self.entity: EntityMethods[Piped] = EntityMethods(self._request, pipelined=True)
         self.store: StoreMethods[Piped] = StoreMethods(self._request)
+        self.lock: LockMethods[Piped] = LockMethods(self._request)
         #: Every call's reply, in order.
         self.replies: list[Reply[Any]] = []
         # The calls not sent yet: their methods and params side by side (no

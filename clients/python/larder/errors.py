@@ -41,6 +41,8 @@ __all__ = [
     "EncryptionKeyError",
     "IntegrityError",
     "AppVersionSuperseded",
+    "LockNotHeldError",
+    "LockNotAcquired",
     "SidecarExited",
     "error_class",
     "error_from_json",
@@ -426,6 +428,54 @@ class AppVersionSuperseded(LarderError):
         """The version whose data the cache holds (``data.cacheAppVersion``), or ``None``."""
         value = self._datum("cacheAppVersion")
         return value if isinstance(value, str) else None
+
+
+@register_error
+class LockNotHeldError(LarderError):
+    """-31090: ``lock.renew`` or ``lock.release`` with a token that is not
+    that of the lease on the name: another holder's, or (renewing) a lease
+    that expired or was released. Nothing was changed; whoever held the
+    lease under the token given no longer does. ``data = {"name",
+    "token"}``, ``token`` being the live lease's now (``None`` when none
+    is)."""
+    CODE = -31090
+
+    @property
+    def name(self) -> str | None:
+        """The lock's name (``data.name``), or ``None``."""
+        value = self._datum("name")
+        return value if isinstance(value, str) else None
+
+    @property
+    def token(self) -> int | None:
+        """The token of the live lease on the name now (``data.token``), or
+        ``None`` when nobody holds it."""
+        value = self._datum("token")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class LockNotAcquired(LarderError):
+    """``db.lock(name, ...)`` did not get the lease: someone held it (this
+    session too, ``held_here``: leases are not re-entrant) and ``wait``
+    ran out. Raised by the client, from ``lock.acquire``'s answer
+    ``{"acquired": false, ...}``; not a protocol error (``code`` is
+    ``None``).
+
+    Attributes:
+        name: the lock's name.
+        holder_expires_at: when the holder's lease expires unless renewed
+            (ISO 8601).
+        held_here: whether this session holds it.
+    """
+
+    def __init__(self, name: str, holder_expires_at: str, held_here: bool, wait: float | None = None) -> None:
+        self.name = name
+        self.holder_expires_at = holder_expires_at
+        self.held_here = held_here
+        holder = "this session" if held_here else "another holder"
+        waited = f" after waiting {wait:g} s" if wait else ""
+        super().__init__(f"lock {name!r} not acquired{waited}: {holder} holds it until {holder_expires_at} "
+                         "unless renewed", None, None)
 
 
 class SidecarExited(LarderError):

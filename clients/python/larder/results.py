@@ -18,7 +18,7 @@ __all__ = [
     "EntityDefinition", "Entry", "EntityGetResult", "EntityManyResult", "EqualsResult", "EvictedEvent",
     "ExtendResult", "FallbackParams", "FetchParams", "FetchedEntry", "FetchSettings", "FoundResult",
     "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "InitializeResult", "KeysPage",
-    "Limits", "ListResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
+    "Limits", "ListResult", "LockAcquireResult", "LockInfo", "LockListResult", "LockReleaseResult", "LockRenewResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
     "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult",
     "OptionalAttribute", "ProgressParams", "ProgressValue", "PutResult", "QueryPage", "RegisterResult", "RekeyResult",
     "RelationshipDefinition", "RemoveResult", "RemovedEvent", "ResponseError", "SchemaDefinition",
@@ -170,6 +170,43 @@ class StoreClearResult(TypedDict):
     """``store.clear``: every cache that lost entries, in order of name."""
     removed: int
     caches: list[ClearedCache]
+
+
+# -- lock.* ----------------------------------------------------------------------
+
+class LockAcquireResult(TypedDict):
+    """``lock.acquire``: acquired, with ``token`` and ``expiresAt``; or not,
+    with ``holderExpiresAt`` and ``heldHere`` (whether this session holds
+    the live lease)."""
+    acquired: bool
+    token: NotRequired[int]
+    expiresAt: NotRequired[str]
+    holderExpiresAt: NotRequired[str]
+    heldHere: NotRequired[bool]
+
+
+class LockRenewResult(TypedDict):
+    """``lock.renew``: the lease's token (unchanged) and its new expiry."""
+    token: int
+    expiresAt: str
+
+
+class LockReleaseResult(TypedDict):
+    """``lock.release``: whether a live lease was given back."""
+    released: bool
+
+
+class LockInfo(TypedDict):
+    """A live lease, as ``lock.list`` gives it."""
+    name: str
+    token: int
+    expiresAt: str
+    heldHere: bool
+
+
+class LockListResult(TypedDict):
+    """``lock.list``: the store's live leases, by name in byte order."""
+    locks: list[LockInfo]
 
 
 class TierStats(TypedDict):

@@ -223,6 +223,7 @@ def differences(contract: Shape, client: Shape, path: str) -> list[str]:
 NAMESPACES = {
     "cache": larder.CacheMethods, "entity": larder.EntityMethods, "migrate": larder.MigrateMethods,
     "object": larder.ObjectMethods, "schema": larder.SchemaMethods, "store": larder.StoreMethods,
+    "lock": larder.LockMethods,
 }
 WHOLE_RESULT = {"cache.get": "entry", "cache.getOrFetch": "entry_or_fetch"}
 
@@ -238,10 +239,6 @@ SESSION_CLIENTS = (larder.Larder, AsyncLarder)
 UNTYPED = {
     "debug.advanceClock": "a test method (--enable-test-methods), called through call()",
     "debug.ask": "a test method (--enable-test-methods), called through call()",
-    "lock.acquire": "a lease method, called through call() until the client wraps it",
-    "lock.list": "a lease method, called through call() until the client wraps it",
-    "lock.release": "a lease method, called through call() until the client wraps it",
-    "lock.renew": "a lease method, called through call() until the client wraps it",
     "rpc.discover": "answers openrpc.json itself, whose type is OpenRPC's meta-schema",
 }
 

@@ -50,17 +50,17 @@ def test_an_encrypted_cache_reads_and_writes_and_keeps_nothing_in_clear(binary, 
     with spawn(binary, store_dir, encryption_key=OLD) as db:
         opened = db.cache.open("secrets", encrypted=True)
         assert opened["created"] is True and opened["config"]["encrypted"] is True
-        db.cache.set("token", {"github": "ghp_plaintext_marker"}, cache="secrets")
+        db.cache.set("key_plaintext_marker", {"github": "ghp_plaintext_marker"}, cache="secrets")
         db.cache.set("raw", data=b"bytes_plaintext_marker", cache="secrets")
-        assert db.cache.get("token", cache="secrets") == {"github": "ghp_plaintext_marker"}
+        assert db.cache.get("key_plaintext_marker", cache="secrets") == {"github": "ghp_plaintext_marker"}
         assert db.cache.get("raw", cache="secrets") == b"bytes_plaintext_marker"
-        assert db.cache.keys(cache="secrets") == {"keys": ["raw", "token"]}
+        assert db.cache.keys(cache="secrets") == {"keys": ["key_plaintext_marker", "raw"]}
         assert db.cache.open("plain")["config"]["encrypted"] is False
     on_disk = b"".join(p.read_bytes() for p in store_dir.iterdir() if p.is_file())
-    assert b"plaintext_marker" not in on_disk and b"token" not in on_disk
+    assert b"plaintext_marker" not in on_disk  # the key, the value and the data each hold it
     # The same key as base64 text opens it in the next process; read from disk this time.
     with spawn(binary, store_dir, encryption_key=base64.b64encode(OLD).decode()) as db:
-        entry = db.cache.entry("token", cache="secrets")
+        entry = db.cache.entry("key_plaintext_marker", cache="secrets")
         assert entry["tier"] == "disk" and entry["value"] == {"github": "ghp_plaintext_marker"}
 
 

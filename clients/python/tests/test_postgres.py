@@ -1,6 +1,7 @@
 """Stores on PostgreSQL through the client and the real sidecar: a value
 outlives its sidecar, two sidecars on one schema see each other's
-acknowledged writes (with notify coherence, once the notification arrives),
+acknowledged writes (with notify coherence, once the notification arrives)
+and leases,
 the coherence asked for is the one kept, and ``pg_schema`` or
 ``pg_coherence`` without such a store, or a misspelt coherence, is refused.
 
@@ -94,6 +95,18 @@ def test_a_write_acknowledged_through_one_sidecar_is_read_through_another(
         assert a.cache.get("k") == "newer"
         a.cache.remove("k")
         assert b.cache.get("k", "gone") == "gone"
+
+
+def test_a_lease_held_through_one_sidecar_is_refused_through_another_until_released(
+        binary: str, postgres_url: str, pg_schema: str) -> None:
+    with spawn(binary, postgres_url, pg_schema) as a, spawn(binary, postgres_url, pg_schema) as b:
+        with a.lock("reports/daily", ttl=0.6) as lease:
+            held_until = time.monotonic() + 1.5  # 2.5 ttls: held only if renewed
+            while time.monotonic() < held_until:
+                refused = b.lock.acquire("reports/daily", ttl=5)
+                assert refused["acquired"] is False and refused["heldHere"] is False, refused
+            assert not lease.lost and lease.token == 1
+        assert b.lock.acquire("reports/daily", ttl=5)["token"] == 2
 
 
 def test_pg_schema_without_a_postgresql_store_is_refused(binary: str, store_dir: Path) -> None:

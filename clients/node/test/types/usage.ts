@@ -2,7 +2,7 @@
 // accept what the README shows and refuse what the client refuses.
 import {
   CacheNotFound, DROP, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
-  LarderError, PgCoherence, RekeyResult, SidecarExited, Transport,
+  LarderError, Lease, LockNotAcquired, LockNotHeldError, PgCoherence, RekeyResult, SidecarExited, Transport,
 } from '../../index.js';
 
 declare function use(...values: unknown[]): void;
@@ -96,6 +96,25 @@ export async function readme(): Promise<void> {
   await Larder.spawn({ store: 'postgresql://', pgSchema: 'shop', pgCoherence: coherence });
   await Larder.spawn({ memory: true, initialize: false }).then((later) => later.initialize({ store: 'postgresql://', pgCoherence: 'poll' }));
 
+  const lease: Lease = await db.lock('reports/daily', { ttl: 30, wait: 10 });
+  try {
+    use(lease.token, lease.expiresAt, lease.lost);
+  } finally {
+    await lease.release();
+  }
+  const taken = await db.lock.acquire('job', { ttl: 30 });
+  if (taken.acquired) await db.lock.release('job', taken.token);
+  else use(taken.holderExpiresAt, taken.heldHere);
+  use((await db.lock.renew('job', 1, { ttl: 30 })).expiresAt, (await db.lock.list({ prefix: 'reports/' })).locks[0]?.heldHere);
+  try {
+    await db.lock('job', { ttl: 5 });
+  } catch (e) {
+    if (e instanceof LockNotAcquired) use(e.lockName, e.holderExpiresAt, e.heldHere);
+    if (e instanceof LockNotHeldError) use(e.lockName, e.token, ErrorCode.lockNotHeld);
+  }
+
+  // @ts-expect-error a lease needs a ttl
+  await db.lock('job', { wait: 5 });
   // @ts-expect-error a key is bytes or base64 text
   await Larder.spawn({ encryptionKey: 42 });
   // @ts-expect-error entities are never encrypted

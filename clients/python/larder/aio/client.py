@@ -18,8 +18,10 @@ from ..memoize import memoize_async
 from ..methods import Async, AsyncPiped, Namespace
 from ..objects import MigrateMethods, ObjectMethods, SchemaMethods, migrate_answer
 from ..results import InitializeResult
+from ..locks import LockMethods
 from ..store import StoreMethods
 from .connection import AsyncConnection
+from .locks import AsyncLocks
 from .view import AsyncCacheView
 
 __all__ = ["AsyncLarder", "AsyncNamespace", "AsyncPipeline", "Spawn"]
@@ -72,7 +74,7 @@ class AsyncLarder(Client[Async]):
             await db.cache.get("k")
 
     The same methods as :class:`larder.Larder` (``db.cache``, ``db.schema``,
-    ``db.object``, ``db.migrate``, ``db.entity``, ``db.store``), awaited. Any number of
+    ``db.object``, ``db.migrate``, ``db.entity``, ``db.store``, ``db.lock``), awaited. Any number of
     tasks may call at once; each gets its own answer. Callbacks
     (:meth:`on_request`, :meth:`on_migrate`, :meth:`on_event`,
     ``progress=``) may be plain functions or coroutine functions, and may
@@ -89,6 +91,7 @@ class AsyncLarder(Client[Async]):
         self._connection = AsyncConnection(process)
         self._proc = process
         super().__init__(self._connection.session, self._connection.request, asynchronous=True)
+        self.lock = AsyncLocks(self._connection.request)
         fetchers = self.cache.fetchers
         for name in FETCH_METHODS:  # each on a task of its own, cancelled by the server's $/cancelRequest
             self._connection.session.request_handlers[name] = functools.partial(fetchers.answer_async, name)
@@ -290,6 +293,7 @@ class AsyncPipeline:
         self.migrate: MigrateMethods[AsyncPiped] = MigrateMethods(self._request)
         self.entity: EntityMethods[AsyncPiped] = EntityMethods(self._request, pipelined=True)
         self.store: StoreMethods[AsyncPiped] = StoreMethods(self._request)
+        self.lock: LockMethods[AsyncPiped] = LockMethods(self._request)
         #: Every call's future, in order.
         self.futures: list[asyncio.Future[Any]] = []
         self._calls: list[tuple[str, Any, Any, Handler | None]] = []
