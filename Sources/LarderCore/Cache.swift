@@ -331,8 +331,10 @@ public final class Cache {
         }
     }
 
-    /// Stores one entry. A single statement is atomic by itself: no savepoint.
-    public func set(_ w: Write) throws(StoreError) {
+    /// Stores one entry; returns its revision. A single statement is atomic
+    /// by itself: no savepoint.
+    @discardableResult
+    public func set(_ w: Write) throws(StoreError) -> Int64 {
         try w.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
             try set(w.key, kind: w.kind, value: value, ttl: w.ttl, shared: w.bytes)
         }
@@ -340,7 +342,8 @@ public final class Cache {
 
     /// `set` for a value lent as bytes (a request's own): they are copied
     /// only if the memory tier keeps the entry.
-    public func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?) throws(StoreError) {
+    @discardableResult
+    public func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?) throws(StoreError) -> Int64 {
         try set(key, kind: kind, value: value, ttl: ttl, shared: nil)
     }
 
@@ -349,7 +352,7 @@ public final class Cache {
     /// after the row is written, not before: SQLite builds the row's record,
     /// a copy of its own, and a large value would be held three times over.
     private func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
-                     shared: [UInt8]?) throws(StoreError) {
+                     shared: [UInt8]?) throws(StoreError) -> Int64 {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
@@ -358,7 +361,10 @@ public final class Cache {
         if config.persistent {
             // Unless joined above: another process made the cache persistent meanwhile.
             if !joined { try context.transactions.begin(changing: .entries) }
+            entry.revision = try context.revisions.nextStored()
             try writeToDisk(key, &entry, value: value)
+        } else {
+            entry.revision = context.revisions.nextLocal()
         }
         if fitsInMemory(value.count) {
             if shared == nil { entry.bytes = Array(value) }
@@ -370,11 +376,13 @@ public final class Cache {
             try evictFromDisk()
             try context.budget.keepWithin()
         }
+        return entry.revision
     }
 
-    /// Stores all entries or none.
-    public func set(_ writes: [Write]) throws(StoreError) {
-        if writes.count == 1 { return try set(writes[0]) }
+    /// Stores all entries or none; returns their revisions, in order.
+    @discardableResult
+    public func set(_ writes: [Write]) throws(StoreError) -> [Int64] {
+        if writes.count == 1 { return [try set(writes[0])] }
         _ = try joinWriteTransaction()
         try ready()
         for w in writes {
@@ -383,6 +391,7 @@ public final class Cache {
         if context.budget.maxBytes != nil { try context.budget.seeAllCaches() }
         let now = context.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
+        for k in entries.indices { entries[k].revision = try newRevision() }
         if config.persistent {
             let (count, bytes) = (diskCount, diskBytes)
             do {
@@ -407,6 +416,13 @@ public final class Cache {
             try evictFromDisk()
             try context.budget.keepWithin()
         }
+        return entries.map(\.revision)
+    }
+
+    /// A revision for an entry about to be written (a persistent cache's in
+    /// the write transaction, which the write has joined).
+    func newRevision() throws(StoreError) -> Int64 {
+        config.persistent ? try context.revisions.nextStored() : context.revisions.nextLocal()
     }
 
     /// Writes an entry's row with `value` (over the row the memory tier knows

@@ -16,6 +16,7 @@ struct DiskTier {
         var e = Entry(kind: Entry.Kind(rawValue: try s.int(offset + 1)) ?? .data, bytes: try s.blob(offset + 2),
                       storedAt: try s.int64(offset + 3), ttl: ttl)
         e.validatedAt = try s.int64(offset + 4)
+        e.revision = try s.int64(offset + 6)
         e.diskID = try s.int64(offset)
         return e
     }
@@ -218,6 +219,7 @@ struct DiskTier {
         } else {
             s.bindNull(first + Column.expiresAt.rawValue)
         }
+        s.bind(first + Column.revision.rawValue, e.revision)
     }
 
     func delete(id: Int64) throws(StoreError) {

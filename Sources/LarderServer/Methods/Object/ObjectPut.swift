@@ -41,11 +41,11 @@ enum ObjectPut: MethodDefinition {
         // Validate before anything is created: a refused put leaves no trace.
         let content = try r.server.mappingStoreErrors { () throws(StoreError) in try p.given.tagged(as: p.type, version: p.version, store: store) }
         let cache = try r.server.cache(p.cache, create: true)!
-        try r.server.mappingStoreErrors { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl) }
+        let revision = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl) }
         if case .array(let array) = content {
-            return .afterCommit(Result(type: p.type, version: array.version.text, count: array.values.count))
+            return .afterCommit(Result(type: p.type, version: array.version.text, count: array.values.count, revision: revision))
         }
-        return .afterCommit(Result(type: p.type, version: content.version.text, count: nil))
+        return .afterCommit(Result(type: p.type, version: content.version.text, count: nil, revision: revision))
     }
 
     struct Result: MethodResult {
@@ -54,8 +54,10 @@ enum ObjectPut: MethodDefinition {
         let version: String
         /// For an array of objects: how many were stored.
         let count: Int?
+        /// The entry's new revision (SPEC 6.13); not the object's version.
+        let revision: Int64
         var json: JSON {
-            var o: JSONObject = ["stored": true, "type": .string(type), "version": .string(version)]
+            var o: JSONObject = ["stored": true, "type": .string(type), "version": .string(version), "revision": .int(Int(revision))]
             if let count {
                 o.append("form", "array")
                 o.append("count", .int(count))
