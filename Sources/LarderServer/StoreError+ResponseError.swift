@@ -26,6 +26,7 @@ extension ErrorCode {
     public static let encryptionKey = ErrorCode(rawValue: -31060)
     public static let integrity = ErrorCode(rawValue: -31061)
     public static let appVersionSuperseded = ErrorCode(rawValue: -31070)
+    public static let conditionFailed = ErrorCode(rawValue: -31080)
 }
 
 extension StoreError {
@@ -139,6 +140,11 @@ extension StoreError {
             return ResponseError(code: .appVersionSuperseded,
                                  message: "cache \"\(cache)\" holds the data of app version \(cacheAppVersion), whose process began using it after this one (\(appVersion)) did: this process reads it as empty and may not write to it",
                                  data: ["cache": .string(cache), "appVersion": .string(appVersion), "cacheAppVersion": .string(cacheAppVersion)])
+        case .conditionFailed(let key, let expected, let revision):
+            let key = key.echoed
+            let found = revision.map { "is at revision \($0)" } ?? "does not exist"
+            return ResponseError(code: .conditionFailed, message: "condition failed: the entry \"\(key)\" \(found), and the write wanted \(expected); nothing was written",
+                                 data: ["key": .string(key), "revision": revision.map { .int(Int($0)) } ?? .null])
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"

@@ -67,6 +67,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// (`cacheAppVersion`) data, which this process reads as empty and may
     /// not write over (SPEC 6.9).
     case appVersionSuperseded(cache: String, appVersion: String, cacheAppVersion: String)
+    /// A conditional write's condition did not hold: `revision` is the live
+    /// entry's, nil when there was none (SPEC 6.13). Nothing was written.
+    case conditionFailed(key: String, expected: String, revision: Int64?)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)

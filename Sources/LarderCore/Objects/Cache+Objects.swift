@@ -43,8 +43,8 @@ extension Cache {
     /// Stores an object, or an array of objects, already validated
     /// (`ObjectValidator.tagged`, `ObjectValidator.taggedArray`); returns the entry's revision.
     @discardableResult
-    public func put(_ content: ObjectContent, at k: EntryKey, ttl: Int64?) throws(StoreError) -> Int64 {
-        try set(Write(key: k, kind: .object, bytes: content.json.encoded, ttl: ttl))
+    public func put(_ content: ObjectContent, at k: EntryKey, ttl: Int64?, condition: WriteCondition? = nil) throws(StoreError) -> Int64 {
+        try set(Write(key: k, kind: .object, bytes: content.json.encoded, ttl: ttl, condition: condition))
     }
 
     /// The revision of the entry under `k` as it stands, expired or not; nil when there is none.

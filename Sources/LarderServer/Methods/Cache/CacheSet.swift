@@ -13,7 +13,7 @@ enum CacheSet: MethodDefinition {
     static let method = methodName.description
 
     struct Params: ParamsObject {
-        static let members = ["cache", "group", "key", "value", "data", "ttl"]
+        static let members = ["cache", "group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"]
         static let requiredMembers = ["key"]
         let cache: String
         let write: Cache.Write

@@ -28,7 +28,7 @@ enum CacheSetMany: MethodDefinition {
 
     /// One of `entries`: what `cache.set` takes, less the cache.
     struct EntryWrite: ParamsObject {
-        static let members = ["group", "key", "value", "data", "ttl"]
+        static let members = ["group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"]
         static let requiredMembers = ["key"]
         let write: Cache.Write
         let namesGroup: Bool
