@@ -509,7 +509,7 @@ public final class Cache {
     /// (`Transactions.begin`), which may leave this cache to be read again,
     /// and `ready` must come after that. Returns whether it did (a
     /// memory-only cache writes nothing).
-    private func joinWriteTransaction() throws(StoreError) -> Bool {
+    func joinWriteTransaction() throws(StoreError) -> Bool {
         guard config.persistent else { return false }
         try context.transactions.begin(changing: .entries)
         return true

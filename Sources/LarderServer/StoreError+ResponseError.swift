@@ -27,6 +27,7 @@ extension ErrorCode {
     public static let integrity = ErrorCode(rawValue: -31061)
     public static let appVersionSuperseded = ErrorCode(rawValue: -31070)
     public static let conditionFailed = ErrorCode(rawValue: -31080)
+    public static let notAnInteger = ErrorCode(rawValue: -31081)
 }
 
 extension StoreError {
@@ -145,6 +146,10 @@ extension StoreError {
             let found = revision.map { "is at revision \($0)" } ?? "does not exist"
             return ResponseError(code: .conditionFailed, message: "condition failed: the entry \"\(key)\" \(found), and the write wanted \(expected); nothing was written",
                                  data: ["key": .string(key), "revision": revision.map { .int(Int($0)) } ?? .null])
+        case .notAnInteger(let key, let reason):
+            let key = key.echoed
+            return ResponseError(code: .notAnInteger, message: "the entry \"\(key)\" cannot be counted: \(reason.echoed); nothing was written",
+                                 data: ["key": .string(key)])
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"

@@ -3,9 +3,10 @@ import LarderJSON
 import LarderTestSupport
 import XCTest
 
-/// Several processes adding to one counter, each reading it and writing it
-/// back (SPEC 6.13): with `ifRevision` and a retry on -31080 no update is
-/// lost, where the same reads and plain writes lose most of them. On a store
+/// Several processes adding to one counter (SPEC 6.13): with
+/// `cache.increment`, or reading it and writing it back with `ifRevision`
+/// and a retry on -31080, no update is lost, where the same reads and plain
+/// writes lose most of them. On a store
 /// directory here; on PostgreSQL, each process a sidecar, in
 /// `PostgreSQLLostUpdateTests`.
 class LostUpdateTests: XCTestCase {
@@ -70,6 +71,32 @@ class LostUpdateTests: XCTestCase {
         return (Int(final), refused)
     }
 
+    /// Increments per process.
+    var increments: Int { 1_000 }
+
+    /// Four processes each send `increments` of one counter, in bursts of
+    /// 50 written to all four before any answer is read, so that their
+    /// transactions interleave: every increment counts, once.
+    func testIncrementsOfFourProcessesAllCount() throws {
+        let processes = try (0..<4).map { _ in try LarderProcess(try storeArguments()) }
+        var values = Set<Int>(), id = 0
+        for _ in stride(from: 0, to: increments, by: 50) {
+            for p in processes {
+                let burst = (0..<50).map { _ in id += 1; return request(id, "cache.increment", ["key": "hits"]) }
+                XCTAssertTrue(p.send(burst.joined(separator: "\n")))
+            }
+            for p in processes {
+                for _ in 0..<50 {
+                    let answer = try XCTUnwrap(p.readMessage(timeout: 30))
+                    values.insert(Int(try XCTUnwrap(answer["result"]?["value"]?.numberValue?.double, "\(answer)")))
+                }
+            }
+        }
+        XCTAssertEqual(values, Set(1...(4 * increments)), "each increment answered a sum of its own")
+        XCTAssertEqual(processes[0].request("cache.get", params: ["key": "hits"], id: 0)?["result"]?["value"], .int(4 * increments))
+        for p in processes { p.closeStdin(); XCTAssertEqual(p.waitForExit(), 0) }
+    }
+
     func testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() throws {
         let (value, refused) = try count(conditional: true)
         XCTAssertEqual(value, 4 * additions, "every addition applied once")
@@ -97,8 +124,10 @@ final class PostgreSQLLostUpdateTests: LostUpdateTests {
     override func storeArguments() throws -> [String] { try XCTUnwrap(store).arguments }
 
     override var additions: Int { 100 }
+    override var increments: Int { 250 }
 
     // Listed again: XCTest on Linux finds only the test methods a class declares itself.
     override func testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() throws { try super.testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() }
     override func testTheSameReadsAndPlainWritesLoseUpdates() throws { try super.testTheSameReadsAndPlainWritesLoseUpdates() }
+    override func testIncrementsOfFourProcessesAllCount() throws { try super.testIncrementsOfFourProcessesAllCount() }
 }
