@@ -1,7 +1,7 @@
 import LarderJSON
 import LarderStorage
 
-/// Counters (SPEC 6.13): an entry whose value is a JSON integer, added to
+/// Counters (SPEC 6.14): an entry whose value is a JSON integer, added to
 /// atomically, as a conditional write is checked.
 extension Cache {
     /// The largest integer a counter holds: every JSON reader takes it exactly (RFC 8259, 6).

@@ -34,7 +34,7 @@ extension Cache {
                         continue
                     }
                     var row = e
-                    // A memory-only cache's revisions are the process's own (SPEC 6.13).
+                    // A memory-only cache's revisions are the process's own (SPEC 6.14).
                     row.revision = try context.revisions.nextStored()
                     try e.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &row, value: value) }
                     written.append((k, row))

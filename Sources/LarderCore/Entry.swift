@@ -24,7 +24,7 @@ public struct Entry: Sendable {
     public var validatedAt: Int64
     /// Its row in the disk tier; 0 when it has none.
     var diskID: Int64 = 0
-    /// Changes on every write of the entry, never the same twice for its key (SPEC 6.13).
+    /// Changes on every write of the entry, never the same twice for its key (SPEC 6.14).
     public var revision: Int64 = 0
     /// Its own lifetime in milliseconds, overriding the cache's lifespan; 0 = forever.
     public var ttl: Int64?

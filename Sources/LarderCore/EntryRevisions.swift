@@ -1,6 +1,6 @@
 import LarderStorage
 
-/// Where entries' revisions come from (SPEC 6.13): a number that changes on
+/// Where entries' revisions come from (SPEC 6.14): a number that changes on
 /// every write of an entry and is never given twice in the store, whatever
 /// process or sidecar writes. The store hands them out in blocks of
 /// `blockSize`, so that a write costs no statement of its own for its
@@ -23,7 +23,7 @@ final class EntryRevisions: TransactionObserver {
     private var end: Int64 = 0
     /// The block was reserved in the open transaction: rolled back, it goes.
     private var reservedInTransaction = false
-    /// Memory-only caches' revisions, which die with the process (SPEC 6.13).
+    /// Memory-only caches' revisions, which die with the process (SPEC 6.14).
     private var local: Int64 = 0
 
     init(transactions: Transactions) {

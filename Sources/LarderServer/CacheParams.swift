@@ -88,7 +88,7 @@ extension ParamsReader {
         return Cache.Write(key: key, kind: kind, bytes: bytes, ttl: try milliseconds("ttl"), condition: try condition())
     }
 
-    /// A write's condition (SPEC 6.13): `ifRevision` or `ifAbsent: true`, not both.
+    /// A write's condition (SPEC 6.14): `ifRevision` or `ifAbsent: true`, not both.
     func condition() throws(ResponseError) -> WriteCondition? {
         let revision = try optional("ifRevision", as: Int.self)
         let absent = try optional("ifAbsent", as: Bool.self) ?? false

@@ -68,10 +68,10 @@ public enum StoreError: Error, Equatable, Sendable {
     /// not write over (SPEC 6.9).
     case appVersionSuperseded(cache: String, appVersion: String, cacheAppVersion: String)
     /// A conditional write's condition did not hold: `revision` is the live
-    /// entry's, nil when there was none (SPEC 6.13). Nothing was written.
+    /// entry's, nil when there was none (SPEC 6.14). Nothing was written.
     case conditionFailed(key: String, expected: String, revision: Int64?)
     /// `cache.increment` found a value that is not an integer within
-    /// ±(2^53 − 1), or its result would not be one (SPEC 6.13).
+    /// ±(2^53 − 1), or its result would not be one (SPEC 6.14).
     case notAnInteger(key: String, reason: String)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.

@@ -3,7 +3,7 @@ import LarderJSON
 import LarderTestSupport
 import XCTest
 
-/// Several processes adding to one counter (SPEC 6.13): with
+/// Several processes adding to one counter (SPEC 6.14): with
 /// `cache.increment`, or reading it and writing it back with `ifRevision`
 /// and a retry on -31080, no update is lost, where the same reads and plain
 /// writes lose most of them. On a store

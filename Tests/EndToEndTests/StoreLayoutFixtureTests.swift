@@ -61,7 +61,7 @@ final class StoreLayoutFixtureTests: XCTestCase {
     }
 
     /// An answer without the entries' revisions, which the releases that
-    /// wrote the fixtures did not answer (SPEC 6.13), once each is checked
+    /// wrote the fixtures did not answer (SPEC 6.14), once each is checked
     /// to be one: an entry written before revisions has its row's number.
     private static func revisionsChecked(_ answer: JSON, file: StaticString, line: UInt) -> JSON {
         switch answer {

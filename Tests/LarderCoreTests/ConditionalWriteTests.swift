@@ -3,7 +3,7 @@ import XCTest
 import LarderStorage
 
 /// Writes that go ahead only if the live entry is at a revision, or absent
-/// (SPEC 6.13): a failed condition writes nothing and says what was found.
+/// (SPEC 6.14): a failed condition writes nothing and says what was found.
 final class ConditionalWriteTests: StoreTestCase {
     private let key = EntryKey(group: "g", key: "k")
 

@@ -2,7 +2,7 @@ import XCTest
 @testable import LarderCore
 import LarderStorage
 
-/// `cache.increment`'s core (SPEC 6.13, 9.50): integers added to in place,
+/// `cache.increment`'s core (SPEC 6.14, 9.54): integers added to in place,
 /// from `initial` where there is no live entry, within ±(2^53 − 1).
 final class CounterTests: StoreTestCase {
     private let key = EntryKey(group: "g", key: "n")

@@ -3,7 +3,7 @@ import XCTest
 import LarderStorage
 
 /// Every write of an entry gives it a revision never given before in the
-/// store (SPEC 6.13): across removals, reopening, rollbacks and processes.
+/// store (SPEC 6.14): across removals, reopening, rollbacks and processes.
 final class EntryRevisionTests: StoreTestCase {
     private func set(_ cache: Cache, _ key: String, _ text: String = "v") throws -> Int64 {
         try cache.set(Cache.Write(key: EntryKey(group: "g", key: key), kind: .data, bytes: bytes(text), ttl: nil))

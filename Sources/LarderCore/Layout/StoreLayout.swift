@@ -331,7 +331,7 @@ extension StoreLayout {
         CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL
         """
 
-    /// Each entry's revision (SPEC 6.13), and where new ones come from: a
+    /// Each entry's revision (SPEC 6.14), and where new ones come from: a
     /// row ids never went past, so that a revision given to an entry written
     /// before this step (its row's id, unique in the table) is never given
     /// again. SQLite's entries are made again with `revision` before `value`,

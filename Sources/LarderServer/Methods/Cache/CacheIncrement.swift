@@ -3,7 +3,7 @@ import LarderJSON
 import LarderRPC
 import LarderStorage
 
-/// `cache.increment`: adds to an integer atomically (SPEC 6.13, 9.50);
+/// `cache.increment`: adds to an integer atomically (SPEC 6.14, 9.54);
 /// answered once it is committed.
 enum CacheIncrement: MethodDefinition {
     static let method = "cache.increment"

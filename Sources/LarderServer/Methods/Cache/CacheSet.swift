@@ -48,7 +48,7 @@ enum CacheSet: MethodDefinition {
     }
 
     /// `{"stored":true,"size":N,"revision":R}`: N is the stored value's
-    /// size in bytes, R the entry's new revision (SPEC 6.13).
+    /// size in bytes, R the entry's new revision (SPEC 6.14).
     struct Result: MethodResult {
         let size: Int
         let revision: Int64

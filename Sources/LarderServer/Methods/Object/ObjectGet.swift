@@ -76,7 +76,7 @@ enum ObjectGet: MethodDefinition {
 
         var json: JSON { json(revision: nil) }
 
-        /// The result, a found object or array with the entry's `revision` (SPEC 6.13).
+        /// The result, a found object or array with the entry's `revision` (SPEC 6.14).
         func json(revision: Int64?) -> JSON {
             switch self {
             case .notFound: return ["found": false]

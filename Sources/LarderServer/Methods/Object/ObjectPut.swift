@@ -56,7 +56,7 @@ enum ObjectPut: MethodDefinition {
         let version: String
         /// For an array of objects: how many were stored.
         let count: Int?
-        /// The entry's new revision (SPEC 6.13); not the object's version.
+        /// The entry's new revision (SPEC 6.14); not the object's version.
         let revision: Int64
         var json: JSON {
             var o: JSONObject = ["stored": true, "type": .string(type), "version": .string(version), "revision": .int(Int(revision))]
