@@ -34,6 +34,8 @@ extension Cache {
                         continue
                     }
                     var row = e
+                    // A memory-only cache's revisions are the process's own (SPEC 6.14).
+                    row.revision = try context.revisions.nextStored()
                     try e.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &row, value: value) }
                     written.append((k, row))
                 }
@@ -47,7 +49,7 @@ extension Cache {
         // The memory tier now holds copies of rows, and only entries a persistent cache keeps in memory.
         for (k, e) in written {
             // A row id not known yet (0) comes when its queued statement has run.
-            if !fitsInMemory(e.size) { memory.remove(k) } else if e.diskID != 0 { memory.update(k) { $0.diskID = e.diskID } }
+            if !fitsInMemory(e.size) { memory.remove(k) } else { memory.update(k) { $0.diskID = e.diskID; $0.revision = e.revision } }
         }
         for (k, e) in oversized {
             memory.remove(k)
@@ -89,6 +91,8 @@ extension Cache {
         for (k, e) in kept.entries.reversed() {
             var entry = e
             entry.diskID = 0
+            // Its next revision, from the process's own, must not repeat one it had on disk.
+            context.revisions.noteLocal(atLeast: entry.revision)
             if let at = entry.expiresAt(lifespan: updated.lifespan) { nextMemoryExpiry = min(nextMemoryExpiry ?? at, at) }
             memory.put(k, entry)
         }

@@ -323,25 +323,31 @@ public final class Cache {
         public var bytes: [UInt8]
         /// Seconds-based lifetime in milliseconds; nil uses the cache's lifespan, 0 never expires.
         public var ttl: Int64?
-        public init(key: EntryKey, kind: Entry.Kind, bytes: [UInt8], ttl: Int64?) {
+        /// What must hold of the live entry for the write to go ahead; nil: nothing.
+        public var condition: WriteCondition?
+        public init(key: EntryKey, kind: Entry.Kind, bytes: [UInt8], ttl: Int64?, condition: WriteCondition? = nil) {
             self.key = key
             self.kind = kind
             self.bytes = bytes
             self.ttl = ttl
+            self.condition = condition
         }
     }
 
-    /// Stores one entry. A single statement is atomic by itself: no savepoint.
-    public func set(_ w: Write) throws(StoreError) {
+    /// Stores one entry; returns its revision. A single statement is atomic
+    /// by itself: no savepoint.
+    @discardableResult
+    public func set(_ w: Write) throws(StoreError) -> Int64 {
         try w.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
-            try set(w.key, kind: w.kind, value: value, ttl: w.ttl, shared: w.bytes)
+            try set(w.key, kind: w.kind, value: value, ttl: w.ttl, shared: w.bytes, condition: w.condition)
         }
     }
 
     /// `set` for a value lent as bytes (a request's own): they are copied
     /// only if the memory tier keeps the entry.
-    public func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?) throws(StoreError) {
-        try set(key, kind: kind, value: value, ttl: ttl, shared: nil)
+    @discardableResult
+    public func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?) throws(StoreError) -> Int64 {
+        try set(key, kind: kind, value: value, ttl: ttl, shared: nil, condition: nil)
     }
 
     /// Stores `value`; `shared` is the same bytes as an array the memory tier
@@ -349,7 +355,7 @@ public final class Cache {
     /// after the row is written, not before: SQLite builds the row's record,
     /// a copy of its own, and a large value would be held three times over.
     private func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
-                     shared: [UInt8]?) throws(StoreError) {
+                     shared: [UInt8]?, condition: WriteCondition?) throws(StoreError) -> Int64 {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
@@ -358,7 +364,12 @@ public final class Cache {
         if config.persistent {
             // Unless joined above: another process made the cache persistent meanwhile.
             if !joined { try context.transactions.begin(changing: .entries) }
-            try writeToDisk(key, &entry, value: value)
+            let inserting = try condition.map { (c) throws(StoreError) in try check(c, key) } ?? false
+            entry.revision = try context.revisions.nextStored()
+            if inserting { try insertToDisk(key, &entry, value: value) } else { try writeToDisk(key, &entry, value: value) }
+        } else {
+            if let condition { _ = try check(condition, key) }
+            entry.revision = context.revisions.nextLocal()
         }
         if fitsInMemory(value.count) {
             if shared == nil { entry.bytes = Array(value) }
@@ -370,11 +381,13 @@ public final class Cache {
             try evictFromDisk()
             try context.budget.keepWithin()
         }
+        return entry.revision
     }
 
-    /// Stores all entries or none.
-    public func set(_ writes: [Write]) throws(StoreError) {
-        if writes.count == 1 { return try set(writes[0]) }
+    /// Stores all entries or none; returns their revisions, in order.
+    @discardableResult
+    public func set(_ writes: [Write]) throws(StoreError) -> [Int64] {
+        if writes.count == 1 { return [try set(writes[0])] }
         _ = try joinWriteTransaction()
         try ready()
         for w in writes {
@@ -383,13 +396,28 @@ public final class Cache {
         if context.budget.maxBytes != nil { try context.budget.seeAllCaches() }
         let now = context.clock.now
         var entries = writes.map { Entry(kind: $0.kind, bytes: $0.bytes, storedAt: now, ttl: $0.ttl) }
+        // Every condition is checked before anything is written: one that
+        // fails writes nothing of the call. An element's condition is on the
+        // entry as it stood before the call.
+        var inserting = [Bool](repeating: false, count: writes.count)
+        for (k, w) in writes.enumerated() {
+            guard let condition = w.condition else { continue }
+            do throws(StoreError) { inserting[k] = try check(condition, w.key) } catch { throw .element(index: k, error: error) }
+        }
+        for k in entries.indices { entries[k].revision = try newRevision() }
         if config.persistent {
             let (count, bytes) = (diskCount, diskBytes)
             do {
                 try context.transactions.atomically(changing: .entries) { () throws(StoreError) in
                     for k in writes.indices {
                         try writes[k].bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
-                            try self.writeToDisk(writes[k].key, &entries[k], value: value)
+                            if inserting[k] {
+                                do throws(StoreError) { try self.insertToDisk(writes[k].key, &entries[k], value: value) } catch {
+                                    throw .element(index: k, error: error)
+                                }
+                            } else {
+                                try self.writeToDisk(writes[k].key, &entries[k], value: value)
+                            }
                         }
                     }
                 }
@@ -407,6 +435,13 @@ public final class Cache {
             try evictFromDisk()
             try context.budget.keepWithin()
         }
+        return entries.map(\.revision)
+    }
+
+    /// A revision for an entry about to be written (a persistent cache's in
+    /// the write transaction, which the write has joined).
+    func newRevision() throws(StoreError) -> Int64 {
+        config.persistent ? try context.revisions.nextStored() : context.revisions.nextLocal()
     }
 
     /// Writes an entry's row with `value` (over the row the memory tier knows
@@ -421,12 +456,60 @@ public final class Cache {
         try context.diskWriter.write(k, &e, value: value, in: self)
     }
 
+    /// Checks `condition` against the live entry under `k`, in the write
+    /// transaction (a memory-only cache: in its memory tier), and throws
+    /// `.conditionFailed` if it does not hold. A persistent cache's row is
+    /// read, not its memory tier, which on PostgreSQL may lag other servers'
+    /// writes; there it is read `FOR UPDATE`, so that no other server changes
+    /// it before this transaction ends. Returns whether the write must
+    /// insert a new row and fail the condition if another server inserted
+    /// one first: `ifAbsent` on PostgreSQL with no row found, which READ
+    /// COMMITTED does not keep from appearing before the write.
+    func check(_ condition: WriteCondition, _ k: EntryKey) throws(StoreError) -> Bool {
+        let found: (revision: Int64, expiresAt: Int64?)?
+        let locking = context.database.dialect.pipelinesWrites
+        if config.persistent {
+            // The row's lock is waited for with nothing queued behind it.
+            if locking { try context.diskWriter.settle() }
+            found = try disk.revision(of: k, locking: locking, lifespan: config.lifespan)
+        } else {
+            found = memory.peek(k).map { ($0.revision, $0.expiresAt(lifespan: config.lifespan)) }
+        }
+        let live = found.flatMap { f in
+            !config.returnsExpired && f.expiresAt.map { context.clock.now >= $0 } == true ? nil : f.revision
+        }
+        switch condition {
+        case .revision(let expected):
+            guard live == expected else { throw .conditionFailed(key: k.key, expected: "revision \(expected)", revision: live) }
+        case .absent:
+            guard live == nil else { throw .conditionFailed(key: k.key, expected: "no entry", revision: live) }
+        }
+        return condition == .absent && found == nil && locking
+    }
+
+    /// Writes a new row for `k` (see `check`): if another server inserted
+    /// one since the key was found absent, nothing is written and the
+    /// condition fails with that row's revision.
+    private func insertToDisk(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>) throws(StoreError) {
+        if totalsAreStale { try loadTotals() }
+        try context.diskWriter.settle()
+        guard let id = try disk.insert(k, e, value: value, used: context.recency.next(), lifespan: config.lifespan) else {
+            let theirs = try disk.revision(of: k, locking: true, lifespan: config.lifespan)
+            throw .conditionFailed(key: k.key, expected: "no entry", revision: theirs?.revision)
+        }
+        noteChanged(k)
+        schedulePurge(expiringAt: e.expiresAt(lifespan: config.lifespan))
+        e.diskID = id
+        diskCount += 1
+        diskBytes += value.count
+    }
+
     /// Opens (or joins) the write transaction before a write reads anything
     /// it decides from: opening it catches up with other writers' commits
     /// (`Transactions.begin`), which may leave this cache to be read again,
     /// and `ready` must come after that. Returns whether it did (a
     /// memory-only cache writes nothing).
-    private func joinWriteTransaction() throws(StoreError) -> Bool {
+    func joinWriteTransaction() throws(StoreError) -> Bool {
         guard config.persistent else { return false }
         try context.transactions.begin(changing: .entries)
         return true
@@ -557,7 +640,12 @@ public final class Cache {
 
     /// Removes an entry from every tier; true if there was one. Reported
     /// once (`removed`), whichever tiers held it.
-    public func remove(_ k: EntryKey) throws(StoreError) -> Bool {
+    public func remove(_ k: EntryKey, ifRevision expected: Int64? = nil) throws(StoreError) -> Bool {
+        if let expected {
+            _ = try joinWriteTransaction()
+            try ready()
+            _ = try check(.revision(expected), k)
+        }
         try ready()
         context.entriesChanged(.removed(cache: name, key: k))
         let fromMemory = memory.remove(k)
@@ -592,7 +680,12 @@ public final class Cache {
     /// Restarts an entry's lifetime from now (refreshes its validation), as
     /// Cashier's `refreshValidationOnObjectForKey` did: an entry that expired
     /// but is still stored (not yet purged or evicted) is revived.
-    public func touch(_ k: EntryKey) throws(StoreError) -> Touched {
+    public func touch(_ k: EntryKey, ifRevision expected: Int64? = nil) throws(StoreError) -> Touched {
+        if let expected {
+            _ = try joinWriteTransaction()
+            try ready()
+            _ = try check(.revision(expected), k)
+        }
         try ready()
         let now = context.clock.now
         var current = memory.peek(k)

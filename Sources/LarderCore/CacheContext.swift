@@ -19,6 +19,8 @@ final class CacheContext {
     let clock: Clock
     /// Recency noted by reads, written with the next commit.
     let recency: RecencyLog
+    /// Where entries' revisions come from.
+    let revisions: EntryRevisions
     let budget: StoreBudget
     let encryption: StoreEncryption
     let objects: ObjectStore
@@ -36,13 +38,14 @@ final class CacheContext {
     /// Only then does removing an entry from disk read its value first.
     var eventValues: ((String) -> Bool)?
 
-    init(database: any SQLConnection, transactions: Transactions, clock: Clock, recency: RecencyLog, budget: StoreBudget,
+    init(database: any SQLConnection, transactions: Transactions, clock: Clock, recency: RecencyLog, revisions: EntryRevisions, budget: StoreBudget,
          encryption: StoreEncryption, objects: ObjectStore, loaded: LoadedCaches) {
         self.database = database
         diskWriter = database.dialect.pipelinesWrites ? PipelinedDiskWriter(database: database) : ImmediateDiskWriter()
         self.transactions = transactions
         self.clock = clock
         self.recency = recency
+        self.revisions = revisions
         self.budget = budget
         self.encryption = encryption
         self.objects = objects

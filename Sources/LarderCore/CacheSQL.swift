@@ -10,14 +10,14 @@ public enum CacheSQL {
     public static let inPlaceValueBytes = 1 << 20
 
     /// One entry by (cache, group, key).
-    public static let lookup = "SELECT id, kind, value, stored_at, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
+    public static let lookup = "SELECT id, kind, value, stored_at, validated_at, ttl, revision FROM entries WHERE cache = ? AND grp = ? AND key = ?"
 
     /// `lookup`, but a value of `inPlaceValueBytes` or more is NULL, to be
     /// read in place: SQLite evaluates a CASE lazily, so the value's column
     /// is not read then. The size is written into the text rather than bound:
     /// binding it cost a disk hit about 60 instructions (callgrind).
     public static let lookupLeavingLargeValues = """
-        SELECT id, kind, CASE WHEN size < \(inPlaceValueBytes) THEN value END, stored_at, validated_at, ttl FROM entries
+        SELECT id, kind, CASE WHEN size < \(inPlaceValueBytes) THEN value END, stored_at, validated_at, ttl, revision FROM entries
         WHERE cache = ? AND grp = ? AND key = ?
         """
 
@@ -25,7 +25,7 @@ public enum CacheSQL {
     /// `update` and `write` list them: the one list those statements are
     /// written from, and their parameters numbered from (`Insert`, `Update`).
     public enum EntryColumn: Int32, CaseIterable, Sendable {
-        case kind, value, size, storedAt, validatedAt, ttl, used, expiresAt
+        case kind, value, size, storedAt, validatedAt, ttl, used, expiresAt, revision
 
         public var name: String {
             switch self {
@@ -37,6 +37,7 @@ public enum CacheSQL {
             case .ttl: "ttl"
             case .used: "used"
             case .expiresAt: "expires_at"
+            case .revision: "revision"
             }
         }
     }
@@ -49,7 +50,7 @@ public enum CacheSQL {
         @inlinable public static var group: Int32 { 2 }
         /// The entry's first column; each is at its `EntryColumn` offset from it.
         @inlinable public static var entry: Int32 { 4 }
-        @inlinable public static var sealedKey: Int32 { entry + EntryColumn.expiresAt.rawValue + 1 }
+        @inlinable public static var sealedKey: Int32 { entry + EntryColumn.revision.rawValue + 1 }
         static let keyColumns = ["cache", "grp", "key"]
     }
 
@@ -57,7 +58,7 @@ public enum CacheSQL {
     public enum Update {
         /// The entry's first column; each is at its `EntryColumn` offset from it.
         @inlinable public static var entry: Int32 { 1 }
-        @inlinable public static var id: Int32 { entry + EntryColumn.expiresAt.rawValue + 1 }
+        @inlinable public static var id: Int32 { entry + EntryColumn.revision.rawValue + 1 }
         @inlinable public static var cache: Int32 { id + 1 }
         /// The key's group; the key is the parameter after.
         @inlinable public static var group: Int32 { id + 2 }

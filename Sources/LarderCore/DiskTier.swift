@@ -16,6 +16,7 @@ struct DiskTier {
         var e = Entry(kind: Entry.Kind(rawValue: try s.int(offset + 1)) ?? .data, bytes: try s.blob(offset + 2),
                       storedAt: try s.int64(offset + 3), ttl: ttl)
         e.validatedAt = try s.int64(offset + 4)
+        e.revision = try s.int64(offset + 6)
         e.diskID = try s.int64(offset)
         return e
     }
@@ -89,6 +90,40 @@ struct DiskTier {
             do { e.bytes = try sealer.open(e.bytes, kind: e.kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
         }
         return e
+    }
+
+    /// The revision of the row under `k` and when it expires, if there is
+    /// one; `locking`, the row is locked until the transaction ends
+    /// (PostgreSQL's `FOR UPDATE`; SQLite's write transaction locks the whole store).
+    func revision(of k: EntryKey, locking: Bool, lifespan: Int64) throws(StoreError) -> (revision: Int64, expiresAt: Int64?)? {
+        let s = try db.statement("SELECT revision, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
+            + (locking ? " FOR UPDATE" : ""))
+        s.bind(1, cacheID)
+        try bind(k, to: s, from: 2)
+        defer { s.reset() }
+        guard try s.step() else { return nil }
+        let life = s.isNull(2) ? lifespan : try s.int64(2)
+        return (try s.int64(0), life > 0 ? try s.int64(1) + life : nil)
+    }
+
+    /// Stores an entry under `k` only if no row holds the key: the new
+    /// row's id, or nil (nothing written) when one does.
+    func insert(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64) throws(StoreError) -> Int64? {
+        guard let sealer else { return try insertRow(k, e, stored: value, size: value.count, used: used, lifespan: lifespan) }
+        let sealed = try sealer.seal(value, kind: e.kind, for: k)
+        return try sealed.withUnsafeBufferPointer { (stored) throws(StoreError) in
+            try insertRow(k, e, stored: stored, size: value.count, used: used, lifespan: lifespan)
+        }
+    }
+
+    private func insertRow(_ k: EntryKey, _ e: Entry, stored value: UnsafeBufferPointer<UInt8>, size: Int, used: Int64,
+                           lifespan: Int64) throws(StoreError) -> Int64? {
+        let s = try db.statement(sealer == nil ? .insertIfNew : .insertSealedIfNew)
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
+        bind(e, value: value, size: size, used: used, expiresAt: e.expiresAt(lifespan: lifespan), to: s, from: CacheSQL.Insert.entry)
+        if let sealer, let tokens { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
+        return try insertedRowID(s)
     }
 
     /// The id and size of the row under `k`, if any.
@@ -218,6 +253,7 @@ struct DiskTier {
         } else {
             s.bindNull(first + Column.expiresAt.rawValue)
         }
+        s.bind(first + Column.revision.rawValue, e.revision)
     }
 
     func delete(id: Int64) throws(StoreError) {

@@ -15,7 +15,7 @@ public struct Entry: Sendable {
         case object = 2
     }
 
-    // In this order the fields pack into 48 bytes (the memory tier holds
+    // In this order the fields pack into 56 bytes (the memory tier holds
     // one per entry, and a hit reads them from a line it did not have).
     public var bytes: [UInt8]
     /// Milliseconds since 1970 when it was stored.
@@ -24,6 +24,8 @@ public struct Entry: Sendable {
     public var validatedAt: Int64
     /// Its row in the disk tier; 0 when it has none.
     var diskID: Int64 = 0
+    /// Changes on every write of the entry, never the same twice for its key (SPEC 6.14).
+    public var revision: Int64 = 0
     /// Its own lifetime in milliseconds, overriding the cache's lifespan; 0 = forever.
     public var ttl: Int64?
     public var kind: Kind

@@ -111,7 +111,7 @@ public final class Store {
         let loaded = LoadedCaches()
         transactions.observe(loaded)
         let caches = CacheRegistry(context: CacheContext(database: database, transactions: transactions, clock: clock, recency: recency,
-                                                         budget: budget, encryption: encryption, objects: objects, loaded: loaded))
+                                                         revisions: EntryRevisions(transactions: transactions), budget: budget, encryption: encryption, objects: objects, loaded: loaded))
         budget.caches = caches
         return (recency, objects, entities, encryption, budget, caches)
     }

@@ -14,6 +14,8 @@ protocol TransactionObserver: AnyObject {
     func transactionDidCommit()
     /// Everything written since the last commit is undone.
     func transactionDidRollBack()
+    /// What was written under a savepoint (`Transactions.atomically`) is undone.
+    func savepointDidRollBack()
     /// Another process committed: what `changes` names may have changed meanwhile.
     func storeChanged(elsewhere changes: ChangeRecord)
 }
@@ -22,6 +24,7 @@ extension TransactionObserver {
     func transactionWillCommit() throws(StoreError) {}
     func transactionDidCommit() {}
     func transactionDidRollBack() {}
+    func savepointDidRollBack() {}
     /// Most state is stale after another process's commit as after a
     /// rollback, unless that changed cache entries only.
     func storeChanged(elsewhere changes: ChangeRecord) {
@@ -127,6 +130,7 @@ final class Transactions {
         } catch {
             rowsUndoneInRequest += database.rowsChanged - rowsBefore
             database.rollback(toSavepoint: "batch")
+            for o in observers { o.savepointDidRollBack() }
             throw error
         }
     }

@@ -81,11 +81,36 @@ extension ParamsReader {
         }
     }
 
-    /// One entry to write, from `key`, `value`/`data` and `ttl`.
+    /// One entry to write, from `key`, `value`/`data`, `ttl` and its condition.
     func write() throws(ResponseError) -> Cache.Write {
         let key = try entryKey()
         let (kind, bytes) = try storedValue()
-        return Cache.Write(key: key, kind: kind, bytes: bytes, ttl: try milliseconds("ttl"))
+        return Cache.Write(key: key, kind: kind, bytes: bytes, ttl: try milliseconds("ttl"), condition: try condition())
+    }
+
+    /// A write's condition (SPEC 6.14): `ifRevision` or `ifAbsent: true`, not both.
+    func condition() throws(ResponseError) -> WriteCondition? {
+        let revision = try optional("ifRevision", as: Int.self)
+        let absent = try optional("ifAbsent", as: Bool.self) ?? false
+        if revision != nil && absent { throw .invalidParams("\(path) has both ifRevision and ifAbsent; give one") }
+        if let revision { return .revision(Int64(revision)) }
+        return absent ? .absent : nil
+    }
+}
+
+/// The params of the methods that change one entry without replacing its
+/// value, `cache.remove` and `cache.touch`: `EntryParams` and `ifRevision`.
+struct ConditionalEntryParams: ParamsObject {
+    static let members = ["cache", "group", "key", "ifRevision"]
+    static let requiredMembers = ["key"]
+    let cache: String
+    let key: EntryKey
+    let ifRevision: Int64?
+
+    init(_ p: ParamsReader) throws(ResponseError) {
+        key = try p.entryKey()
+        ifRevision = try p.optional("ifRevision", as: Int.self).map(Int64.init)
+        cache = try p.cacheName()
     }
 }
 

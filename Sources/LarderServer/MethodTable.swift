@@ -18,6 +18,7 @@ enum MethodTable {
         CacheGetMany.self,
         CacheGroups.self,
         CacheHas.self,
+        CacheIncrement.self,
         CacheKeys.self,
         CacheList.self,
         CacheOpen.self,

@@ -26,6 +26,8 @@ extension ErrorCode {
     public static let encryptionKey = ErrorCode(rawValue: -31060)
     public static let integrity = ErrorCode(rawValue: -31061)
     public static let appVersionSuperseded = ErrorCode(rawValue: -31070)
+    public static let conditionFailed = ErrorCode(rawValue: -31080)
+    public static let notAnInteger = ErrorCode(rawValue: -31081)
     public static let lockNotHeld = ErrorCode(rawValue: -31090)
 }
 
@@ -140,6 +142,15 @@ extension StoreError {
             return ResponseError(code: .appVersionSuperseded,
                                  message: "cache \"\(cache)\" holds the data of app version \(cacheAppVersion), whose process began using it after this one (\(appVersion)) did: this process reads it as empty and may not write to it",
                                  data: ["cache": .string(cache), "appVersion": .string(appVersion), "cacheAppVersion": .string(cacheAppVersion)])
+        case .conditionFailed(let key, let expected, let revision):
+            let key = key.echoed
+            let found = revision.map { "is at revision \($0)" } ?? "does not exist"
+            return ResponseError(code: .conditionFailed, message: "condition failed: the entry \"\(key)\" \(found), and the write wanted \(expected); nothing was written",
+                                 data: ["key": .string(key), "revision": revision.map { .int(Int($0)) } ?? .null])
+        case .notAnInteger(let key, let reason):
+            let key = key.echoed
+            return ResponseError(code: .notAnInteger, message: "the entry \"\(key)\" cannot be counted: \(reason.echoed); nothing was written",
+                                 data: ["key": .string(key)])
         case .lockNotHeld(let name, let token):
             let name = name.echoed
             let now = token.map { "the lease held now has token \($0)" } ?? "no lease is held on it now"

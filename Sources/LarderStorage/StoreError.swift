@@ -67,6 +67,12 @@ public enum StoreError: Error, Equatable, Sendable {
     /// (`cacheAppVersion`) data, which this process reads as empty and may
     /// not write over (SPEC 6.9).
     case appVersionSuperseded(cache: String, appVersion: String, cacheAppVersion: String)
+    /// A conditional write's condition did not hold: `revision` is the live
+    /// entry's, nil when there was none (SPEC 6.14). Nothing was written.
+    case conditionFailed(key: String, expected: String, revision: Int64?)
+    /// `cache.increment` found a value that is not an integer within
+    /// ±(2^53 − 1), or its result would not be one (SPEC 6.14).
+    case notAnInteger(key: String, reason: String)
     /// A lease renewed or released with a token that is not its holder's:
     /// the name, and the token of the lease now held on it (nil when none is).
     case lockNotHeld(name: String, token: Int64?)

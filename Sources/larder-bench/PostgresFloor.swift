@@ -24,11 +24,11 @@ final class PostgresFloor: StorageFloor {
     /// Its parameters are `CacheSQL.insert`'s columns, in that order.
     static func setStatement() -> String { CacheSQL.Hot.write.sql(for: .postgreSQL) }
 
-    private static let entryTypes: [PostgresType] = [.int8, .bytea, .bytea, .int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8]
+    private static let entryTypes: [PostgresType] = [.int8, .bytea, .bytea, .int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8, .int8]
     private static let insert = statement("larder_bench_set", setStatement(), entryTypes)
     private static let lookup = statement("larder_bench_lookup", CacheSQL.Hot.lookup.sql(for: .postgreSQL), [.int8, .bytea, .bytea])
     private static let update = statement("larder_bench_update", CacheSQL.Hot.update.sql(for: .postgreSQL),
-                                          [.int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .bytea, .bytea])
+                                          [.int8, .bytea, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .int8, .bytea, .bytea])
 
     /// Larder's SQL, written with `?`, numbered as larder's connection numbers it.
     private static func statement(_ name: String, _ sql: String, _ types: [PostgresType]) -> PostgresStatement {
@@ -82,7 +82,7 @@ final class PostgresFloor: StorageFloor {
     private func entry(_ keys: KeySpace, _ n: Int, value: [UInt8], kind: Int64 = 1) -> [PostgresValue] {
         used += 1
         return [.int8(cacheID), .bytea([]), .bytea(keys.key(n)), .int8(kind), .bytea(value), .int8(Int64(value.count)),
-                .int8(1_760_000_000_000), .int8(1_760_000_000_000), .null, .int8(used), .null]
+                .int8(1_760_000_000_000), .int8(1_760_000_000_000), .null, .int8(used), .null, .int8(used)]
     }
 
     private func lookupParameters(_ keys: KeySpace, _ n: Int) -> [PostgresValue] {
@@ -94,7 +94,7 @@ final class PostgresFloor: StorageFloor {
         guard case .done(let r) = outcome, r.rowCount == 1 else { Progress.fail("PostgreSQL floor: key \(n) not found") }
         do {
             let value = try r.bytes(0, 2) ?? []
-            let columns = try [0, 1, 3, 4, 5].map { (c) throws(StoreError) in try r.int64(0, c) ?? 0 }
+            let columns = try [0, 1, 3, 4, 5, 6].map { (c) throws(StoreError) in try r.int64(0, c) ?? 0 }
             checksum &+= Int(columns.reduce(0, &+)) &+ Int(value.last ?? 0)
         } catch {
             Progress.fail("PostgreSQL floor: key \(n)'s row cannot be read: \(error)")
@@ -147,7 +147,7 @@ final class PostgresFloor: StorageFloor {
                 p.append(Self.lookup, lookupParameters(keys, k))
                 used += 1
                 p.append(Self.update, [.int8(2), .bytea(values[k]), .int8(Int64(values[k].count)), .int8(1_760_000_000_000),
-                                       .int8(1_760_000_000_000), .null, .int8(used), .null, .int8(ids[k])] + lookupParameters(keys, k))
+                                       .int8(1_760_000_000_000), .null, .int8(used), .null, .int8(used), .int8(ids[k])] + lookupParameters(keys, k))
             }
             let r = run(p, "migrate")
             for (j, k) in batch.enumerated() {

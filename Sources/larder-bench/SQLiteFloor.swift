@@ -83,6 +83,7 @@ final class SQLiteFloor: StorageFloor {
         sqlite3_bind_null(s, 9)
         sqlite3_bind_int64(s, 10, used)
         sqlite3_bind_null(s, 11)
+        sqlite3_bind_int64(s, 12, used)
         db.run(s)
     }
 
@@ -133,6 +134,7 @@ final class SQLiteFloor: StorageFloor {
             sum &+= Int(p.load(fromByteOffset: bytes - 1, as: UInt8.self))
         }
         sum &+= Int(sqlite3_column_int64(s, 3)) &+ Int(sqlite3_column_int64(s, 4)) &+ (sqlite3_column_type(s, 5) == SQLITE_NULL ? 0 : 1)
+            &+ Int(sqlite3_column_int64(s, 6))
         checksum &+= sum
         sqlite3_reset(s)
         sqlite3_clear_bindings(s)
@@ -168,9 +170,10 @@ final class SQLiteFloor: StorageFloor {
                 sqlite3_bind_null(s, 6)
                 sqlite3_bind_int64(s, 7, used)
                 sqlite3_bind_null(s, 8)
-                sqlite3_bind_int64(s, 9, ids[k])
-                sqlite3_bind_int64(s, 10, cacheID)
-                bindKey(s, from: 11)
+                sqlite3_bind_int64(s, 9, used)
+                sqlite3_bind_int64(s, 10, ids[k])
+                sqlite3_bind_int64(s, 11, cacheID)
+                bindKey(s, from: 12)
                 db.run(s)
                 guard sqlite3_changes(db.handle) == 1 else { Progress.fail("storage floor: object \(k) was not updated") }
             }

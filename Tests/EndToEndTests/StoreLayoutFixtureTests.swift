@@ -50,7 +50,7 @@ final class StoreLayoutFixtureTests: XCTestCase {
             XCTAssertTrue(larder.send(json: request), file: file, line: line)
             let answer = larder.readMessage(file: file, line: line)
             if let expected = exchange["answer"], expected != .null {
-                XCTAssertEqual(answer, expected, "\(request["method"]?.stringValue ?? "?"); stderr: \(larder.stderrText)", file: file, line: line)
+                XCTAssertEqual(answer.map { Self.revisionsChecked($0, file: file, line: line) }, expected, "\(request["method"]?.stringValue ?? "?"); stderr: \(larder.stderrText)", file: file, line: line)
                 compared += 1
             } else {
                 XCTAssertNotNil(answer?["result"], "initialize: \(answer.map(\.description) ?? "no answer")", file: file, line: line)
@@ -58,5 +58,27 @@ final class StoreLayoutFixtureTests: XCTestCase {
         }
         XCTAssertGreaterThan(compared, 15, file: file, line: line)
         assertCleanExit(larder, file: file, line: line)
+    }
+
+    /// An answer without the entries' revisions, which the releases that
+    /// wrote the fixtures did not answer (SPEC 6.14), once each is checked
+    /// to be one: an entry written before revisions has its row's number.
+    private static func revisionsChecked(_ answer: JSON, file: StaticString, line: UInt) -> JSON {
+        switch answer {
+        case .object(let o):
+            var kept = JSONObject()
+            for (key, value) in o.members {
+                if key == "revision" {
+                    XCTAssertGreaterThan(value.numberValue.flatMap { Int(exactly: $0.double) } ?? 0, 0, "revision \(value)", file: file, line: line)
+                    continue
+                }
+                kept.append(key, revisionsChecked(value, file: file, line: line))
+            }
+            return .object(kept)
+        case .array(let elements):
+            return .array(elements.map { revisionsChecked($0, file: file, line: line) })
+        default:
+            return answer
+        }
     }
 }

@@ -58,7 +58,7 @@ final class TranscriptReplayTests: XCTestCase {
             --> {"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"k","value":1}}
             <-- (none)
             --> {"jsonrpc":"2.0","id":2,"method":"cache.has","params":{"key":"k"}}
-            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1}}
+            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1,"revision":1}}
             <-- {"jsonrpc":"2.0","id":2,"result":{"found":true,"valid":true}}
 
             """
@@ -73,7 +73,7 @@ final class TranscriptReplayTests: XCTestCase {
         let kept = """
             // args: --memory
             --> {"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"k","value":1}}
-            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1}}
+            <-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1,"revision":1}}
             <-- (none)
             --> {"jsonrpc":"2.0","id":2,"method":"cache.has","params":{"key":"k"}}
             <-- {"jsonrpc":"2.0","id":2,"result":{"found":true,"valid":true}}
@@ -93,7 +93,7 @@ final class TranscriptReplayTests: XCTestCase {
             --> {"jsonrpc":"2.0","id":2,"method":"cache.open","params":{"cache":"kept","kind":"store"}}
             <-- {"jsonrpc":"2.0","id":2,"result":"{...}"}
             --> {"jsonrpc":"2.0","id":3,"method":"cache.set","params":{"cache":"kept","key":"k","value":1}}
-            <-- {"jsonrpc":"2.0","id":3,"result":{"stored":true,"size":1}}
+            <-- {"jsonrpc":"2.0","id":3,"result":{"stored":true,"size":1,"revision":1}}
             B--> {"jsonrpc":"2.0","id":1,"method":"cache.has","params":{"cache":"kept","key":"k"}}
             B<-- {"jsonrpc":"2.0","id":1,"result":{"found":true,"valid":true}}
             --> {"jsonrpc":"2.0","id":4,"method":"cache.remove","params":{"cache":"kept","key":"k"}}

@@ -227,9 +227,9 @@ final class EncryptionTests: StoreTestCase {
         try again.put("b", "after")
         try store.commit()
         try store.database.execute("""
-            INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key)
-            SELECT (SELECT id FROM caches WHERE name = 'c'), grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key
-            FROM saved
+            INSERT INTO entries (cache, grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, revision)
+            SELECT (SELECT id FROM caches WHERE name = 'c'), grp, key, kind, value, size, stored_at, validated_at, ttl, used, expires_at, sealed_key,
+                revision FROM saved
             """)
         store.close()
         let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))
@@ -306,7 +306,8 @@ final class EncryptionTests: StoreTestCase {
         try older.commit()
         // As schema 5 left it.
         try older.database.execute("""
-            ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation; PRAGMA user_version = 5
+            ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation;
+            ALTER TABLE entries DROP COLUMN revision; DROP TABLE entry_revisions; PRAGMA user_version = 5
             """)
         older.close()
         let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))

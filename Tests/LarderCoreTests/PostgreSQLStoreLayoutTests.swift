@@ -54,9 +54,10 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
     }
 
     /// A store written before steps were recorded (layout counter 4, from
-    /// the fixture) gets every step recorded and no step run: its columns
-    /// are those of a new store's, and its data is untouched.
-    func testAStoreOfLayout4IsRecordedAsHavingEveryStep() throws {
+    /// the fixture) gets every step recorded, and only the steps after
+    /// counter 4 run (the entries' revisions): its columns are those of a new
+    /// store's, and its data is untouched.
+    func testAStoreOfLayout4IsRecordedAsHavingItsStepsAndTakesOnlyTheLaterOnes() throws {
         let target = schema + "_layout4"
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/stores/postgresql-layout-4.sql")
@@ -71,9 +72,11 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
         XCTAssertTrue(try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target)))
         XCTAssertEqual(try steps(c, in: target), StoreLayout.steps.map(\.name).sorted())
         XCTAssertEqual(try PostgresLayout.counter(c, schema: target), StoreLayout.stepsRecorded(.postgreSQL))
-        // Only the steps that no counter had (recorded by name only) ran: they made the leases' table.
-        XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("layout_steps.") && !$0.hasPrefix("locks.") }, before,
+        // Only the steps that no counter had (recorded by name only) ran: leases and revisions.
+        XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("layout_steps.") && !$0.hasPrefix("entries.revision ") && !$0.hasPrefix("locks.") }, before,
                        "no step the counter had ran")
+        XCTAssertEqual(try c.query("SELECT count(*) FROM \(SQLDialect.quoted(target)).entries WHERE revision <> id").int64(0, 0), 0,
+                       "an entry written before revisions has its row's number")
         XCTAssertEqual(try c.query("SELECT count(*) FROM \(SQLDialect.quoted(target)).entries").int64(0, 0), entries)
 
         // And it is laid out as a new store is, entity tables apart.

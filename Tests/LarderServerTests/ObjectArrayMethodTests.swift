@@ -76,7 +76,7 @@ final class ObjectArrayMethodTests: XCTestCase {
         XCTAssertEqual(asked.map { $0["index"] }, [0, 1])
         XCTAssertEqual(asked.map { $0["key"] }, ["list", "list"])
         XCTAssertEqual(read, try JSONParser.parse(
-            #"{"found":true,"form":"array","type":"Note","version":"2","values":[{"text":"kept","count":10}],"migratedFrom":"1","droppedElements":[1]}"#))
+            #"{"found":true,"form":"array","type":"Note","version":"2","values":[{"text":"kept","count":10}],"migratedFrom":"1","droppedElements":[1],"revision":2}"#))
         XCTAssertEqual(try result("object.get", #"{"key":"list"}"#)["values"], [["text": "kept", "count": 10]], "written back")
     }
 

@@ -57,7 +57,8 @@ final class StrictParamsTests: XCTestCase {
             request(5, "cache.get", #"{"key":"k"}"#),
             request(6, "cache.keys", #"{}"#),
         ])
-        XCTAssertEqual(replies[0]["error"]?["data"], ["path": "params.tll", "expected": ["cache", "group", "key", "value", "data", "ttl"], "suggestion": "ttl"])
+        XCTAssertEqual(replies[0]["error"]?["data"], ["path": "params.tll", "expected": ["cache", "group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"],
+                                                 "suggestion": "ttl"])
         XCTAssertEqual(replies[1]["error"]?["message"], "Invalid params: unknown member params.cahce (did you mean cache?)")
         XCTAssertEqual(replies[2]["error"]?["message"], "Invalid params: unknown member params.memory.max_count (did you mean maxCount?)")
         XCTAssertEqual(replies[3]["error"]?["message"], "Invalid params: unknown member params.entries[3].tll (did you mean ttl?)")

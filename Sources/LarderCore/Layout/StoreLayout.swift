@@ -59,7 +59,8 @@ public enum StoreLayout {
         Step(name: "key generations", both: generations, since: (6, 4)),
         Step(name: "values last", sqlite: valueLastSQLite, postgreSQL: nil, since: (7, 1)),
         // Steps from here on are recorded by name only: no counter ever had them.
-        Step(name: "leases", both: leases, since: (8, 5)),
+        Step(name: "leases", both: leases, since: (.max, .max)),
+        Step(name: "entry revisions", sqlite: revisionsSQLite, postgreSQL: revisionsPostgreSQL, since: (.max, .max)),
     ]
 
     /// The last value each engine's counter had before steps were recorded
@@ -345,4 +346,48 @@ extension StoreLayout {
         )
         """
     }
+    /// Each entry's revision (SPEC 6.14), and where new ones come from: a
+    /// row ids never went past, so that a revision given to an entry written
+    /// before this step (its row's id, unique in the table) is never given
+    /// again. SQLite's entries are made again with `revision` before `value`,
+    /// which must stay last (`values last`); its revisions come from a
+    /// counter row, PostgreSQL's from a sequence, which never gives a number
+    /// twice even when the transaction that took it rolls back. Either
+    /// hands out blocks of `EntryRevisions.blockSize` (the sequence's increment).
+    static let revisionsSQLite = """
+        CREATE TABLE entries_with_revisions (
+            id INTEGER PRIMARY KEY,
+            cache INTEGER NOT NULL,
+            grp TEXT NOT NULL,
+            key TEXT NOT NULL,
+            kind INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            stored_at INTEGER NOT NULL,
+            validated_at INTEGER NOT NULL,
+            ttl INTEGER,
+            used INTEGER NOT NULL,
+            expires_at INTEGER,
+            sealed_key BLOB,
+            revision INTEGER NOT NULL,
+            value BLOB NOT NULL,
+            UNIQUE (cache, grp, key)
+        );
+        INSERT INTO entries_with_revisions
+            (id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, revision, value)
+            SELECT id, cache, grp, key, kind, size, stored_at, validated_at, ttl, used, expires_at, sealed_key, id, value FROM entries;
+        DROP TABLE entries;
+        ALTER TABLE entries_with_revisions RENAME TO entries;
+        CREATE INDEX entries_by_use ON entries (cache, used);
+        CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
+        CREATE TABLE entry_revisions (id INTEGER PRIMARY KEY CHECK (id = 1), next INTEGER NOT NULL);
+        INSERT INTO entry_revisions SELECT 1, COALESCE(MAX(id), 0) + 1 FROM entries
+        """
+
+    static let revisionsPostgreSQL = """
+        ALTER TABLE entries ADD COLUMN revision bigint;
+        UPDATE entries SET revision = id;
+        ALTER TABLE entries ALTER COLUMN revision SET NOT NULL;
+        CREATE SEQUENCE entry_revisions INCREMENT BY \(EntryRevisions.blockSize) MINVALUE 1;
+        SELECT setval('entry_revisions', COALESCE(MAX(id), 0) + 1, false) FROM entries
+        """
 }

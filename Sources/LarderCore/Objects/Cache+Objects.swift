@@ -41,9 +41,15 @@ extension Cache {
     }
 
     /// Stores an object, or an array of objects, already validated
-    /// (`ObjectValidator.tagged`, `ObjectValidator.taggedArray`).
-    public func put(_ content: ObjectContent, at k: EntryKey, ttl: Int64?) throws(StoreError) {
-        try set([Write(key: k, kind: .object, bytes: content.json.encoded, ttl: ttl)])
+    /// (`ObjectValidator.tagged`, `ObjectValidator.taggedArray`); returns the entry's revision.
+    @discardableResult
+    public func put(_ content: ObjectContent, at k: EntryKey, ttl: Int64?, condition: WriteCondition? = nil) throws(StoreError) -> Int64 {
+        try set(Write(key: k, kind: .object, bytes: content.json.encoded, ttl: ttl, condition: condition))
+    }
+
+    /// The revision of the entry under `k` as it stands, expired or not; nil when there is none.
+    public func revision(of k: EntryKey) throws(StoreError) -> Int64? {
+        try current(k)?.entry.revision
     }
 
     /// The stored object or array of objects, without migrating it.
@@ -137,7 +143,10 @@ extension Cache {
         e.bytes = bytes
         if config.persistent {
             try context.transactions.begin(changing: .entries)
+            e.revision = try newRevision()
             try bytes.withUnsafeBufferPointer { (value) throws(StoreError) in try writeToDisk(k, &e, value: value) }
+        } else {
+            e.revision = try newRevision()
         }
         memory.remove(k)
         memory.put(k, e)

@@ -109,11 +109,13 @@ enum CacheGet: MethodDefinition {
         }
     }
 
-    /// Whether a found entry has expired, when it was stored and will
-    /// expire, and its tier: what closes the result.
+    /// A found entry's revision, whether it has expired, when it was stored
+    /// and will expire, and its tier: what closes the result.
     @inline(__always)
     private static func writeState(_ found: Cache.Lookup, into w: inout JSONWriter) {
         let entry = found.entry
+        w.writeASCII(",\"revision\":")
+        w.writeInt(Int(entry.revision))
         w.writeASCII(found.expired ? ",\"expired\":true,\"storedAt\":\"" : ",\"expired\":false,\"storedAt\":\"")
         Timestamp.append(milliseconds: entry.storedAt, to: &w)
         if let expiresAt = found.expiresAt {

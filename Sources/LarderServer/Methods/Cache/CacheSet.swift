@@ -13,7 +13,7 @@ enum CacheSet: MethodDefinition {
     static let method = methodName.description
 
     struct Params: ParamsObject {
-        static let members = ["cache", "group", "key", "value", "data", "ttl"]
+        static let members = ["cache", "group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"]
         static let requiredMembers = ["key"]
         let cache: String
         let write: Cache.Write
@@ -35,31 +35,35 @@ enum CacheSet: MethodDefinition {
     /// Writes the entry into the cache (created with defaults if need be).
     @inline(__always)
     static func write(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
-        try store.cache(namedUTF8: cache, create: true)!.set(write)
-        return Result(size: write.bytes.count)
+        let revision = try store.cache(namedUTF8: cache, create: true)!.set(write)
+        return Result(size: write.bytes.count, revision: revision)
     }
 
     /// `write` for a value lent as bytes.
     @inline(__always)
     static func write(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
                       in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
-        try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl)
-        return Result(size: value.count)
+        let revision = try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl)
+        return Result(size: value.count, revision: revision)
     }
 
-    /// `{"stored":true,"size":N}`: N is the stored value's size in bytes.
+    /// `{"stored":true,"size":N,"revision":R}`: N is the stored value's
+    /// size in bytes, R the entry's new revision (SPEC 6.14).
     struct Result: MethodResult {
         let size: Int
+        let revision: Int64
 
         @inline(__always)
         func write(into w: inout JSONWriter) {
             w.writeASCII("{\"stored\":true,\"size\":")
             w.writeInt(size)
+            w.writeASCII(",\"revision\":")
+            w.writeInt(Int(revision))
             w.writeASCII("}")
         }
 
         var json: JSON {
-            var w = JSONWriter(capacity: 40)
+            var w = JSONWriter(capacity: 64)
             write(into: &w)
             return .fragment(JSONFragment(validJSON: w.copiedBytes))
         }

@@ -28,7 +28,7 @@ enum CacheSetMany: MethodDefinition {
 
     /// One of `entries`: what `cache.set` takes, less the cache.
     struct EntryWrite: ParamsObject {
-        static let members = ["group", "key", "value", "data", "ttl"]
+        static let members = ["group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"]
         static let requiredMembers = ["key"]
         let write: Cache.Write
         let namesGroup: Bool
@@ -41,14 +41,16 @@ enum CacheSetMany: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.cache(p.cache, create: true)!
-        try r.server.mappingStoreErrors { () throws(StoreError) in try cache.set(p.writes) }
-        return .afterCommit(Result(stored: p.writes.count, size: p.writes.reduce(0) { $0 + $1.bytes.count }))
+        let revisions = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.set(p.writes) }
+        return .afterCommit(Result(stored: p.writes.count, size: p.writes.reduce(0) { $0 + $1.bytes.count }, revisions: revisions))
     }
 
     struct Result: MethodResult {
         let stored: Int
         /// The stored values' sizes in bytes, added up.
         let size: Int
-        var json: JSON { ["stored": .int(stored), "size": .int(size)] }
+        /// Each entry's new revision, in the order of `entries`.
+        let revisions: [Int64]
+        var json: JSON { ["stored": .int(stored), "size": .int(size), "revisions": .array(revisions.map { .int(Int($0)) })] }
     }
 }

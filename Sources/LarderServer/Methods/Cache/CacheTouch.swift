@@ -6,11 +6,16 @@ import LarderStorage
 /// `cache.touch`: restarts an entry's lifetime from now (Cashier's refreshValidation).
 enum CacheTouch: MethodDefinition {
     static let method = "cache.touch"
-    typealias Params = EntryParams
+    typealias Params = ConditionalEntryParams
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
-        guard let cache = try r.server.cache(p.cache, create: false) else { return .result(Result(touched: .absent)) }
-        let touched = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.touch(p.key) }
+        guard let cache = try r.server.cache(p.cache, create: false) else {
+            if let expected = p.ifRevision {
+                throw StoreError.conditionFailed(key: p.key.key, expected: "revision \(expected)", revision: nil).responseError
+            }
+            return .result(Result(touched: .absent))
+        }
+        let touched = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.touch(p.key, ifRevision: p.ifRevision) }
         return .afterCommit(Result(touched: touched))
     }
 

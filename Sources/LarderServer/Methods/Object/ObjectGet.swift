@@ -1,6 +1,7 @@
 import LarderCore
 import LarderJSON
 import LarderRPC
+import LarderStorage
 
 /// `object.get`: the object (or array of objects) at the newest version of
 /// its type, migrated (and written back) if it was stored under an older one.
@@ -27,7 +28,11 @@ enum ObjectGet: MethodDefinition {
         let reply = r.reply, server = r.server
         ObjectFetch.read(p.key, in: cache, server: server) { outcome in
             server.gate.answer(reply, outcome.flatMap { read in
-                Swift.Result { () throws(ResponseError) in try Result(read, expected: p.type, key: p.key.key).json }
+                Swift.Result { () throws(ResponseError) in
+                    // Read after the object, which a migration may have written back with a new revision.
+                    let revision = try server.mappingStoreErrors { () throws(StoreError) in try cache.revision(of: p.key) }
+                    return try Result(read, expected: p.type, key: p.key.key).json(revision: revision)
+                }
             }, after: .commit)
         }
         return .deferred
@@ -69,7 +74,10 @@ enum ObjectGet: MethodDefinition {
             }
         }
 
-        var json: JSON {
+        var json: JSON { json(revision: nil) }
+
+        /// The result, a found object or array with the entry's `revision` (SPEC 6.14).
+        func json(revision: Int64?) -> JSON {
             switch self {
             case .notFound: return ["found": false]
             case .dropped(let type, let from):
@@ -77,12 +85,14 @@ enum ObjectGet: MethodDefinition {
             case .found(let type, let version, let value, let from):
                 var o: JSONObject = ["found": true, "type": .string(type), "version": .string(version), "value": value]
                 if let from { o["migratedFrom"] = .string(from) }
+                if let revision { o["revision"] = .int(Int(revision)) }
                 return .object(o)
             case .array(let type, let version, let values, let from, let dropped):
                 var o: JSONObject = ["found": true, "form": "array", "type": .string(type), "version": .string(version),
                                      "values": .array(values)]
                 if let from { o["migratedFrom"] = .string(from) }
                 if !dropped.isEmpty { o["droppedElements"] = .array(dropped.map(JSON.int)) }
+                if let revision { o["revision"] = .int(Int(revision)) }
                 return .object(o)
             }
         }

@@ -9,7 +9,7 @@ enum ObjectPut: MethodDefinition {
     static let method = "object.put"
 
     struct Params: ParamsObject {
-        static let members = ["cache", "group", "key", "type", "value", "values", "version", "ttl"]
+        static let members = ["cache", "group", "key", "type", "value", "values", "version", "ttl", "ifRevision", "ifAbsent"]
         static let requiredMembers = ["key", "type"]
         let cache: String
         let key: EntryKey
@@ -20,6 +20,7 @@ enum ObjectPut: MethodDefinition {
         /// release still writes must be able to say so; it migrates on read.
         let version: SchemaVersion?
         let ttl: Int64?
+        let condition: WriteCondition?
 
         init(_ p: ParamsReader) throws(ResponseError) {
             key = try p.entryKey()
@@ -32,6 +33,7 @@ enum ObjectPut: MethodDefinition {
                 return v
             }
             ttl = try p.milliseconds("ttl")
+            condition = try p.condition()
             cache = try p.cacheName()
         }
     }
@@ -41,11 +43,11 @@ enum ObjectPut: MethodDefinition {
         // Validate before anything is created: a refused put leaves no trace.
         let content = try r.server.mappingStoreErrors { () throws(StoreError) in try p.given.tagged(as: p.type, version: p.version, store: store) }
         let cache = try r.server.cache(p.cache, create: true)!
-        try r.server.mappingStoreErrors { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl) }
+        let revision = try r.server.mappingStoreErrors { () throws(StoreError) in try cache.put(content, at: p.key, ttl: p.ttl, condition: p.condition) }
         if case .array(let array) = content {
-            return .afterCommit(Result(type: p.type, version: array.version.text, count: array.values.count))
+            return .afterCommit(Result(type: p.type, version: array.version.text, count: array.values.count, revision: revision))
         }
-        return .afterCommit(Result(type: p.type, version: content.version.text, count: nil))
+        return .afterCommit(Result(type: p.type, version: content.version.text, count: nil, revision: revision))
     }
 
     struct Result: MethodResult {
@@ -54,8 +56,10 @@ enum ObjectPut: MethodDefinition {
         let version: String
         /// For an array of objects: how many were stored.
         let count: Int?
+        /// The entry's new revision (SPEC 6.14); not the object's version.
+        let revision: Int64
         var json: JSON {
-            var o: JSONObject = ["stored": true, "type": .string(type), "version": .string(version)]
+            var o: JSONObject = ["stored": true, "type": .string(type), "version": .string(version), "revision": .int(Int(revision))]
             if let count {
                 o.append("form", "array")
                 o.append("count", .int(count))

@@ -1,0 +1,52 @@
+import LarderCore
+import LarderJSON
+import LarderRPC
+import LarderStorage
+
+/// `cache.increment`: adds to an integer atomically (SPEC 6.14, 9.54);
+/// answered once it is committed.
+enum CacheIncrement: MethodDefinition {
+    static let method = "cache.increment"
+
+    struct Params: ParamsObject {
+        static let members = ["cache", "group", "key", "by", "initial", "ttl"]
+        static let requiredMembers = ["key"]
+        let cache: String
+        let key: EntryKey
+        let by: Int64
+        let initial: Int64
+        let ttl: Int64?
+
+        init(_ p: ParamsReader) throws(ResponseError) {
+            key = try p.entryKey()
+            by = try Self.count(p, "by") ?? 1
+            initial = try Self.count(p, "initial") ?? 0
+            ttl = try p.milliseconds("ttl")
+            cache = try p.cacheName()
+        }
+
+        /// An integer a counter can hold, if given.
+        private static func count(_ p: ParamsReader, _ name: String) throws(ResponseError) -> Int64? {
+            guard let n = try p.optional(name, as: Int.self) else { return nil }
+            guard Int64(n) >= -Cache.largestCount && Int64(n) <= Cache.largestCount else {
+                throw .invalidParams("\(p.path).\(name) must be an integer within ±\(Cache.largestCount)")
+            }
+            return Int64(n)
+        }
+    }
+
+    static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
+        let cache = try r.server.cache(p.cache, create: true)!
+        let (value, revision) = try r.server.mappingStoreErrors { () throws(StoreError) in
+            try cache.increment(p.key, by: p.by, initial: p.initial, ttl: p.ttl)
+        }
+        return .afterCommit(Result(value: value, revision: revision))
+    }
+
+    /// `{"value": V, "revision": R}`: the sum stored, and the entry's new revision.
+    struct Result: MethodResult {
+        let value: Int64
+        let revision: Int64
+        var json: JSON { ["value": .int(Int(value)), "revision": .int(Int(revision))] }
+    }
+}
