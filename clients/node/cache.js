@@ -439,6 +439,33 @@ export class CacheMethods {
   }
 
   /**
+   * `cache.increment`: adds `by` (default 1; may be negative) to the integer
+   * under `key` atomically with every other writer, starting from `initial`
+   * (default 0) where there is no live entry, and stores the sum as `set`
+   * would (`ttl` as there). Resolves `{value, revision}`, the sum and the
+   * entry's new revision; rejects with NotAnInteger when the live value is
+   * not an integer within ±(2^53 − 1), or the sum would not be (nothing is
+   * written then).
+   * @param {string} key
+   * @param {import('./index.js').IncrementOptions} [options]
+   */
+  increment(key, options) {
+    const known = ['by', 'initial', 'ttl', ...TARGET];
+    return this.#db.call('cache.increment', pick({ key }, checkOptions('cache.increment', options, known), known));
+  }
+
+  /**
+   * `increment` by `-by` (default 1): resolves `{value, revision}`.
+   * @param {string} key
+   * @param {import('./index.js').IncrementOptions} [options]
+   */
+  decrement(key, options) {
+    const known = ['by', 'initial', 'ttl', ...TARGET];
+    const given = checkOptions('cache.decrement', options, known);
+    return this.#db.call('cache.increment', pick({ key, by: -(given.by ?? 1) }, given, ['initial', 'ttl', ...TARGET]));
+  }
+
+  /**
    * `cache.keys`: one page, `{keys, cursor?}`.
    * @param {{prefix?: string, limit?: number, cursor?: string, cache?: string, group?: string}} [options]
    */

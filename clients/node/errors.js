@@ -32,6 +32,7 @@ export const ErrorCode = Object.freeze({
   integrity: -31061,
   appVersionSuperseded: -31070,
   conditionFailed: -31080,
+  notAnInteger: -31081,
   lockNotHeld: -31090,
 });
 
@@ -318,6 +319,25 @@ export class ConditionFailed extends LarderError {
   }
 }
 LarderError.register(ConditionFailed);
+
+/**
+ * `cache.increment` found a live entry whose value is not a JSON integer
+ * within ±(2^53 − 1), or the sum would leave that range. Nothing was
+ * written. `data: {key}`.
+ */
+export class NotAnInteger extends LarderError {
+  static code = ErrorCode.notAnInteger;
+
+  constructor(message = 'NotAnInteger', data) {
+    super(ErrorCode.notAnInteger, message, data);
+  }
+
+  /** The entry's key (`data.key`), or undefined. */
+  get key() {
+    return typeof this.data?.key === 'string' ? this.data.key : undefined;
+  }
+}
+LarderError.register(NotAnInteger);
 
 /**
  * `lock.renew` or `lock.release` with a token that is not that of the lease

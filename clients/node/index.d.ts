@@ -180,6 +180,14 @@ export interface RemoveOptions extends Target {
   ifRevision?: number;
 }
 
+/** `cache.increment`: `by` defaults to 1, `initial` (where there is no live entry) to 0. */
+export interface IncrementOptions extends Target {
+  by?: number;
+  initial?: number;
+  /** Seconds to live, as `set`'s: the lifetime restarts with each increment. */
+  ttl?: number;
+}
+
 /** One `cache.setMany` entry. */
 export interface CacheEntry {
   key: string;
@@ -745,6 +753,10 @@ export class CacheMethods {
   ): Promise<{ stored: number; size: number; revisions: number[] }>;
   has(key: string, options?: Target): Promise<{ found: boolean; valid: boolean }>;
   remove(key: string, options?: RemoveOptions): Promise<{ removed: boolean }>;
+  /** Adds `by` to the integer under `key` atomically; NotAnInteger when the live value is not an integer. */
+  increment(key: string, options?: IncrementOptions): Promise<{ value: number; revision: number }>;
+  /** `increment` by `-by`. */
+  decrement(key: string, options?: IncrementOptions): Promise<{ value: number; revision: number }>;
   /** `revived`: it had expired but was still stored, and is valid again. The revision is kept. */
   touch(key: string, options?: RemoveOptions): Promise<{ found: boolean; revived?: true }>;
   keys(options?: Target & { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: string[]; cursor?: string }>;
@@ -966,6 +978,7 @@ export const ErrorCode: {
   readonly integrity: -31061;
   readonly appVersionSuperseded: -31070;
   readonly conditionFailed: -31080;
+  readonly notAnInteger: -31081;
   readonly lockNotHeld: -31090;
 };
 
@@ -1046,6 +1059,12 @@ export class ConditionFailed extends CodeError {
   readonly revision: number | null;
   /** `setMany`: the entry whose condition failed. */
   readonly index: number | undefined;
+}
+
+/** `cache.increment` met a value that is not an integer within ±(2^53 − 1), or a sum that would not be; nothing was written. */
+export class NotAnInteger extends CodeError {
+  /** The entry's key (`data.key`). */
+  readonly key: string | undefined;
 }
 
 /** A token that is not the lease's on the name: another holder's, or (renewing) a lease that expired or was released; nothing was changed. */

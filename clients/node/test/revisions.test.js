@@ -1,14 +1,15 @@
-// Revisions and conditional writes (SPEC 6.13) through the client: each
-// write's revision, ifRevision / ifAbsent on set, setMany, remove, touch and
-// object.put, ConditionFailed's data; and four processes on one store
-// directory updating one key by compare-and-set, losing nothing.
+// Revisions, conditional writes and counters (SPEC 6.13) through the
+// client: each write's revision, ifRevision / ifAbsent on set, setMany,
+// remove, touch and object.put, ConditionFailed's data, increment and
+// decrement; and four processes on one store directory updating one key, by
+// counter and by compare-and-set, losing nothing.
 import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConditionFailed, ErrorCode, InvalidParams, Larder, LarderError, findBinary } from '../index.js';
+import { ConditionFailed, ErrorCode, InvalidParams, Larder, LarderError, NotAnInteger, findBinary } from '../index.js';
 
 let db;
 let dir;
@@ -100,7 +101,43 @@ test('ConditionFailed from its error object', () => {
   assert.deepEqual([err.key, err.revision, err.index], ['k', null, 2]);
 });
 
-const WORKER = `
+test('counters start from initial and go both ways', async () => {
+  const first = await db.cache.increment('visits');
+  assert.equal(first.value, 1);
+  const second = await db.cache.increment('visits', { by: 5 });
+  assert.equal(second.value, 6);
+  assert.notEqual(second.revision, first.revision);
+  assert.equal((await db.cache.get('visits')).revision, second.revision);
+  assert.equal((await db.cache.decrement('visits', { by: 10 })).value, -4);
+  assert.equal((await db.cache.decrement('stock', { initial: 10 })).value, 9);
+  assert.equal((await db.cache.increment('fresh', { by: -2, initial: -5 })).value, -7);
+});
+
+test('a value that is not an integer is refused with NotAnInteger, and kept', async () => {
+  await db.cache.set('name', 'ada');
+  await db.cache.set('ratio', 1.5);
+  for (const key of ['name', 'ratio']) {
+    const caught = await db.cache.increment(key).catch((err) => err);
+    assert.ok(caught instanceof NotAnInteger);
+    assert.equal(caught.code, ErrorCode.notAnInteger);
+    assert.equal(caught.key, key);
+  }
+  assert.equal((await db.cache.get('name')).value, 'ada');
+  await db.cache.set('big', Number.MAX_SAFE_INTEGER);
+  await assert.rejects(db.cache.increment('big'), NotAnInteger); // the sum would leave what every JSON reader takes exactly
+  assert.equal((await db.cache.get('big')).value, Number.MAX_SAFE_INTEGER);
+  assert.throws(() => db.cache.increment('k', { step: 1 }), /by/);
+});
+
+const INCR_WORKER = `
+const [index, store, rounds] = process.argv.slice(1); // -e: no script path
+const { Larder } = await import(index);
+const db = await Larder.spawn({ store });
+for (let i = 0; i < Number(rounds); i++) await db.cache.increment('counter');
+await db.close();
+`;
+
+const CAS_WORKER = `
 const [index, store, rounds] = process.argv.slice(1); // -e: no script path
 const { Larder, ConditionFailed } = await import(index);
 const db = await Larder.spawn({ store });
@@ -119,13 +156,13 @@ for (let i = 0; i < Number(rounds); i++) {
 await db.close();
 `;
 
-test('four processes compare-and-set one key and lose no update', async () => {
-  const rounds = 250;
-  const store = join(dir, 'shared');
+/** Runs `worker` in four processes at once, each with its own sidecar on one store; answers the counter they left. */
+async function fourProcesses(worker, name, rounds) {
+  const store = join(dir, name);
   const index = new URL('../index.js', import.meta.url).href;
   const env = { ...process.env, LARDER_BIN: findBinary() };
   const runs = Array.from({ length: 4 }, () => new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', WORKER, index, store, String(rounds)],
+    const child = spawn(process.execPath, ['--input-type=module', '-e', worker, index, store, String(rounds)],
       { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => { stderr += chunk; });
@@ -134,8 +171,16 @@ test('four processes compare-and-set one key and lose no update', async () => {
   for (const { code, stderr } of await Promise.all(runs)) assert.equal(code, 0, stderr);
   const check = await Larder.spawn({ store });
   try {
-    assert.equal((await check.cache.get('counter')).value, 4 * rounds);
+    return (await check.cache.get('counter')).value;
   } finally {
     await check.close();
   }
+}
+
+test('four processes increment one key and lose no update', async () => {
+  assert.equal(await fourProcesses(INCR_WORKER, 'incr', 250), 1000);
+});
+
+test('four processes compare-and-set one key and lose no update', async () => {
+  assert.equal(await fourProcesses(CAS_WORKER, 'cas', 250), 1000);
 });

@@ -29,9 +29,8 @@ from .fetch import Fallback, Fetcher, Fetchers
 from .methods import Call, Methods, Sync, method
 from ._steps import Steps, run
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
-                      KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult, SetResult,
-                      StatsResult,
-                      SubscribeResult)
+                      IncrementResult, KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult,
+                      SetResult, StatsResult, SubscribeResult)
 from .wire import RawJSON, encode_json, encode_string
 
 K = TypeVar("K")
@@ -99,6 +98,11 @@ def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
         params["value"] = value
     else:
         raise TypeError("give value (any JSON) or data (bytes)")
+
+
+def _sum(result: Any) -> int:
+    value: int = result["value"]
+    return value
 
 
 class CacheMethods(Methods[K]):
@@ -317,6 +321,35 @@ class CacheMethods(Methods[K]):
         entry is at that revision, as for :meth:`set`."""
         return self._request("cache.touch", camel_params(key=key, cache=cache, group=group,
                                                          if_revision=if_revision), None)
+
+    # -- counters -----------------------------------------------------------
+
+    @method
+    def increment(self, key: str, by: int | None = None, *, initial: int | None = None, ttl: float | None = None,
+                  cache: str | None = None, group: str | None = None) -> Call[IncrementResult]:
+        """``cache.increment``: adds ``by`` (default 1; may be negative) to the
+        integer under ``key`` atomically with every other writer, starting
+        from ``initial`` (default 0) where there is no live entry, and stores
+        the sum as :meth:`set` would (``ttl`` as there). ``{"value": sum,
+        "revision": R}``. Raises :class:`~larder.NotAnInteger` when the live
+        value is not an integer within ±(2**53 − 1), or the sum would not
+        be; nothing is written then."""
+        return self._request("cache.increment", camel_params(key=key, by=by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), None)
+
+    @method
+    def incr(self, key: str, by: int = 1, *, initial: int = 0, ttl: float | None = None, cache: str | None = None,
+             group: str | None = None) -> Call[int]:
+        """:meth:`increment`, answering the sum alone."""
+        return self._request("cache.increment", camel_params(key=key, by=by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), _sum)
+
+    @method
+    def decr(self, key: str, by: int = 1, *, initial: int = 0, ttl: float | None = None, cache: str | None = None,
+             group: str | None = None) -> Call[int]:
+        """:meth:`increment` by ``-by``, answering the sum alone."""
+        return self._request("cache.increment", camel_params(key=key, by=-by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), _sum)
 
     # -- fetched on a miss -------------------------------------------------
 

@@ -42,6 +42,7 @@ __all__ = [
     "IntegrityError",
     "AppVersionSuperseded",
     "ConditionFailed",
+    "NotAnInteger",
     "LockNotHeldError",
     "LockNotAcquired",
     "SidecarExited",
@@ -458,6 +459,20 @@ class ConditionFailed(LarderError):
         """``cache.setMany``: the element whose condition failed (``data.index``), or ``None``."""
         value = self._datum("index")
         return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@register_error
+class NotAnInteger(LarderError):
+    """-31081: ``cache.increment`` found a live entry whose value is not a
+    JSON integer within ±(2**53 − 1), or the sum would leave that range.
+    Nothing was written. ``data = {"key"}``."""
+    CODE = -31081
+
+    @property
+    def key(self) -> str | None:
+        """The entry's key (``data.key``), or ``None``."""
+        value = self._datum("key")
+        return value if isinstance(value, str) else None
 
 
 @register_error

@@ -17,7 +17,7 @@ __all__ = [
     "ClearedEvent", "CopyResult", "DefineResult", "DeleteResult", "DescribeResult", "DiscardResult", "DropResult",
     "EntityDefinition", "Entry", "EntityGetResult", "EntityManyResult", "EqualsResult", "EvictedEvent",
     "ExtendResult", "FallbackParams", "FetchParams", "FetchedEntry", "FetchSettings", "FoundResult",
-    "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "InitializeResult", "KeysPage",
+    "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "IncrementResult", "InitializeResult", "KeysPage",
     "Limits", "ListResult", "LockAcquireResult", "LockInfo", "LockListResult", "LockReleaseResult", "LockRenewResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
     "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult",
     "OptionalAttribute", "ProgressParams", "ProgressValue", "PutResult", "QueryPage", "RegisterResult", "RekeyResult",
@@ -140,6 +140,12 @@ class SetManyResult(TypedDict):
     stored: int
     size: int
     revisions: list[int]
+
+
+class IncrementResult(TypedDict):
+    """``cache.increment``: the sum stored, and the entry's new revision."""
+    value: int
+    revision: int
 
 
 class KeysPage(TypedDict):

@@ -1,7 +1,7 @@
 // Compiled (never run) by `tsc --noEmit -p clients/node`: the declarations
 // accept what the README shows and refuse what the client refuses.
 import {
-  CacheNotFound, ConditionFailed, DROP, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
+  CacheNotFound, ConditionFailed, DROP, NotAnInteger, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
   LarderError, Lease, LockNotAcquired, LockNotHeldError, PgCoherence, RekeyResult, SidecarExited, Transport,
 } from '../../index.js';
 
@@ -124,6 +124,12 @@ export async function readme(): Promise<void> {
     use(put, (await db.object.get('n')).revision);
   } catch (e) {
     if (e instanceof ConditionFailed) use(e.key, e.revision, e.index, ErrorCode.conditionFailed);
+  }
+  try {
+    const hits: number = (await db.cache.increment('hits', { by: 5, initial: 10, ttl: 60 })).value;
+    use(hits, (await db.cache.decrement('stock')).revision);
+  } catch (e) {
+    if (e instanceof NotAnInteger) use(e.key, ErrorCode.notAnInteger);
   }
   // @ts-expect-error a remove takes no ifAbsent
   await db.cache.remove('job', { ifAbsent: true });
