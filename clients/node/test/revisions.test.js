@@ -5,11 +5,11 @@
 // counter and by compare-and-set, losing nothing.
 import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConditionFailed, ErrorCode, InvalidParams, Larder, LarderError, NotAnInteger, findBinary } from '../index.js';
+import { ConditionFailed, ErrorCode, InvalidParams, Larder, LarderError, NotAnInteger } from '../index.js';
+import { CAS_WORKER, INCR_WORKER, fourProcesses } from './processes.js';
 
 let db;
 let dir;
@@ -129,58 +129,10 @@ test('a value that is not an integer is refused with NotAnInteger, and kept', as
   assert.throws(() => db.cache.increment('k', { step: 1 }), /by/);
 });
 
-const INCR_WORKER = `
-const [index, store, rounds] = process.argv.slice(1); // -e: no script path
-const { Larder } = await import(index);
-const db = await Larder.spawn({ store });
-for (let i = 0; i < Number(rounds); i++) await db.cache.increment('counter');
-await db.close();
-`;
-
-const CAS_WORKER = `
-const [index, store, rounds] = process.argv.slice(1); // -e: no script path
-const { Larder, ConditionFailed } = await import(index);
-const db = await Larder.spawn({ store });
-for (let i = 0; i < Number(rounds); i++) {
-  for (;;) {
-    const entry = await db.cache.get('counter');
-    try {
-      if (entry.found) await db.cache.set('counter', entry.value + 1, { ifRevision: entry.revision });
-      else await db.cache.set('counter', 1, { ifAbsent: true });
-      break;
-    } catch (err) {
-      if (!(err instanceof ConditionFailed)) throw err;
-    }
-  }
-}
-await db.close();
-`;
-
-/** Runs `worker` in four processes at once, each with its own sidecar on one store; answers the counter they left. */
-async function fourProcesses(worker, name, rounds) {
-  const store = join(dir, name);
-  const index = new URL('../index.js', import.meta.url).href;
-  const env = { ...process.env, LARDER_BIN: findBinary() };
-  const runs = Array.from({ length: 4 }, () => new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', worker, index, store, String(rounds)],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
-    child.on('close', (code) => resolve({ code, stderr }));
-  }));
-  for (const { code, stderr } of await Promise.all(runs)) assert.equal(code, 0, stderr);
-  const check = await Larder.spawn({ store });
-  try {
-    return (await check.cache.get('counter')).value;
-  } finally {
-    await check.close();
-  }
-}
-
 test('four processes increment one key and lose no update', async () => {
-  assert.equal(await fourProcesses(INCR_WORKER, 'incr', 250), 1000);
+  assert.equal(await fourProcesses(INCR_WORKER, join(dir, 'incr'), 250), 1000);
 });
 
 test('four processes compare-and-set one key and lose no update', async () => {
-  assert.equal(await fourProcesses(CAS_WORKER, 'cas', 250), 1000);
+  assert.equal(await fourProcesses(CAS_WORKER, join(dir, 'cas'), 250), 1000);
 });

@@ -168,8 +168,8 @@ INCR_WORKER = textwrap.dedent("""
     import sys
     import larder
 
-    binary, store, rounds = sys.argv[1:4]
-    with larder.Larder.spawn(store=store, binary=binary, timeout=60) as db:
+    binary, store, rounds, schema = sys.argv[1:5]
+    with larder.Larder.spawn(store=store, pg_schema=schema or None, binary=binary, timeout=60) as db:
         for _ in range(int(rounds)):
             db.cache.incr("counter")
 """)
@@ -179,8 +179,8 @@ CAS_WORKER = textwrap.dedent("""
     import sys
     import larder
 
-    binary, store, rounds = sys.argv[1:4]
-    with larder.Larder.spawn(store=store, binary=binary, timeout=60) as db:
+    binary, store, rounds, schema = sys.argv[1:5]
+    with larder.Larder.spawn(store=store, pg_schema=schema or None, binary=binary, timeout=60) as db:
         for _ in range(int(rounds)):
             while True:
                 value, revision = db.cache.get("counter", 0, with_revision=True)
@@ -195,10 +195,11 @@ CAS_WORKER = textwrap.dedent("""
 """)
 
 
-def four_processes(worker: str, binary: str, store: Path, rounds: int) -> None:
-    """Runs ``worker`` in four processes at once, each with its own sidecar on ``store``."""
+def four_processes(worker: str, binary: str, store: str, rounds: int, pg_schema: str = "") -> None:
+    """Runs ``worker`` in four processes at once, each with its own sidecar
+    on ``store`` (a directory, or a PostgreSQL URL with ``pg_schema``)."""
     env = {**os.environ, "PYTHONPATH": str(Path(larder.__file__).resolve().parents[1])}
-    workers = [subprocess.Popen([sys.executable, "-c", worker, binary, str(store), str(rounds)],
+    workers = [subprocess.Popen([sys.executable, "-c", worker, binary, store, str(rounds), pg_schema],
                                 env=env, stderr=subprocess.PIPE, text=True)
                for _ in range(4)]
     for process in workers:
@@ -210,7 +211,7 @@ def four_processes(worker: str, binary: str, store: Path, rounds: int) -> None:
 def test_four_processes_update_one_key_and_lose_nothing(binary, tmp_path, worker):
     rounds = 250
     store = tmp_path / "store"
-    four_processes(worker, binary, store, rounds)
+    four_processes(worker, binary, str(store), rounds)
     with larder.Larder.spawn(store=store, binary=binary, timeout=60) as db:
         assert db.cache.get("counter") == 4 * rounds
 
