@@ -12,6 +12,8 @@ export const WARN_FALLBACK = Symbol('warnFallback');
 /** @typedef {Uint8Array | ArrayBuffer} Bytes */
 
 export const TARGET = Object.freeze(['cache', 'group']);
+/** What makes a write conditional (SPEC 6.13). */
+export const CONDITIONS = Object.freeze(['ifRevision', 'ifAbsent']);
 
 /** Return it from a fetcher or fallback to answer that there is nothing under the key (`{found: false}`). */
 export const NOT_FOUND = Symbol.for('larder.NOT_FOUND');
@@ -318,23 +320,32 @@ export class CacheMethods {
    * pass `undefined` as the value). `ttl` in seconds (0: never expires;
    * default: the cache's lifespan). A value JSON cannot hold (NaN, Infinity,
    * a function, undefined) throws a TypeError before anything is sent.
-   * Resolves `{stored: true, size}` once committed.
+   * `ifRevision: R` writes only if the live entry is at revision R,
+   * `ifAbsent: true` only if there is no live entry; otherwise nothing is
+   * written and it rejects with ConditionFailed (`revision`: the live
+   * entry's, or null).
+   * Resolves `{stored: true, size, revision}` once committed, `revision`
+   * being the entry's new one.
    * @param {string} key
    * @param {unknown} value
    * @param {import('./index.js').CacheSetOptions} [options]
    */
   set(key, value, options) {
     if (options === undefined) return this.#db[REQUEST]('cache.set', putStored({ key }, value, undefined, 'cache.set'), undefined);
-    const { data, ttl, cache, group } = checkOptions('cache.set', options, ['data', 'ttl', ...TARGET]);
+    const { data, ttl, cache, group, ifRevision, ifAbsent } =
+      checkOptions('cache.set', options, ['data', 'ttl', ...TARGET, ...CONDITIONS]);
     const params = putStored({ key }, value, data, 'cache.set');
     if (ttl !== undefined) params.ttl = ttl;
     if (cache !== undefined) params.cache = cache;
     if (group !== undefined) params.group = group;
+    if (ifRevision !== undefined) params.ifRevision = ifRevision;
+    if (ifAbsent !== undefined) params.ifAbsent = ifAbsent;
     return this.#db.call('cache.set', params);
   }
 
   /**
-   * `cache.get`: `{found: false}` or `{found: true, value | data, expired, storedAt, expiresAt?, tier}`.
+   * `cache.get`: `{found: false}` or `{found: true, value | data, expired, storedAt, expiresAt?, tier,
+   * revision}`; `revision` is what a compare-and-set gives `set`'s `ifRevision`.
    * @param {string} key
    * @param {import('./index.js').Target} [options]
    */
@@ -362,7 +373,10 @@ export class CacheMethods {
 
   /**
    * `cache.setMany`, all or none. `entries`: an array of `{key, value | data,
-   * ttl?, group?}`, or a Map / plain object from key to value. `ttl` applies
+   * ttl?, group?, ifRevision?, ifAbsent?}` (a condition that does not hold
+   * writes nothing of the call and rejects with ConditionFailed, its `index`
+   * naming the entry), or a Map / plain object from key to value. Resolves
+   * `{stored, size, revisions}`, each entry's new revision in order. `ttl` applies
    * to every entry that does not give its own. An array's entries are sent as
    * given (Buffers as base64 `data`), so the server refuses one with a
    * misspelt member (InvalidParams, `data.path` such as
@@ -402,22 +416,53 @@ export class CacheMethods {
   }
 
   /**
-   * `cache.remove`: `{removed}`.
+   * `cache.remove`: `{removed}`. `ifRevision`: only if the live entry is at
+   * that revision, as for `set`.
    * @param {string} key
-   * @param {import('./index.js').Target} [options]
+   * @param {import('./index.js').RemoveOptions} [options]
    */
   remove(key, options) {
-    return this.#db.call('cache.remove', pick({ key }, checkOptions('cache.remove', options, TARGET), TARGET));
+    const known = [...TARGET, 'ifRevision'];
+    return this.#db.call('cache.remove', pick({ key }, checkOptions('cache.remove', options, known), known));
   }
 
   /**
-   * `cache.touch`: restarts the entry's lifetime; `{found}`, and `revived:
-   * true` when it had expired but was still stored.
+   * `cache.touch`: restarts the entry's lifetime, keeping its revision;
+   * `{found}`, and `revived: true` when it had expired but was still stored.
+   * `ifRevision`: only if the live entry is at that revision, as for `set`.
    * @param {string} key
-   * @param {import('./index.js').Target} [options]
+   * @param {import('./index.js').RemoveOptions} [options]
    */
   touch(key, options) {
-    return this.#db.call('cache.touch', pick({ key }, checkOptions('cache.touch', options, TARGET), TARGET));
+    const known = [...TARGET, 'ifRevision'];
+    return this.#db.call('cache.touch', pick({ key }, checkOptions('cache.touch', options, known), known));
+  }
+
+  /**
+   * `cache.increment`: adds `by` (default 1; may be negative) to the integer
+   * under `key` atomically with every other writer, starting from `initial`
+   * (default 0) where there is no live entry, and stores the sum as `set`
+   * would (`ttl` as there). Resolves `{value, revision}`, the sum and the
+   * entry's new revision; rejects with NotAnInteger when the live value is
+   * not an integer within ±(2^53 − 1), or the sum would not be (nothing is
+   * written then).
+   * @param {string} key
+   * @param {import('./index.js').IncrementOptions} [options]
+   */
+  increment(key, options) {
+    const known = ['by', 'initial', 'ttl', ...TARGET];
+    return this.#db.call('cache.increment', pick({ key }, checkOptions('cache.increment', options, known), known));
+  }
+
+  /**
+   * `increment` by `-by` (default 1): resolves `{value, revision}`.
+   * @param {string} key
+   * @param {import('./index.js').IncrementOptions} [options]
+   */
+  decrement(key, options) {
+    const known = ['by', 'initial', 'ttl', ...TARGET];
+    const given = checkOptions('cache.decrement', options, known);
+    return this.#db.call('cache.increment', pick({ key, by: -(given.by ?? 1) }, given, ['initial', 'ttl', ...TARGET]));
   }
 
   /**

@@ -31,6 +31,8 @@ export const ErrorCode = Object.freeze({
   encryptionKey: -31060,
   integrity: -31061,
   appVersionSuperseded: -31070,
+  conditionFailed: -31080,
+  notAnInteger: -31081,
   lockNotHeld: -31090,
 });
 
@@ -285,6 +287,57 @@ export class AppVersionSuperseded extends LarderError {
   }
 }
 LarderError.register(AppVersionSuperseded);
+
+/**
+ * A conditional write's condition did not hold (`ifRevision`: the live entry
+ * is at another revision, or there is none; `ifAbsent`: there is a live
+ * entry). Nothing was written; in `cache.setMany`, nothing of the call, and
+ * `index` names the element. Read the entry again and retry.
+ * `data: {key, revision, index?}`, `revision` being the live entry's (null
+ * when there is none).
+ */
+export class ConditionFailed extends LarderError {
+  static code = ErrorCode.conditionFailed;
+
+  constructor(message = 'ConditionFailed', data) {
+    super(ErrorCode.conditionFailed, message, data);
+  }
+
+  /** The entry's key (`data.key`), or undefined. */
+  get key() {
+    return typeof this.data?.key === 'string' ? this.data.key : undefined;
+  }
+
+  /** The live entry's revision now (`data.revision`), or null when there is no live entry. */
+  get revision() {
+    return Number.isInteger(this.data?.revision) ? this.data.revision : null;
+  }
+
+  /** `cache.setMany`: the element whose condition failed (`data.index`), or undefined. */
+  get index() {
+    return Number.isInteger(this.data?.index) ? this.data.index : undefined;
+  }
+}
+LarderError.register(ConditionFailed);
+
+/**
+ * `cache.increment` found a live entry whose value is not a JSON integer
+ * within ±(2^53 − 1), or the sum would leave that range. Nothing was
+ * written. `data: {key}`.
+ */
+export class NotAnInteger extends LarderError {
+  static code = ErrorCode.notAnInteger;
+
+  constructor(message = 'NotAnInteger', data) {
+    super(ErrorCode.notAnInteger, message, data);
+  }
+
+  /** The entry's key (`data.key`), or undefined. */
+  get key() {
+    return typeof this.data?.key === 'string' ? this.data.key : undefined;
+  }
+}
+LarderError.register(NotAnInteger);
 
 /**
  * `lock.renew` or `lock.release` with a token that is not that of the lease

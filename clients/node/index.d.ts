@@ -149,6 +149,8 @@ export interface GetOrFetchResult {
   storedAt?: string;
   expiresAt?: string;
   tier?: 'memory' | 'disk';
+  /** The entry's revision (changed by every write of it), when found. */
+  revision?: number;
   /** For an object: its type and the version it is stored under. */
   type?: string;
   version?: string;
@@ -167,6 +169,23 @@ export interface CacheSetOptions extends Target {
   data?: Bytes | string;
   /** Seconds to live (0: never expires; default: the cache's lifespan). */
   ttl?: number;
+  /** Write only if the live entry is at this revision (else ConditionFailed); not with `ifAbsent`. */
+  ifRevision?: number;
+  /** Write only if there is no live entry (else ConditionFailed); not with `ifRevision`. */
+  ifAbsent?: boolean;
+}
+
+/** `cache.remove` and `cache.touch`: only if the live entry is at `ifRevision` (else ConditionFailed). */
+export interface RemoveOptions extends Target {
+  ifRevision?: number;
+}
+
+/** `cache.increment`: `by` defaults to 1, `initial` (where there is no live entry) to 0. */
+export interface IncrementOptions extends Target {
+  by?: number;
+  initial?: number;
+  /** Seconds to live, as `set`'s: the lifetime restarts with each increment. */
+  ttl?: number;
 }
 
 /** One `cache.setMany` entry. */
@@ -176,6 +195,8 @@ export interface CacheEntry {
   data?: Bytes | string;
   ttl?: number;
   group?: string;
+  ifRevision?: number;
+  ifAbsent?: boolean;
 }
 
 /** What `cache.get` answers; `data` is decoded to a Buffer. */
@@ -189,6 +210,8 @@ export type CacheLookup =
       storedAt: string;
       expiresAt?: string;
       tier: 'memory' | 'disk';
+      /** The entry's revision: changed by every write of it, never given twice in the store. */
+      revision: number;
       /** For an object: its type and the version it is stored under. */
       type?: string;
       version?: string;
@@ -201,6 +224,9 @@ interface ObjectPutCommon extends Target {
   /** A registered version of `type` to write instead of the newest (an old-version object, on purpose). */
   version?: string;
   ttl?: number;
+  /** As `cache.set`'s: write only at this entry revision, or only where there is none. */
+  ifRevision?: number;
+  ifAbsent?: boolean;
 }
 
 /** `value` (one object) or `values` (an array of objects of `type` under one key), not both. */
@@ -227,6 +253,8 @@ export interface ObjectRead {
   form?: 'array';
   values?: any[];
   migratedFrom?: string;
+  /** The entry's revision after this read (a migration written back gives it a new one); not the object's version. */
+  revision?: number;
   dropped?: boolean;
   /** Indices, in the array as stored, of the elements `onMigrate` dropped. */
   droppedElements?: number[];
@@ -716,17 +744,21 @@ export class CacheMethods {
   getOrFetch(key: string, fetcher?: Fetcher | null, options?: GetOrFetchOptions): Promise<GetOrFetchResult>;
   getOrFetch(key: string, options: GetOrFetchOptions): Promise<GetOrFetchResult>;
   /** Stores `value` (bytes as bytes) or `options.data`; a value JSON cannot hold throws a TypeError. */
-  set(key: string, value: unknown, options?: CacheSetOptions): Promise<{ stored: true; size: number }>;
+  set(key: string, value: unknown, options?: CacheSetOptions): Promise<{ stored: true; size: number; revision: number }>;
   get(key: string, options?: Target): Promise<CacheLookup>;
   getMany(keys: Iterable<string>, options?: Target): Promise<{ entries: Record<string, CacheLookup> }>;
   setMany(
     entries: CacheEntry[] | Map<string, unknown> | Record<string, unknown>,
     options?: Target & { ttl?: number },
-  ): Promise<{ stored: number; size: number }>;
+  ): Promise<{ stored: number; size: number; revisions: number[] }>;
   has(key: string, options?: Target): Promise<{ found: boolean; valid: boolean }>;
-  remove(key: string, options?: Target): Promise<{ removed: boolean }>;
-  /** `revived`: it had expired but was still stored, and is valid again. */
-  touch(key: string, options?: Target): Promise<{ found: boolean; revived?: true }>;
+  remove(key: string, options?: RemoveOptions): Promise<{ removed: boolean }>;
+  /** Adds `by` to the integer under `key` atomically; NotAnInteger when the live value is not an integer. */
+  increment(key: string, options?: IncrementOptions): Promise<{ value: number; revision: number }>;
+  /** `increment` by `-by`. */
+  decrement(key: string, options?: IncrementOptions): Promise<{ value: number; revision: number }>;
+  /** `revived`: it had expired but was still stored, and is valid again. The revision is kept. */
+  touch(key: string, options?: RemoveOptions): Promise<{ found: boolean; revived?: true }>;
   keys(options?: Target & { prefix?: string; limit?: number; cursor?: string }): Promise<{ keys: string[]; cursor?: string }>;
   iterKeys(options?: Target & { prefix?: string; pageSize?: number }): AsyncGenerator<string>;
   /** The groups with their entry counts; `prefix: 'a.'` for the sub-groups of `a`. */
@@ -780,7 +812,7 @@ export class SchemaMethods {
 
 export class ObjectMethods {
   constructor(db: Larder);
-  put(key: string, options: ObjectPutOptions): Promise<{ stored: boolean; type: string; version: string } & ArrayForm>;
+  put(key: string, options: ObjectPutOptions): Promise<{ stored: boolean; type: string; version: string; revision: number } & ArrayForm>;
   get(key: string, options?: Target & { type?: string }): Promise<ObjectRead>;
   /** `{description}`: `{'*Type': {...}}`, or an array of them for an array of objects. */
   describe(what: ObjectSubject, options?: Target): Promise<{ description: Record<string, any> | Array<Record<string, any>> }>;
@@ -945,6 +977,8 @@ export const ErrorCode: {
   readonly encryptionKey: -31060;
   readonly integrity: -31061;
   readonly appVersionSuperseded: -31070;
+  readonly conditionFailed: -31080;
+  readonly notAnInteger: -31081;
   readonly lockNotHeld: -31090;
 };
 
@@ -1015,6 +1049,22 @@ export class AppVersionSuperseded extends CodeError {
   readonly appVersion: string | undefined;
   /** The version whose data the cache holds. */
   readonly cacheAppVersion: string | undefined;
+}
+
+/** A conditional write's condition did not hold; nothing was written (in `setMany`, nothing of the call). */
+export class ConditionFailed extends CodeError {
+  /** The entry's key (`data.key`). */
+  readonly key: string | undefined;
+  /** The live entry's revision now, or null when there is none. */
+  readonly revision: number | null;
+  /** `setMany`: the entry whose condition failed. */
+  readonly index: number | undefined;
+}
+
+/** `cache.increment` met a value that is not an integer within ±(2^53 − 1), or a sum that would not be; nothing was written. */
+export class NotAnInteger extends CodeError {
+  /** The entry's key (`data.key`). */
+  readonly key: string | undefined;
 }
 
 /** A token that is not the lease's on the name: another holder's, or (renewing) a lease that expired or was released; nothing was changed. */

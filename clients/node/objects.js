@@ -1,7 +1,7 @@
 // `db.schema.*`, `db.object.*` and `db.migrate.*`: versioned object types,
 // objects checked against them, and migrating what is stored.
 
-import { checkJSON, TARGET } from './cache.js';
+import { checkJSON, CONDITIONS, TARGET } from './cache.js';
 import { checkOptions, pick } from './options.js';
 
 /** @typedef {import('./client.js').Larder} Larder */
@@ -118,7 +118,9 @@ export class ObjectMethods {
    * `object.put`: validates `value` against the newest version of `type`
    * (or the registered `version` given, to write an object of an older
    * version on purpose) and stores it (`ttl` in seconds). `{stored, type,
-   * version}`; InvalidObject (`data: {path, reason}`) or SchemaNotFound when
+   * version, revision}`, `revision` being the entry's new one (not the
+   * object's version); `ifRevision` / `ifAbsent` make it conditional, as for
+   * `cache.set` (ConditionFailed). InvalidObject (`data: {path, reason}`) or SchemaNotFound when
    * it does not fit. `values` (an array of objects of `type`) instead of
    * `value` stores them under the one key, as HMCache's
    * `+cacheArray:forKey:`; the result adds `form: 'array'` and `count`, and
@@ -128,8 +130,8 @@ export class ObjectMethods {
    * @param {import('./index.js').ObjectPutOptions} options
    */
   put(key, options) {
-    const { type, value, values, version, ttl, cache, group } =
-      checkOptions('object.put', options, ['type', 'value', 'values', 'version', 'ttl', ...TARGET]);
+    const { type, value, values, version, ttl, cache, group, ifRevision, ifAbsent } =
+      checkOptions('object.put', options, ['type', 'value', 'values', 'version', 'ttl', ...TARGET, ...CONDITIONS]);
     if (value !== undefined && values !== undefined) throw new TypeError('object.put: give value or values, not both');
     const params = { key, type };
     if (values !== undefined) params.values = valuesOf(values, 'object.put');
@@ -137,7 +139,8 @@ export class ObjectMethods {
       if (value !== undefined) checkJSON(value, 'object.put: value');
       params.value = value;
     }
-    return this.#db.call('object.put', pick(params, { version, ttl, cache, group }, ['version', 'ttl', ...TARGET]));
+    return this.#db.call('object.put',
+      pick(params, { version, ttl, cache, group, ifRevision, ifAbsent }, ['version', 'ttl', ...TARGET, ...CONDITIONS]));
   }
 
   /**

@@ -26,7 +26,7 @@ test('spawn initializes and reports the server', () => {
 
 test('set and get a JSON value', async () => {
   const value = { n: 1, list: [1, 2.5, 'x'], nested: { ok: true }, nothing: null };
-  assert.deepEqual(await db.cache.set('json', value), { stored: true, size: JSON.stringify(value).length });
+  assert.deepEqual(await db.cache.set('json', value), { stored: true, size: JSON.stringify(value).length, revision: 1 });
   const r = await db.cache.get('json');
   assert.equal(r.found, true);
   assert.deepEqual(r.value, value);
@@ -48,7 +48,8 @@ test('null, false, 0 and "" are values', async () => {
 
 test('Buffers travel as base64 data and come back as Buffers', async () => {
   const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
-  assert.deepEqual(await db.cache.set('bytes', bytes), { stored: true, size: bytes.length });
+  const stored = await db.cache.set('bytes', bytes);
+  assert.deepEqual(stored, { stored: true, size: bytes.length, revision: stored.revision });
   const r = await db.cache.get('bytes');
   assert.ok(Buffer.isBuffer(r.data));
   assert.deepEqual(r.data, bytes);
@@ -170,17 +171,16 @@ test('getMany answers every key, found or not', async () => {
 });
 
 test('setMany takes an array (with per-entry group and ttl), an object or a Map', async () => {
-  assert.deepEqual(
-    await db.cache.setMany(
-      [
-        { key: 's1', value: { a: 1 } },
-        { key: 's2', value: Buffer.from([1, 2]) },
-        { key: 's3', value: 3, group: 'g', ttl: 60 },
-      ],
-      { cache: 'sm' },
-    ),
-    { stored: 3, size: 7 + 2 + 1 },
+  const many = await db.cache.setMany(
+    [
+      { key: 's1', value: { a: 1 } },
+      { key: 's2', value: Buffer.from([1, 2]) },
+      { key: 's3', value: 3, group: 'g', ttl: 60 },
+    ],
+    { cache: 'sm' },
   );
+  assert.deepEqual(many, { stored: 3, size: 7 + 2 + 1, revisions: many.revisions });
+  assert.equal((await db.cache.get('s3', { cache: 'sm', group: 'g' })).revision, many.revisions[2]);
   assert.deepEqual((await db.cache.get('s1', { cache: 'sm' })).value, { a: 1 });
   assert.deepEqual((await db.cache.get('s2', { cache: 'sm' })).data, Buffer.from([1, 2]));
   assert.equal((await db.cache.get('s3', { cache: 'sm' })).found, false);

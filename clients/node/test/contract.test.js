@@ -342,6 +342,7 @@ test('a drift is named where it is', { skip: noTypeScript }, () => {
     'cache.open result.config: in openrpc.json (required), not in the client',
     'cache.open result.created: in openrpc.json (required), not in the client',
     'cache.open result.storeBudget: in openrpc.json (optional), not in the client',
+    'cache.open result.revision: in the client, not in openrpc.json',
     'cache.open result.size: in the client, not in openrpc.json',
     'cache.open result.stored: in the client, not in openrpc.json',
   ]);

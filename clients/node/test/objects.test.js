@@ -34,7 +34,7 @@ async function registerHMCache(db) {
     string: 'string', date: 'date', integer: 'integer', array: { array: 'string' }, barObject: { ref: 'Bar' },
   });
   assert.deepEqual(await db.object.put('foo', { type: 'FooObject', value: FOO_1_0_0 }), {
-    stored: true, type: 'FooObject', version: '1.0.0',
+    stored: true, type: 'FooObject', version: '1.0.0', revision: 1,
   });
   await db.schema.register(
     'FooObject', '1.0.1',
@@ -88,9 +88,11 @@ async function noteWithCallback(db, keys = []) {
 test('HMCache: an object put at 1.0.0 reads at 1.0.2, migrated and written back', () => withDb({}, async (db) => {
   await registerHMCache(db);
   assert.deepEqual(await db.object.get('foo'), {
-    found: true, type: 'FooObject', version: '1.0.2', value: FOO_1_0_2, migratedFrom: '1.0.0',
+    found: true, type: 'FooObject', version: '1.0.2', value: FOO_1_0_2, migratedFrom: '1.0.0', revision: 2,
   });
-  assert.deepEqual(await db.object.get('foo'), { found: true, type: 'FooObject', version: '1.0.2', value: FOO_1_0_2 });
+  assert.deepEqual(await db.object.get('foo'), {
+    found: true, type: 'FooObject', version: '1.0.2', value: FOO_1_0_2, revision: 2,
+  });
   assert.deepEqual((await db.object.get('foo', { type: 'FooObject' })).value, FOO_1_0_2);
   assert.deepEqual(await db.object.describe('foo'), { description: { '*FooObject': FOO_1_0_2 } });
   const hashed = await db.object.hash('foo');
@@ -223,7 +225,7 @@ test('InvalidObject names the path', () => withDb({}, async (db) => {
 test('object.get: cache, group, ttl, type check, NotAnObject', () => withDb({}, async (db) => {
   await db.schema.register('Note', '1', { title: 'string', tags: { type: { array: 'string' }, default: [] } });
   assert.deepEqual(await db.object.put('n', { type: 'Note', value: { title: 't' }, ttl: 10, cache: 'notes', group: 'g' }), {
-    stored: true, type: 'Note', version: '1',
+    stored: true, type: 'Note', version: '1', revision: 1,
   });
   assert.deepEqual(await db.object.get('n'), { found: false });
   assert.deepEqual(await db.object.get('n', { cache: 'notes' }), { found: false });
@@ -295,7 +297,7 @@ test('onMigrate in spawn declares migrationCallbacks; a callback answered with a
     assert.equal(db.migrationCallbacks, true);
     await noteWithCallback(db, [['a', 'ok']]);
     assert.deepEqual(await db.object.get('a'), {
-      found: true, type: 'Note', version: '2', value: { n: 10, mode: 'ok' }, migratedFrom: '1',
+      found: true, type: 'Note', version: '2', value: { n: 10, mode: 'ok' }, migratedFrom: '1', revision: 2,
     });
     assert.deepEqual(handler.calls, [{
       type: 'Note', key: 'a', cache: 'default', group: '', fromVersion: '1', toVersion: '2', value: { n: 1, mode: 'ok' },
@@ -539,9 +541,9 @@ test('an older release writes at the version it knows; the object migrates when 
     ] }],
   });
   assert.deepEqual(await db.object.put('old', { type: 'Note', version: '1.0', value: { text: 'from 1.x', stars: 4 } }),
-    { stored: true, type: 'Note', version: '1' });
+    { stored: true, type: 'Note', version: '1', revision: 1 });
   assert.deepEqual(await db.object.get('old'),
-    { found: true, type: 'Note', version: '2', value: { body: 'from 1.x', rating: '4' }, migratedFrom: '1' });
+    { found: true, type: 'Note', version: '2', value: { body: 'from 1.x', rating: '4' }, migratedFrom: '1', revision: 2 });
   const missing = await db.object.put('x', { type: 'Note', version: '3', value: { body: 'b', rating: '1' } }).catch((e) => e);
   assert.ok(missing instanceof SchemaNotFound);
   assert.deepEqual(missing.data, { type: 'Note', version: '3' });
@@ -554,9 +556,11 @@ test('an array of objects under one key (HMCache cacheArray:forKey:)', () => wit
   await db.schema.register('Bar', '1', { name: 'string', date: 'date?' });
   const bars = [{ name: 'a' }, { name: 'b', date: '2017-01-01T00:00:00Z' }];
   assert.deepEqual(await db.object.put('bars', { type: 'Bar', values: new Set(bars) }), {
-    stored: true, type: 'Bar', version: '1', form: 'array', count: 2,
+    stored: true, type: 'Bar', version: '1', form: 'array', count: 2, revision: 1,
   });
-  assert.deepEqual(await db.object.get('bars'), { found: true, form: 'array', type: 'Bar', version: '1', values: bars });
+  assert.deepEqual(await db.object.get('bars'), {
+    found: true, form: 'array', type: 'Bar', version: '1', values: bars, revision: 1,
+  });
   const entry = await db.cache.get('bars');
   assert.equal(entry.form, 'array');
   assert.deepEqual(entry.value, bars);
@@ -589,7 +593,7 @@ test('arrays migrate element by element; onMigrate sees the index, and a failing
     await db.schema.register('Tally', '2', { n: 'string' }, { migrations: [{ from: '1', steps: [{ op: 'callback' }] }] });
     assert.deepEqual(await db.object.get('t'), {
       found: true, form: 'array', type: 'Tally', version: '2', values: [{ n: '1' }, { n: '3' }],
-      migratedFrom: '1', droppedElements: [1],
+      migratedFrom: '1', droppedElements: [1], revision: 2,
     });
     assert.deepEqual(asked, [0, 1, 2]);
     await db.schema.register('Tally', '3', { n: 'integer' }, {

@@ -69,7 +69,7 @@ test('spawn still hands its options to the constructor and initialize', async ()
   const other = await Larder.spawn({ memory: true, appVersion: '9.9.9', events: true, framing: 'content-length', onError() {} });
   try {
     assert.equal(other.server.protocolVersion, '1.6');
-    assert.deepEqual(await other.cache.set('k', 1), { stored: true, size: 1 });
+    assert.deepEqual(await other.cache.set('k', 1), { stored: true, size: 1, revision: 1 });
   } finally {
     await other.close();
   }
@@ -128,7 +128,7 @@ test('every typed method family refuses an unknown option, naming the one meant'
   await refused(() => view.clear({ teir: 'all' }), 'CacheView.clear: unknown option teir (did you mean tier?)');
 
   // Without a close name, the message lists what is known; options that are not objects are refused too.
-  await refused(() => db.cache.set('k', 1, { colour: 'red' }), 'cache.set: unknown option colour (known: data, ttl, cache, group)');
+  await refused(() => db.cache.set('k', 1, { colour: 'red' }), 'cache.set: unknown option colour (known: data, ttl, cache, group, ifRevision, ifAbsent)');
   await refused(() => db.cache.get('k', 'other-cache'), 'cache.get: options must be an object such as {cache}, not string');
 
   // Nothing of the refused calls reached the store.
@@ -152,7 +152,9 @@ test('server: an unknown member via call is InvalidParams with path, expected an
   assert.ok(e instanceof InvalidParams);
   assert.equal(e.code, -32602);
   assert.equal(e.message, 'Invalid params: unknown member params.tll (did you mean ttl?)');
-  assert.deepEqual(e.data, { path: 'params.tll', expected: ['cache', 'group', 'key', 'value', 'data', 'ttl'], suggestion: 'ttl' });
+  assert.deepEqual(e.data, {
+    path: 'params.tll', expected: ['cache', 'group', 'key', 'value', 'data', 'ttl', 'ifRevision', 'ifAbsent'], suggestion: 'ttl',
+  });
   assert.deepEqual(await db.cache.get('k'), { found: false });
 
   const far = await db.call('cache.get', { key: 'k', colour: 'red' }).catch((x) => x);

@@ -26,7 +26,7 @@ test('10,000 pipelined sets all resolve, each with its own answer', async (t) =>
     }
     const ms = performance.now() - started;
     assert.equal(results.length, N);
-    results.forEach((r, i) => assert.deepEqual(r, { stored: true, size: (i % 37) + 2 }));
+    results.forEach((r, i) => assert.deepEqual(r, { stored: true, size: (i % 37) + 2, revision: i + 1 }));
     assert.ok(writes < 20, `expected the requests in a few writes, not ${writes}`);
 
     const stats = await db.cache.stats({ cache: 'bulk' });
@@ -53,8 +53,9 @@ test('mixed pipelined requests, with failures among them, settle in their own pr
     const settled = await Promise.allSettled(calls);
     for (let i = 0; i < 500; i++) {
       const [set, get, bad, unknown] = settled.slice(i * 4, i * 4 + 4);
-      assert.deepEqual(set.value, { stored: true, size: String(i).length });
+      assert.deepEqual(set.value, { stored: true, size: String(i).length, revision: i + 1 });
       assert.equal(get.value.value, i);
+      assert.equal(get.value.revision, i + 1);
       assert.ok(bad.reason instanceof InvalidParams);
       assert.equal(unknown.reason.code, -32601);
     }

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParams, Larder, SidecarExited } from '../index.js';
+import { CAS_WORKER, INCR_WORKER, fourProcesses } from './processes.js';
 
 const SERVER = process.env.LARDER_TEST_PG_URL ?? '';
 /** A store on PostgreSQL for the refusals, which come before any connection. */
@@ -108,6 +109,14 @@ test('a lease held through one sidecar is refused through another until released
     await lease.release();
     assert.equal((await b.lock.acquire('reports/daily', { ttl: 5 })).token, 2);
   });
+});
+
+test('four sidecars increment one key and lose no update', { skip: noServer }, async (t) => {
+  assert.equal(await fourProcesses(INCR_WORKER, SERVER, 250, schemaFor(t)), 1000);
+});
+
+test('four sidecars compare-and-set one key and lose no update', { skip: noServer }, async (t) => {
+  assert.equal(await fourProcesses(CAS_WORKER, SERVER, 250, schemaFor(t)), 1000);
 });
 
 test('pgSchema without a PostgreSQL store is refused', async (t) => {

@@ -29,9 +29,8 @@ from .fetch import Fallback, Fetcher, Fetchers
 from .methods import Call, Methods, Sync, method
 from ._steps import Steps, run
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
-                      KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult, SetResult,
-                      StatsResult,
-                      SubscribeResult)
+                      IncrementResult, KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult,
+                      SetResult, StatsResult, SubscribeResult)
 from .wire import RawJSON, encode_json, encode_string
 
 K = TypeVar("K")
@@ -99,6 +98,11 @@ def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
         params["value"] = value
     else:
         raise TypeError("give value (any JSON) or data (bytes)")
+
+
+def _sum(result: Any) -> int:
+    value: int = result["value"]
+    return value
 
 
 class CacheMethods(Methods[K]):
@@ -216,15 +220,23 @@ class CacheMethods(Methods[K]):
         ttl: float | None = None,
         cache: str | None = None,
         group: str | None = None,
+        if_revision: int | None = None,
+        if_absent: bool | None = None,
     ) -> Call[SetResult]:
         """``cache.set``: stores ``value`` (any JSON, including ``None``) or
         ``data`` (bytes) under ``key``; ``ttl`` in seconds (0 = never
         expires; default: the cache's lifespan). Creates the cache if needed.
 
-        Returns ``{"stored": True, "size": bytes}`` once committed.
+        ``if_revision=R`` writes only if the live entry is at revision ``R``,
+        ``if_absent=True`` only if there is no live entry; otherwise nothing
+        is written and :class:`~larder.ConditionFailed` is raised with the
+        live entry's ``revision`` (``None`` when there is none).
+
+        Returns ``{"stored": True, "size": bytes, "revision": R}`` once
+        committed, ``R`` being the entry's new revision.
         """
         if type(key) is str and value is not MISSING and data is MISSING and ttl is None and cache is None \
-                and group is None:
+                and group is None and if_revision is None and if_absent is None:
             try:
                 raw = RawJSON('{"key":%s,"value":%s}' % (
                     encode_string(key), encode_string(value) if type(value) is str else encode_json(value)))
@@ -243,14 +255,26 @@ class CacheMethods(Methods[K]):
             params["cache"] = cache
         if group is not None:
             params["group"] = group
+        if if_revision is not None:
+            params["ifRevision"] = if_revision
+        if if_absent is not None:
+            params["ifAbsent"] = if_absent
         return self._request("cache.set", params, None)
 
     @method
-    def get(self, key: str, default: Any = None, *, cache: str | None = None, group: str | None = None) -> Call[Any]:
+    def get(self, key: str, default: Any = None, *, cache: str | None = None, group: str | None = None,
+            with_revision: bool = False) -> Call[Any]:
         """``cache.get``: the value stored under ``key`` (``bytes`` for one
         stored as data), or ``default`` when there is none (or it has
         expired, unless the cache returns expired entries). :meth:`entry`
-        gives the whole answer."""
+        gives the whole answer.
+
+        ``with_revision=True`` answers ``(value, revision)`` instead, the
+        revision being ``None`` when there is no entry: what a
+        compare-and-set reads before writing with ``if_revision``."""
+        if with_revision:
+            return self._request("cache.get", camel_params(key=key, cache=cache, group=group),
+                                 lambda entry: (value_of(entry, default), entry.get("revision")))
         params: Any
         if type(key) is str and cache is None and group is None:
             params = RawJSON('{"key":%s}' % encode_string(key))
@@ -269,7 +293,8 @@ class CacheMethods(Methods[K]):
         """``cache.get``, the whole answer: ``{"found": False}``, or
         ``{"found": True, "value": ...}`` / ``{"found": True, "data":
         b"..."}`` with ``"expired": bool``, ``"storedAt": "RFC 3339"``,
-        ``"expiresAt"`` (when it expires) and ``"tier": "memory" | "disk"``.
+        ``"expiresAt"`` (when it expires), ``"tier": "memory" | "disk"`` and
+        ``"revision"`` (changed by every write of the entry).
         """
         return self._request("cache.get", camel_params(key=key, cache=cache, group=group), decode_entry)
 
@@ -280,15 +305,51 @@ class CacheMethods(Methods[K]):
         return self._request("cache.has", camel_params(key=key, cache=cache, group=group), None)
 
     @method
-    def remove(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[RemoveResult]:
-        """``cache.remove``: deletes from every tier. ``{"removed": bool}``."""
-        return self._request("cache.remove", camel_params(key=key, cache=cache, group=group), None)
+    def remove(self, key: str, *, cache: str | None = None, group: str | None = None,
+               if_revision: int | None = None) -> Call[RemoveResult]:
+        """``cache.remove``: deletes from every tier. ``{"removed": bool}``.
+        ``if_revision``: only if the live entry is at that revision, as for :meth:`set`."""
+        return self._request("cache.remove", camel_params(key=key, cache=cache, group=group,
+                                                          if_revision=if_revision), None)
 
     @method
-    def touch(self, key: str, *, cache: str | None = None, group: str | None = None) -> Call[FoundResult]:
-        """``cache.touch``: restarts the entry's lifetime from now. ``{"found": bool}``,
-        with ``"revived": True`` when the entry had expired but was still stored."""
-        return self._request("cache.touch", camel_params(key=key, cache=cache, group=group), None)
+    def touch(self, key: str, *, cache: str | None = None, group: str | None = None,
+              if_revision: int | None = None) -> Call[FoundResult]:
+        """``cache.touch``: restarts the entry's lifetime from now, keeping its
+        revision. ``{"found": bool}``, with ``"revived": True`` when the entry
+        had expired but was still stored. ``if_revision``: only if the live
+        entry is at that revision, as for :meth:`set`."""
+        return self._request("cache.touch", camel_params(key=key, cache=cache, group=group,
+                                                         if_revision=if_revision), None)
+
+    # -- counters -----------------------------------------------------------
+
+    @method
+    def increment(self, key: str, by: int | None = None, *, initial: int | None = None, ttl: float | None = None,
+                  cache: str | None = None, group: str | None = None) -> Call[IncrementResult]:
+        """``cache.increment``: adds ``by`` (default 1; may be negative) to the
+        integer under ``key`` atomically with every other writer, starting
+        from ``initial`` (default 0) where there is no live entry, and stores
+        the sum as :meth:`set` would (``ttl`` as there). ``{"value": sum,
+        "revision": R}``. Raises :class:`~larder.NotAnInteger` when the live
+        value is not an integer within ±(2**53 − 1), or the sum would not
+        be; nothing is written then."""
+        return self._request("cache.increment", camel_params(key=key, by=by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), None)
+
+    @method
+    def incr(self, key: str, by: int = 1, *, initial: int = 0, ttl: float | None = None, cache: str | None = None,
+             group: str | None = None) -> Call[int]:
+        """:meth:`increment`, answering the sum alone."""
+        return self._request("cache.increment", camel_params(key=key, by=by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), _sum)
+
+    @method
+    def decr(self, key: str, by: int = 1, *, initial: int = 0, ttl: float | None = None, cache: str | None = None,
+             group: str | None = None) -> Call[int]:
+        """:meth:`increment` by ``-by``, answering the sum alone."""
+        return self._request("cache.increment", camel_params(key=key, by=-by, initial=initial, ttl=ttl, cache=cache,
+                                                             group=group), _sum)
 
     # -- fetched on a miss -------------------------------------------------
 
@@ -410,7 +471,10 @@ class CacheMethods(Methods[K]):
         """``cache.setMany``: stores all entries or none.
 
         ``entries`` is a list of ``{"key", "value" | "data": bytes, "ttl"?,
-        "group"?}`` (an entry's ``group`` overrides the request's), or a
+        "group"?, "ifRevision"?, "ifAbsent"?}`` (an entry's ``group``
+        overrides the request's; a condition that does not hold writes
+        nothing of the call and raises :class:`~larder.ConditionFailed` with
+        the element's ``index``), or a
         mapping ``{key: value}`` where bytes values are stored as data. An
         entry is sent as written (``data`` as base64, ``None`` members other
         than ``value`` left out): one with another key, such as ``"tll"``,
@@ -418,7 +482,8 @@ class CacheMethods(Methods[K]):
         (``params.entries[0].tll``, ``e.suggestion == "ttl"``) and nothing is
         stored.
 
-        Returns ``{"stored": count, "size": total bytes}``.
+        Returns ``{"stored": count, "size": total bytes, "revisions": [...]}``,
+        each entry's new revision in the order given.
         """
         items: list[dict[str, Any]] = []
         if isinstance(entries, Mapping):

@@ -41,6 +41,8 @@ __all__ = [
     "EncryptionKeyError",
     "IntegrityError",
     "AppVersionSuperseded",
+    "ConditionFailed",
+    "NotAnInteger",
     "LockNotHeldError",
     "LockNotAcquired",
     "SidecarExited",
@@ -427,6 +429,49 @@ class AppVersionSuperseded(LarderError):
     def cache_app_version(self) -> str | None:
         """The version whose data the cache holds (``data.cacheAppVersion``), or ``None``."""
         value = self._datum("cacheAppVersion")
+        return value if isinstance(value, str) else None
+
+
+@register_error
+class ConditionFailed(LarderError):
+    """-31080: a conditional write's condition did not hold (``if_revision``:
+    the live entry is at another revision, or there is none; ``if_absent``:
+    there is a live entry). Nothing was written; in ``cache.setMany``,
+    nothing of the call, and :attr:`index` names the element. Read the entry
+    again and retry. ``data = {"key", "revision", "index"?}``."""
+    CODE = -31080
+
+    @property
+    def key(self) -> str | None:
+        """The entry's key (``data.key``), or ``None``."""
+        value = self._datum("key")
+        return value if isinstance(value, str) else None
+
+    @property
+    def revision(self) -> int | None:
+        """The live entry's revision now (``data.revision``), or ``None``
+        when there is no live entry."""
+        value = self._datum("revision")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def index(self) -> int | None:
+        """``cache.setMany``: the element whose condition failed (``data.index``), or ``None``."""
+        value = self._datum("index")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@register_error
+class NotAnInteger(LarderError):
+    """-31081: ``cache.increment`` found a live entry whose value is not a
+    JSON integer within ±(2**53 − 1), or the sum would leave that range.
+    Nothing was written. ``data = {"key"}``."""
+    CODE = -31081
+
+    @property
+    def key(self) -> str | None:
+        """The entry's key (``data.key``), or ``None``."""
+        value = self._datum("key")
         return value if isinstance(value, str) else None
 
 

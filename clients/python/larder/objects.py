@@ -200,13 +200,18 @@ class ObjectMethods(Methods[K]):
         cache: str | None = None,
         group: str | None = None,
         version: str | None = None,
+        if_revision: int | None = None,
+        if_absent: bool | None = None,
     ) -> Call[PutResult]:
         """``object.put``: validates ``value`` against the newest version of
         ``type`` (or against ``version``, an older registered version such as
         ``"1"``, to write an object of that version on purpose, as a writer
         that only knows that version would) and stores it under
         ``key`` tagged with that version (``ttl`` in seconds, as for
-        ``cache.set``). ``{"stored": True, "type", "version"}``.
+        ``cache.set``). ``{"stored": True, "type", "version", "revision"}``,
+        ``revision`` being the entry's new revision (not the object's
+        version); ``if_revision`` and ``if_absent`` make the write
+        conditional, as for ``cache.set``.
 
         ``values=[...]`` instead of ``value`` stores an array of objects of
         ``type`` under the one key (HMCache's ``+cacheArray:forKey:``), each
@@ -216,7 +221,8 @@ class ObjectMethods(Methods[K]):
         e.g. ``value.barObject.date`` or ``values[2].date``) for a value that
         does not fit, and :class:`~larder.SchemaNotFound` for an unknown type.
         """
-        params = camel_params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version)
+        params = camel_params(key=key, type=type, ttl=ttl, cache=cache, group=group, version=version,
+                              if_revision=if_revision, if_absent=if_absent)
         listed = _values(values)
         if value is not MISSING and listed is not None:
             raise TypeError("give value or values, not both")

@@ -17,7 +17,7 @@ __all__ = [
     "ClearedEvent", "CopyResult", "DefineResult", "DeleteResult", "DescribeResult", "DiscardResult", "DropResult",
     "EntityDefinition", "Entry", "EntityGetResult", "EntityManyResult", "EqualsResult", "EvictedEvent",
     "ExtendResult", "FallbackParams", "FetchParams", "FetchedEntry", "FetchSettings", "FoundResult",
-    "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "InitializeResult", "KeysPage",
+    "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "IncrementResult", "InitializeResult", "KeysPage",
     "Limits", "ListResult", "LockAcquireResult", "LockInfo", "LockListResult", "LockReleaseResult", "LockRenewResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
     "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult",
     "OptionalAttribute", "ProgressParams", "ProgressValue", "PutResult", "QueryPage", "RegisterResult", "RekeyResult",
@@ -74,9 +74,10 @@ class OpenResult(TypedDict):
 
 
 class SetResult(TypedDict):
-    """``cache.set``."""
+    """``cache.set``: ``revision`` is the entry's new revision."""
     stored: bool
     size: int
+    revision: int
 
 
 class Entry(TypedDict):
@@ -90,6 +91,7 @@ class Entry(TypedDict):
     storedAt: NotRequired[str]
     expiresAt: NotRequired[str]
     tier: NotRequired[Literal["memory", "disk"]]
+    revision: NotRequired[int]
     type: NotRequired[str]
     version: NotRequired[str]
     form: NotRequired[Literal["array"]]
@@ -134,9 +136,16 @@ class GetManyResult(TypedDict):
 
 
 class SetManyResult(TypedDict):
-    """``cache.setMany``."""
+    """``cache.setMany``: ``revisions``, each entry's new revision in the order given."""
     stored: int
     size: int
+    revisions: list[int]
+
+
+class IncrementResult(TypedDict):
+    """``cache.increment``: the sum stored, and the entry's new revision."""
+    value: int
+    revision: int
 
 
 class KeysPage(TypedDict):
@@ -320,6 +329,7 @@ class PutResult(TypedDict):
     stored: bool
     type: str
     version: str
+    revision: int
     form: NotRequired[Literal["array"]]
     count: NotRequired[int]
 
@@ -336,6 +346,7 @@ class ObjectRead(TypedDict):
     form: NotRequired[Literal["array"]]
     values: NotRequired[list[Any]]
     migratedFrom: NotRequired[str]
+    revision: NotRequired[int]
     dropped: NotRequired[bool]
     droppedElements: NotRequired[list[int]]
 

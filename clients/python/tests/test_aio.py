@@ -44,7 +44,7 @@ def run_fake(body: Callable[[AsyncLarder], Awaitable[None]]) -> None:
 
 def test_cache_set_get_entry(binary):
     async def body(db: AsyncLarder) -> None:
-        assert await db.cache.set("user:1", {"name": "Ada"}, ttl=60) == {"stored": True, "size": 14}
+        assert await db.cache.set("user:1", {"name": "Ada"}, ttl=60) == {"stored": True, "size": 14, "revision": 1}
         assert await db.cache.get("user:1") == {"name": "Ada"}
         assert await db.cache.get("user:2", "nobody") == "nobody"
         await db.cache.set("blob", data=b"\x00\xff")
@@ -111,7 +111,7 @@ def test_pipeline_results_in_order(binary):
             entry = p.cache.entry("k7")
             count = p.cache.keys(limit=5)
         assert len(p.results) == 2003 and len(p) == 2003
-        assert p.results[0] == {"stored": True, "size": 1}
+        assert p.results[0] == {"stored": True, "size": 1, "revision": 1}
         assert await got == 1999 and got.result() == 1999
         assert entry.result()["value"] == 7
         assert count.result()["keys"] == ["k0", "k1", "k10", "k100", "k1000"]
@@ -126,9 +126,9 @@ def test_pipeline_errors(binary):
                 p.cache.set("a", 1)
                 p.cache.stats(cache="nowhere")
                 p.cache.set("b", 2)
-        assert p.results[0] == {"stored": True, "size": 1}
+        assert p.results[0] == {"stored": True, "size": 1, "revision": 1}
         assert isinstance(p.results[1], larder.CacheNotFound)
-        assert p.results[2] == {"stored": True, "size": 1}, "the calls after a failure still ran"
+        assert p.results[2] == {"stored": True, "size": 1, "revision": 2}, "the calls after a failure still ran"
 
         async with db.pipeline(raise_on_error=False, batch=True) as q:
             q.cache.get("a")
@@ -256,7 +256,7 @@ def test_migration_callback_answered_by_a_coroutine(binary):
         await db.schema.register("Note", "2", {"n": "integer", "mode": "string"},
                                  migrations=[{"from": "1", "steps": [{"op": "callback"}]}])
         assert await db.object.get("a") == {"found": True, "type": "Note", "version": "2",
-                                            "value": {"n": 10, "mode": "ok"}, "migratedFrom": "1"}
+                                            "value": {"n": 10, "mode": "ok"}, "migratedFrom": "1", "revision": 4}
         assert calls[0] == {"type": "Note", "key": "a", "cache": "default", "group": "", "fromVersion": "1",
                             "toVersion": "2", "value": {"n": 1, "mode": "ok"}}
         assert await db.object.get("b") == {"found": False, "dropped": True, "type": "Note", "migratedFrom": "1"}

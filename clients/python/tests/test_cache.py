@@ -35,8 +35,8 @@ def test_set_and_get_json_values(db):
 
 
 def test_set_reports_size(db):
-    assert db.cache.set("k", "abc") == {"stored": True, "size": 5}
-    assert db.cache.set("b", data=b"\x00\xff\x10") == {"stored": True, "size": 3}
+    assert db.cache.set("k", "abc") == {"stored": True, "size": 5, "revision": 1}
+    assert db.cache.set("b", data=b"\x00\xff\x10") == {"stored": True, "size": 3, "revision": 2}
 
 
 def test_bytes_round_trip_as_data(db):
@@ -129,11 +129,11 @@ def test_get_many(db):
 def test_set_many_list_and_mapping(db):
     result = db.cache.set_many([{"key": "a", "value": 1}, {"key": "b", "data": b"xy", "ttl": 5},
                                 {"key": "c", "value": None, "group": "other"}], group="g")
-    assert result == {"stored": 3, "size": 1 + 2 + 4}
+    assert result == {"stored": 3, "size": 1 + 2 + 4, "revisions": [1, 2, 3]}
     assert db.cache.entry("a", group="g")["value"] == 1
     assert db.cache.entry("b", group="g")["expiresAt"] == "2026-01-01T00:00:05.000Z"
     assert db.cache.entry("c", group="other")["value"] is None
-    assert db.cache.set_many({"x": [1], "y": b"raw"}) == {"stored": 2, "size": 3 + 3}
+    assert db.cache.set_many({"x": [1], "y": b"raw"}) == {"stored": 2, "size": 3 + 3, "revisions": [4, 5]}
     assert db.cache.entry("y")["data"] == b"raw"
 
 
@@ -365,7 +365,7 @@ def test_wrappers_cover_the_openrpc_document(db):
         if name == "cache.set":
             sent |= {"value", "data"}
         if name == "cache.get":
-            sent -= {"default"}  # the client's own: what get returns when nothing is found
+            sent -= {"default", "withRevision"}  # the client's own: what get answers, and how
         if name == "cache.getOrFetch":
             sent -= {"default", "fetcher", "fallback"}  # the client's own: kept here, not sent
         if name == "cache.open":

@@ -157,4 +157,4 @@ def test_error_stays_usable_after_errors(db):
     for _ in range(3):
         with pytest.raises(larder.LarderError):
             db.call("nope")
-    assert db.cache.set("k", 1) == {"stored": True, "size": 1}
+    assert db.cache.set("k", 1) == {"stored": True, "size": 1, "revision": 1}

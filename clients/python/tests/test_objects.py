@@ -22,7 +22,8 @@ def register_hmcache(db):
         "type": "Bar", "version": "1.0.0", "created": True}
     db.schema.register("FooObject", "1.0.0", {"string": "string", "date": "date", "integer": "integer",
                                               "array": {"array": "string"}, "barObject": {"ref": "Bar"}})
-    assert db.object.put("foo", "FooObject", FOO_1_0_0) == {"stored": True, "type": "FooObject", "version": "1.0.0"}
+    assert db.object.put("foo", "FooObject", FOO_1_0_0) == {"stored": True, "type": "FooObject", "version": "1.0.0",
+                                                            "revision": 1}
     db.schema.register(
         "FooObject", "1.0.1",
         {"changeNameString": "string", "date": "number", "array": {"array": "string"}, "addString": "string"},
@@ -81,9 +82,11 @@ class Handler:
 def test_hmcache_scenario(db):
     register_hmcache(db)
     got = db.object.get("foo")
-    assert got == {"found": True, "type": "FooObject", "version": "1.0.2", "value": FOO_1_0_2, "migratedFrom": "1.0.0"}
-    # Written back: the next read needs no migration.
-    assert db.object.get("foo") == {"found": True, "type": "FooObject", "version": "1.0.2", "value": FOO_1_0_2}
+    assert got == {"found": True, "type": "FooObject", "version": "1.0.2", "value": FOO_1_0_2, "migratedFrom": "1.0.0",
+                   "revision": 2}
+    # Written back (a new revision): the next read needs no migration.
+    assert db.object.get("foo") == {"found": True, "type": "FooObject", "version": "1.0.2", "value": FOO_1_0_2,
+                                    "revision": 2}
     assert db.object.get("foo", type="FooObject")["value"] == FOO_1_0_2
     assert db.object.describe("foo") == {"description": {"*FooObject": FOO_1_0_2}}
     hashed = db.object.hash("foo")
@@ -215,7 +218,7 @@ def test_invalid_object_names_the_path(db):
 def test_object_get_errors_and_options(db):
     db.schema.register("Note", "1", {"title": "string", "tags": {"type": {"array": "string"}, "default": []}})
     assert db.object.put("n", "Note", {"title": "t"}, ttl=10, cache="notes", group="g") == {
-        "stored": True, "type": "Note", "version": "1"}
+        "stored": True, "type": "Note", "version": "1", "revision": 1}
     assert db.object.get("n") == {"found": False}
     assert db.object.get("n", cache="notes") == {"found": False}
     assert db.object.get("n", cache="notes", group="g")["value"] == {"title": "t", "tags": []}
@@ -295,7 +298,8 @@ def test_callback_answered_with_a_value(cdb):
     assert cdb.migration_callbacks is True
     note_v1_v2_callback(cdb, [("a", "ok")])
     got = cdb.object.get("a")
-    assert got == {"found": True, "type": "Note", "version": "2", "value": {"n": 10, "mode": "ok"}, "migratedFrom": "1"}
+    assert got == {"found": True, "type": "Note", "version": "2", "value": {"n": 10, "mode": "ok"}, "migratedFrom": "1",
+                   "revision": 2}
     assert cdb.handler.calls == [{"type": "Note", "key": "a", "cache": "default", "group": "", "fromVersion": "1",
                                   "toVersion": "2", "value": {"n": 1, "mode": "ok"}}]
     assert cdb.object.get("a")["value"] == {"n": 10, "mode": "ok"}
@@ -570,8 +574,9 @@ def test_an_array_of_objects_under_one_key(db):
     db.schema.register("Bar", "1", {"name": "string", "date": "date?"})
     bars = [{"name": "a"}, {"name": "b", "date": "2017-01-01T00:00:00Z"}]
     assert db.object.put("bars", "Bar", values=(b for b in bars)) == {
-        "stored": True, "type": "Bar", "version": "1", "form": "array", "count": 2}
-    assert db.object.get("bars") == {"found": True, "form": "array", "type": "Bar", "version": "1", "values": bars}
+        "stored": True, "type": "Bar", "version": "1", "form": "array", "count": 2, "revision": 1}
+    assert db.object.get("bars") == {"found": True, "form": "array", "type": "Bar", "version": "1", "values": bars,
+                                     "revision": 1}
     entry = db.cache.entry("bars")
     assert entry["form"] == "array" and entry["value"] == bars and entry["type"] == "Bar"
     # Every field described, an unset one as None (HMCache's "barObjectDate" : null).
@@ -619,7 +624,8 @@ def test_arrays_migrate_element_by_element(binary):
         got = db.object.get("t")
         assert asked == [0, 1, 2]
         assert got == {"found": True, "form": "array", "type": "Tally", "version": "2",
-                       "values": [{"n": "1"}, {"n": "3"}], "migratedFrom": "1", "droppedElements": [1]}
+                       "values": [{"n": "1"}, {"n": "3"}], "migratedFrom": "1", "droppedElements": [1],
+                       "revision": 3}
         # A failing element fails the whole read; the error names it, and nothing is written.
         db.schema.register("Tally", "3", {"n": "integer"}, migrations=[{"from": "2", "steps": [
             {"op": "convert", "field": "n", "to": "integer"}]}])

@@ -43,8 +43,8 @@ def test_results_in_order_with_futures_and_decoding(db):
         p.call("cache.has", {"key": "a"})
         p.cache.get("b")
         p.cache.get("missing", "fallback")
-    assert p.results[0] == {"stored": True, "size": 1}
-    assert f_bytes.result() == {"stored": True, "size": 1}
+    assert p.results[0] == {"stored": True, "size": 1, "revision": 1}
+    assert f_bytes.result() == {"stored": True, "size": 1, "revision": 2}
     assert p.results[2] == 1
     assert f_get.result()["data"] == b"\x00" and p.results[3] is f_get.result()
     assert p.results[4] == {"found": True, "valid": True}

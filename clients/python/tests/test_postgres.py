@@ -26,6 +26,7 @@ import pytest
 
 import larder
 from conftest import missing
+from test_revisions import CAS_WORKER, INCR_WORKER, four_processes
 from larder.aio import AsyncLarder
 
 #: How long a sidecar with notify coherence may take to read another's
@@ -107,6 +108,15 @@ def test_a_lease_held_through_one_sidecar_is_refused_through_another_until_relea
                 assert refused["acquired"] is False and refused["heldHere"] is False, refused
             assert not lease.lost and lease.token == 1
         assert b.lock.acquire("reports/daily", ttl=5)["token"] == 2
+
+
+@pytest.mark.parametrize("worker", [INCR_WORKER, CAS_WORKER], ids=["incr", "compare-and-set"])
+def test_four_sidecars_update_one_key_and_lose_nothing(binary: str, postgres_url: str, pg_schema: str,
+                                                       worker: str) -> None:
+    rounds = 250
+    four_processes(worker, binary, postgres_url, rounds, pg_schema)
+    with spawn(binary, postgres_url, pg_schema) as db:
+        assert db.cache.get("counter") == 4 * rounds
 
 
 def test_pg_schema_without_a_postgresql_store_is_refused(binary: str, store_dir: Path) -> None:

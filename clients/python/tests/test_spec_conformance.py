@@ -16,7 +16,7 @@ def test_answers_leave_in_request_order(binary, tmp_path):
         '--> {"jsonrpc":"2.0","id":1,"method":"cache.set","params":{"key":"a","value":1}}\n'
         '--> {"jsonrpc":"2.0","id":2,"method":"nope"}\n'
         '--> not json\n'
-        '<-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1}}\n'
+        '<-- {"jsonrpc":"2.0","id":1,"result":{"stored":true,"size":1,"revision":1}}\n'
         '<-- {"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found: nope"}}\n'
         '<-- {"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: [..]"}}\n'
     )

@@ -18,10 +18,11 @@ def test_unknown_member_via_call(db):
     e = info.value
     assert e.code == -32602
     assert e.message == "Invalid params: unknown member params.tll (did you mean ttl?)"
-    assert e.data == {"path": "params.tll", "expected": ["cache", "group", "key", "value", "data", "ttl"],
+    assert e.data == {"path": "params.tll",
+                      "expected": ["cache", "group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"],
                       "suggestion": "ttl"}
     assert (e.path, e.suggestion) == ("params.tll", "ttl")
-    assert e.expected == ["cache", "group", "key", "value", "data", "ttl"]
+    assert e.expected == ["cache", "group", "key", "value", "data", "ttl", "ifRevision", "ifAbsent"]
     assert db.cache.entry("k") == {"found": False}
 
 

@@ -1,7 +1,7 @@
 // Compiled (never run) by `tsc --noEmit -p clients/node`: the declarations
 // accept what the README shows and refuse what the client refuses.
 import {
-  CacheNotFound, DROP, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
+  CacheNotFound, ConditionFailed, DROP, NotAnInteger, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
   LarderError, Lease, LockNotAcquired, LockNotHeldError, PgCoherence, RekeyResult, SidecarExited, Transport,
 } from '../../index.js';
 
@@ -112,6 +112,27 @@ export async function readme(): Promise<void> {
     if (e instanceof LockNotAcquired) use(e.lockName, e.holderExpiresAt, e.heldHere);
     if (e instanceof LockNotHeldError) use(e.lockName, e.token, ErrorCode.lockNotHeld);
   }
+  const job = await db.cache.get('job');
+  try {
+    const next: number = job.found
+      ? (await db.cache.set('job', 'running', { ifRevision: job.revision })).revision
+      : (await db.cache.set('job', 'queued', { ifAbsent: true })).revision;
+    await db.cache.touch('job', { ifRevision: next });
+    await db.cache.remove('job', { ifRevision: next });
+    const many: number[] = (await db.cache.setMany([{ key: 'a', value: 1, ifAbsent: true }])).revisions;
+    const put: number = (await db.object.put('n', { type: 'Note', value: {}, ifRevision: many[0] })).revision;
+    use(put, (await db.object.get('n')).revision);
+  } catch (e) {
+    if (e instanceof ConditionFailed) use(e.key, e.revision, e.index, ErrorCode.conditionFailed);
+  }
+  try {
+    const hits: number = (await db.cache.increment('hits', { by: 5, initial: 10, ttl: 60 })).value;
+    use(hits, (await db.cache.decrement('stock')).revision);
+  } catch (e) {
+    if (e instanceof NotAnInteger) use(e.key, ErrorCode.notAnInteger);
+  }
+  // @ts-expect-error a remove takes no ifAbsent
+  await db.cache.remove('job', { ifAbsent: true });
 
   // @ts-expect-error a lease needs a ttl
   await db.lock('job', { wait: 5 });
