@@ -100,6 +100,7 @@ final class Benchmark {
         part("start") { measureColdStart() }
         part("coherence") { measureCoherence() }
         part("caches") { measureManyCaches() }
+        part("coordination") { measureCoordination() }
         report.loadAverage = Self.loadAverage()
         checkTargets()
         report.seconds = Double(MonotonicClock.nanoseconds() - start) / 1e9

@@ -26,7 +26,7 @@ struct Options {
     /// each other's writes (default notify: memory hits never wait for the server).
     var pgCoherence = "notify"
 
-    static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start", "coherence", "caches"]
+    static let parts = ["memory", "disk", "fetch", "set", "encryption", "mixed", "scale", "objects", "entities", "start", "coherence", "caches", "coordination"]
     /// Parts only a store on PostgreSQL has.
     static let partsOnlyOnPostgreSQL: [String: String] = [
         "coherence": "how soon one sidecar sees another's write: sidecars on a store directory share SQLite's file",
@@ -110,7 +110,7 @@ struct Options {
         fresh schemas of Larder's tables, pipelined: one round trip per
         transaction of as many statements as the SQLite floor's, or per 1,000
         lookups (as many as larder has gets in flight). Only the memory,
-        disk, set, objects, entities, caches and coherence parts run; the others are
+        disk, set, objects, entities, caches, coordination and coherence parts run; the others are
         skipped, with the reason printed. The coherence part (PostgreSQL only)
         measures how long after one sidecar's acknowledged write another reads
         it, in each mode. For durable figures the server must keep
