@@ -97,6 +97,45 @@ class LostUpdateTests: XCTestCase {
         for p in processes { p.closeStdin(); XCTAssertEqual(p.waitForExit(), 0) }
     }
 
+    /// Four processes each set 50 keys with `ifAbsent`, their bursts written
+    /// before any answer is read, so that they race for every key: each key
+    /// goes to exactly one, whose value is stored, and the other three are
+    /// refused naming the winner's revision.
+    func testOfFourProcessesSettingIfAbsentEachKeyGoesToOne() throws {
+        let processes = try (0..<4).map { _ in try LarderProcess(try storeArguments()) }
+        let keys = 50
+        for (p, process) in processes.enumerated() {
+            let burst = (0..<keys).map { k in
+                request(k, "cache.set", ["key": .string("k\(k)"), "value": .int(p), "ifAbsent": true])
+            }
+            XCTAssertTrue(process.send(burst.joined(separator: "\n")))
+        }
+        var winners = [Int: (process: Int, revision: JSON)](), refusals = [Int: [JSON]]()
+        for (p, process) in processes.enumerated() {
+            for _ in 0..<keys {
+                let answer = try XCTUnwrap(process.readMessage(timeout: 30))
+                let k = try XCTUnwrap(answer["id"]?.numberValue?.int)
+                if let result = answer["result"] {
+                    XCTAssertNil(winners[k], "key \(k) stored by two processes")
+                    winners[k] = (p, try XCTUnwrap(result["revision"]))
+                } else {
+                    XCTAssertEqual(answer["error"]?["code"], -31080, "\(answer)")
+                    refusals[k, default: []].append(try XCTUnwrap(answer["error"]?["data"]?["revision"]))
+                }
+            }
+        }
+        XCTAssertEqual(winners.count, keys, "every key stored once")
+        let entries = try XCTUnwrap(processes[0].request("cache.getMany", params: ["keys": .array((0..<keys).map { .string("k\($0)") })],
+                                                         id: 0)?["result"]?["entries"])
+        for (k, winner) in winners {
+            XCTAssertEqual(refusals[k]?.count, 3, "key \(k)")
+            for revision in refusals[k] ?? [] { XCTAssertEqual(revision, winner.revision, "key \(k): a refusal names the winner's revision") }
+            XCTAssertEqual(entries["k\(k)"]?["value"], .int(winner.process), "key \(k) holds its winner's value")
+            XCTAssertEqual(entries["k\(k)"]?["revision"], winner.revision)
+        }
+        for p in processes { p.closeStdin(); XCTAssertEqual(p.waitForExit(), 0) }
+    }
+
     func testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() throws {
         let (value, refused) = try count(conditional: true)
         XCTAssertEqual(value, 4 * additions, "every addition applied once")
@@ -130,4 +169,5 @@ final class PostgreSQLLostUpdateTests: LostUpdateTests {
     override func testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() throws { try super.testReadsAndWritesIfRevisionWithRetriesLoseNoUpdate() }
     override func testTheSameReadsAndPlainWritesLoseUpdates() throws { try super.testTheSameReadsAndPlainWritesLoseUpdates() }
     override func testIncrementsOfFourProcessesAllCount() throws { try super.testIncrementsOfFourProcessesAllCount() }
+    override func testOfFourProcessesSettingIfAbsentEachKeyGoesToOne() throws { try super.testOfFourProcessesSettingIfAbsentEachKeyGoesToOne() }
 }

@@ -144,6 +144,71 @@ final class ManyHostsTests: SharedStoreTests {
         return text
     }
 
+    private static func increments(_ ids: Range<Int>, key: String) -> [UInt8] {
+        Array((ids.map {
+            JSON.object(["jsonrpc": "2.0", "id": .int($0), "method": "cache.increment", "params": ["key": .string(key)]]).description
+        }.joined(separator: "\n") + "\n").utf8)
+    }
+
+    /// Two sidecars on each host add to one counter in bursts of 50, each
+    /// written to all four before any answer is read: every increment
+    /// counts, once, whichever host made it (SPEC 6.14).
+    func testIncrementsFromBothHostsAllCount() throws {
+        let sidecars = try [sidecar(on: 0), sidecar(on: 1), sidecar(on: 0), sidecar(on: 1)]
+        var sums = Set<Int>(), id = 0
+        for _ in 0..<5 {
+            for s in sidecars {
+                XCTAssertTrue(s.send(bytes: Self.increments(id..<id + 50, key: "hits")))
+                id += 50
+            }
+            for s in sidecars {
+                for _ in 0..<50 {
+                    let answer = try XCTUnwrap(s.readMessage(timeout: 30))
+                    sums.insert(try XCTUnwrap(answer["result"]?["value"]?.numberValue?.int, "\(answer)"))
+                }
+            }
+        }
+        XCTAssertEqual(sums, Set(1...1000), "each increment answered a sum of its own")
+        XCTAssertEqual(sidecars[1].request("cache.get", params: ["key": "hits"], timeout: 30)?["result"]?["value"], 1000)
+    }
+
+    /// Both hosts keep incrementing one counter while the server is stopped
+    /// (`-m immediate`) and started again. Every acknowledged increment is in
+    /// the count once: the sums answered are distinct, and the count is at
+    /// least their number; at most the refused ones (-31003, some of whose
+    /// commits may have been made before the answer was lost, SPEC 6.12) are
+    /// in it besides.
+    func testIncrementsFromBothHostsWhileTheServerRestartsCountEachAcknowledgedOnce() throws {
+        let a = try sidecar(on: 0), b = try sidecar(on: 1)
+        var sums: [Int] = [], refused = 0, id = 0
+        for round in 0..<8 {
+            if round == 3 { try PostgresTestURL.control(["stop", "-m", "immediate"]) }
+            if round == 5 { try PostgresTestURL.control(["start"]) }
+            for s in [a, b] {
+                XCTAssertTrue(s.send(bytes: Self.increments(id..<id + 100, key: "hits")))
+                id += 100
+                for _ in 0..<100 {
+                    let m = try XCTUnwrap(s.readMessage(timeout: 30))
+                    if let sum = m["result"]?["value"]?.numberValue?.int {
+                        sums.append(sum)
+                    } else {
+                        XCTAssertEqual(m["error"]?["code"], -31003, "\(m)")
+                        refused += 1
+                    }
+                }
+            }
+            if round >= 5 { usleep(300_000) }  // the sidecars reconnect after a backoff
+        }
+        XCTAssertEqual(sums.count + refused, 1600, "every increment answered")
+        XCTAssertGreaterThanOrEqual(sums.count, 600, "the rounds before the crash")
+        XCTAssertGreaterThanOrEqual(refused, 400, "the rounds while the server was down")
+        XCTAssertEqual(Set(sums).count, sums.count, "no sum answered twice")
+        let count = try XCTUnwrap(try sidecar(on: 1).request("cache.get", params: ["key": "hits"], timeout: 30)?["result"]?["value"]?.numberValue?.int)
+        XCTAssertGreaterThanOrEqual(count, sums.max() ?? 0, "an acknowledged sum is in the count")
+        XCTAssertGreaterThanOrEqual(count, sums.count, "every acknowledged increment is in the count")
+        XCTAssertLessThanOrEqual(count, sums.count + refused)
+    }
+
     /// The server stopped and started again while both hosts keep writing:
     /// what either acknowledged is there, what either was refused is not.
     func testTheServerRestartedUnderLoadFromBothHostsLosesNothingAcknowledged() throws {
