@@ -36,16 +36,19 @@ extension Cache {
 
     /// The entry under `k` as a write about to replace it sees it, and the
     /// entry itself where it is live (expired and not returned: not live).
-    /// A persistent cache's row is read from the store, locked on
-    /// PostgreSQL (see `check`).
+    /// A persistent cache's row is read from the store, locked, on
+    /// PostgreSQL; on SQLite the memory tier holds what the row holds (see
+    /// `check`), and only an entry it lacks is read from the store.
     private func entryForWrite(_ k: EntryKey) throws(StoreError) -> (entry: Entry?, live: Entry?) {
         let entry: Entry?
         if config.persistent {
             if context.database.dialect.pipelinesWrites {
                 try context.diskWriter.settle()
                 _ = try disk.revision(of: k, locking: true, lifespan: config.lifespan)
+                entry = try disk.lookup(k)
+            } else {
+                if let e = memory.peek(k) { entry = e } else { entry = try disk.lookup(k) }
             }
-            entry = try disk.lookup(k)
         } else {
             entry = memory.peek(k)
         }

@@ -92,18 +92,20 @@ struct DiskTier {
         return e
     }
 
-    /// The revision of the row under `k` and when it expires, if there is
-    /// one; `locking`, the row is locked until the transaction ends
+    /// The revision of the row under `k` and when it expires, with the
+    /// row's id and size (which a write over it then need not look up), if
+    /// there is one; `locking`, the row is locked until the transaction ends
     /// (PostgreSQL's `FOR UPDATE`; SQLite's write transaction locks the whole store).
-    func revision(of k: EntryKey, locking: Bool, lifespan: Int64) throws(StoreError) -> (revision: Int64, expiresAt: Int64?)? {
-        let s = try db.statement("SELECT revision, validated_at, ttl FROM entries WHERE cache = ? AND grp = ? AND key = ?"
+    func revision(of k: EntryKey, locking: Bool, lifespan: Int64) throws(StoreError)
+        -> (revision: Int64, expiresAt: Int64?, row: (id: Int64, size: Int))? {
+        let s = try db.statement("SELECT revision, validated_at, ttl, id, size FROM entries WHERE cache = ? AND grp = ? AND key = ?"
             + (locking ? " FOR UPDATE" : ""))
         s.bind(1, cacheID)
         try bind(k, to: s, from: 2)
         defer { s.reset() }
         guard try s.step() else { return nil }
         let life = s.isNull(2) ? lifespan : try s.int64(2)
-        return (try s.int64(0), life > 0 ? try s.int64(1) + life : nil)
+        return (try s.int64(0), life > 0 ? try s.int64(1) + life : nil, (try s.int64(3), try s.int(4)))
     }
 
     /// Stores an entry under `k` only if no row holds the key: the new

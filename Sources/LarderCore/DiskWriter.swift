@@ -6,10 +6,11 @@ import LarderStorage
 /// and, before deciding anything from its totals, to make them exact; it
 /// never asks whether the engine queues statements.
 protocol DiskWriter: AnyObject {
-    /// Writes `e`'s row with `value` (over the row the memory tier knows for
-    /// the key, if any), notes its row id in `e` when known, and counts it in
-    /// the cache's disk totals.
-    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, in cache: Cache) throws(StoreError)
+    /// Writes `e`'s row with `value` (over `known`, the row just read for the
+    /// key, else the row the memory tier knows for it, if any), notes its row
+    /// id in `e` when known, and counts it in the cache's disk totals.
+    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, known: (id: Int64, size: Int)?,
+               in cache: Cache) throws(StoreError)
     /// Makes every cache's totals, and the row ids the memory tiers hold,
     /// exact: what was written has been answered.
     func settle() throws(StoreError)
@@ -21,9 +22,10 @@ protocol DiskWriter: AnyObject {
 /// SQLite: each statement runs and answers at once (a statement waited for
 /// costs a function call), so the totals are always exact.
 final class ImmediateDiskWriter: DiskWriter {
-    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, in cache: Cache) throws(StoreError) {
+    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, known: (id: Int64, size: Int)?,
+               in cache: Cache) throws(StoreError) {
         let (id, replaced) = try cache.disk.write(k, e, value: value, used: cache.context.recency.next(), lifespan: cache.config.lifespan,
-                                                  known: cache.memory.row(of: k))
+                                                  known: known ?? cache.memory.row(of: k))
         e.diskID = id
         cache.diskCount += replaced == nil ? 1 : 0
         cache.diskBytes += value.count - (replaced ?? 0)
@@ -47,7 +49,8 @@ final class PipelinedDiskWriter: DiskWriter {
         self.database = database
     }
 
-    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, in cache: Cache) throws(StoreError) {
+    func write(_ k: EntryKey, _ e: inout Entry, value: UnsafeBufferPointer<UInt8>, known _: (id: Int64, size: Int)?,
+               in cache: Cache) throws(StoreError) {
         let known = cache.memory.row(of: k)
         let assumed = known?.size
         // The closure keeps the cache until the statement has run (or the transaction failed).

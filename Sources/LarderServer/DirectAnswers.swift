@@ -60,8 +60,15 @@ extension Server {
         // `data` is looked for only without `value`; with both, the count below declines.
         var stored = value, isData = false
         if case .absent = value { (stored, isData) = (p["data"], true) }
-        guard p.count == Self.present(cache, group, key, stored, ttlValue), let name = Self.cacheName(cache),
-              let (group, key) = Self.entryKey(group, key) else { return .declined }
+        // A condition's members are looked for only when there are more
+        // members than these (each lookup is about 120 instructions, callgrind).
+        var ifRevision = ParamsView.Value.absent, ifAbsent = ParamsView.Value.absent
+        let plain = Self.present(cache, group, key, stored, ttlValue)
+        if p.count > plain { (ifRevision, ifAbsent) = (p["ifRevision"], p["ifAbsent"]) }
+        guard p.count == plain + Self.present(ifRevision, ifAbsent), let name = Self.cacheName(cache),
+              let (group, key) = Self.entryKey(group, key), case .some(let condition) = Self.condition(ifRevision, ifAbsent) else {
+            return .declined
+        }
         let ttl: Int64?
         switch ttlValue {
         case .absent: ttl = nil
@@ -89,7 +96,7 @@ extension Server {
         }
         let entryKey = EntryKey(group: group, key: key)
         do throws(StoreError) {
-            try CacheSet.write(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, in: store, cache: name)
+            try CacheSet.write(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, condition: condition, in: store, cache: name)
                 .write(into: &result)
         } catch {
             return failed(request, error)
@@ -113,7 +120,7 @@ extension Server {
 
     /// How many of the members are present: a request with any other member
     /// takes the ordinary path, which refuses members a method does not know.
-    private static func present(_ a: ParamsView.Value, _ b: ParamsView.Value, _ c: ParamsView.Value,
+    private static func present(_ a: ParamsView.Value, _ b: ParamsView.Value, _ c: ParamsView.Value = .absent,
                                 _ d: ParamsView.Value = .absent, _ e: ParamsView.Value = .absent) -> Int {
         // A pattern match rather than `isPresent`: that getter lives in another
         // module and, being package-internal, is called rather than inlined
@@ -123,6 +130,31 @@ extension Server {
             return 1
         }
         return one(a) + one(b) + one(c) + one(d) + one(e)
+    }
+
+    /// A write's condition (SPEC 6.14): none (`.some(nil)`), `ifRevision`
+    /// given as digits alone, or `ifAbsent` as `true` or `false`; nil for
+    /// anything else (both members, a sign, a fraction, an exponent, more
+    /// digits than an Int64 surely holds), which the ordinary path takes.
+    private static func condition(_ ifRevision: ParamsView.Value, _ ifAbsent: ParamsView.Value) -> WriteCondition?? {
+        switch (ifRevision, ifAbsent) {
+        case (.absent, .absent):
+            return .some(nil)
+        case (.other(let digits), .absent):
+            guard !digits.isEmpty, digits.count <= 18 else { return nil }
+            var revision: Int64 = 0
+            for d in digits {
+                guard d &- UInt8(ascii: "0") < 10 else { return nil }
+                revision = revision * 10 + Int64(d &- UInt8(ascii: "0"))
+            }
+            return .some(.revision(revision))
+        case (.absent, .other(let literal)):
+            if literal.elementsEqual("true".utf8) { return .some(.absent) }
+            if literal.elementsEqual("false".utf8) { return .some(nil) }
+            return nil
+        default:
+            return nil
+        }
     }
 
     /// `key` (a non-empty plain string) in `group` (a plain string, "" when absent), as UTF-8.

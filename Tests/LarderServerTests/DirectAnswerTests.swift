@@ -88,6 +88,47 @@ final class DirectAnswerTests: XCTestCase {
         try assertBothPathsAgree(lines)
     }
 
+    /// Sets with `ifRevision` or `ifAbsent` are answered directly when the
+    /// condition is plain (digits; `true` or `false`), held or refused alike
+    /// (-31080 with the revision found), over entries in the memory tier, on
+    /// disk only, expired, and in a memory-only cache; the rest declined.
+    func testConditionalSetsAnswerAlike() throws {
+        var lines = [
+            request(1, "cache.open", #"{"cache":"tiny","memory":{"maxCount":1}}"#),
+            request(2, "cache.open", #"{"cache":"short","lifespan":1}"#),
+            request(3, "cache.open", #"{"cache":"mem","persistent":false}"#),
+        ]
+        var id = 3
+        for cache in ["default", "tiny", "short", "mem"] {
+            let params = [
+                #"{"key":"a","value":1,"ifAbsent":true}"#, #"{"key":"a","value":2,"ifAbsent":true}"#,
+                #"{"key":"b","value":1}"#, #"{"key":"a","value":3,"ifRevision":1}"#, #"{"key":"a","value":4,"ifRevision":3}"#,
+                #"{"key":"a","value":5,"ifRevision":99}"#, #"{"key":"a","value":6,"ifAbsent":false}"#,
+                #"{"key":"a","data":"AAE=","ifRevision":6,"ttl":30}"#, #"{"key":"c","value":7,"ifRevision":1}"#,
+                #"{"key":"a","value":8,"ifRevision":7,"ifAbsent":false}"#, #"{"key":"a","value":9,"ifRevision":7,"ifAbsent":true}"#,
+                #"{"key":"a","value":10,"ifRevision":-1}"#, #"{"key":"a","value":11,"ifRevision":7.0}"#,
+                #"{"key":"a","value":12,"ifRevision":7e0}"#, #"{"key":"a","value":13,"ifRevision":"7"}"#,
+                #"{"key":"a","value":14,"ifRevision":99999999999999999999}"#, #"{"key":"a","value":15,"ifAbsent":1}"#,
+                #"{"key":"a","value":16,"ifAbsent":null}"#, #"{"key":"a","value":17,"ifRevision":null}"#,
+                #"{"key":"a","value":18,"ifRevision":0}"#, #"{"key":"b","value":19,"ifRevision":3}"#,
+            ]
+            for p in params {
+                let scoped = cache == "default" ? p : #"{"cache":"\#(cache)","# + p.dropFirst()
+                id += 1; lines.append(request(id, "cache.set", scoped))
+            }
+            id += 1; lines.append(request(id, "cache.getMany", #"{"cache":"\#(cache)","keys":["a","b","c"]}"#))
+        }
+        // Expired: a condition on no live entry.
+        id += 1; lines.append(request(id, "debug.advanceClock", #"{"seconds":2}"#))
+        id += 1; lines.append(request(id, "cache.set", #"{"cache":"short","key":"b","value":20,"ifRevision":1}"#))
+        id += 1; lines.append(request(id, "cache.set", #"{"cache":"short","key":"b","value":21,"ifAbsent":true}"#))
+        id += 1; lines.append(request(id, "cache.get", #"{"cache":"short","key":"b"}"#))
+        let answers = try assertBothPathsAgree(lines, enableTestMethods: true)
+        let refusals = answers.filter { $0.contains("-31080") }.count
+        XCTAssertGreaterThanOrEqual(refusals, 4 * 5, "conditions refused in every cache")
+        XCTAssertTrue(answers.last?.contains(#""value":21"#) == true, "ifAbsent over an expired entry: \(answers.last ?? "")")
+    }
+
     /// Hits of `cache.getOrFetch` in the memory tier are answered directly;
     /// misses, expired entries, disk hits and calls with settings are not —
     /// and the counters agree too (a declined request counts nothing twice).

@@ -52,11 +52,12 @@ func notesBehindTheirSchema(_ keys: [String]) -> [String] {
 /// Serves `lines` with direct answers off and on and requires the same
 /// output, byte for byte; returns it, one answer or notification a line.
 @discardableResult
-func assertBothPathsAgree(_ lines: [String], requireInitialize: Bool = false, prepare: (Store) -> Void = { _ in },
+func assertBothPathsAgree(_ lines: [String], requireInitialize: Bool = false, enableTestMethods: Bool = false,
+                          prepare: (Store) -> Void = { _ in },
                           file: StaticString = #filePath, line: UInt = #line) throws -> [Substring] {
     let input = lines.joined(separator: "\n") + "\n"
-    let ordinary = try serveSession(input, direct: false, requireInitialize: requireInitialize, prepare: prepare)
-    let direct = try serveSession(input, direct: true, requireInitialize: requireInitialize, prepare: prepare)
+    let ordinary = try serveSession(input, direct: false, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods, prepare: prepare)
+    let direct = try serveSession(input, direct: true, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods, prepare: prepare)
     let a = ordinary.split(separator: "\n", omittingEmptySubsequences: false)
     let b = direct.split(separator: "\n", omittingEmptySubsequences: false)
     XCTAssertEqual(a.count, b.count, "answer count", file: file, line: line)

@@ -41,9 +41,9 @@ enum CacheSet: MethodDefinition {
 
     /// `write` for a value lent as bytes.
     @inline(__always)
-    static func write(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
+    static func write(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?, condition: WriteCondition?,
                       in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
-        let revision = try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl)
+        let revision = try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl, condition: condition)
         return Result(size: value.count, revision: revision)
     }
 
