@@ -24,8 +24,12 @@ extension Cache {
                 throw .notAnInteger(key: k.key, reason: "\(start) + \(delta) is outside ±\(Self.largestCount)")
             }
             do {
-                let revision = try set(Write(key: k, kind: .json, bytes: Array(String(sum).utf8), ttl: ttl,
-                                             condition: entry == nil ? .absent : nil))
+                // The row just read is updated by its id, not looked up again.
+                let bytes = Array(String(sum).utf8)
+                let revision = try bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
+                    try set(k, kind: .json, value: value, ttl: ttl, shared: bytes, condition: entry == nil ? .absent : nil,
+                            known: entry.flatMap { $0.diskID == 0 ? nil : ($0.diskID, $0.size) })
+                }
                 return (sum, revision)
             } catch {
                 guard case .conditionFailed = error, attempt == 0 else { throw error }

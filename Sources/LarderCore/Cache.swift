@@ -355,8 +355,9 @@ public final class Cache {
     /// can keep, if the caller has one. Otherwise the tier copies `value`
     /// after the row is written, not before: SQLite builds the row's record,
     /// a copy of its own, and a large value would be held three times over.
-    private func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
-                     shared: [UInt8]?, condition: WriteCondition?) throws(StoreError) -> Int64 {
+    /// `known`: the key's row, as the caller just read it.
+    func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
+             shared: [UInt8]?, condition: WriteCondition?, known: (id: Int64, size: Int)? = nil) throws(StoreError) -> Int64 {
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
@@ -370,7 +371,7 @@ public final class Cache {
             if checked?.inserting == true {
                 try insertToDisk(key, &entry, value: value)
             } else {
-                try writeToDisk(key, &entry, value: value, known: checked?.row)
+                try writeToDisk(key, &entry, value: value, known: checked?.row ?? known)
             }
         } else {
             if let condition { _ = try check(condition, key) }

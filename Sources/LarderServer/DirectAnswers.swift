@@ -3,7 +3,8 @@ import LarderJSON
 import LarderRPC
 import LarderStorage
 
-/// The two hottest requests, `cache.get` and `cache.set`, answered straight
+/// The two hottest requests, `cache.get` and `cache.set` (and a memory hit
+/// of `cache.getOrFetch`, and `cache.increment`), answered straight
 /// from their bytes: no JSON tree, no `Reply`, no method-table lookup, and a
 /// get's result written once, into the output. Only plain requests are taken
 /// (see `RequestView`); whatever this path does not take — other members,
@@ -21,7 +22,55 @@ extension Server {
         if request.methodIs(CacheGet.methodName) { return directGet(request, into: &result) }
         if request.methodIs(CacheSet.methodName) { return directSet(request, into: &result) }
         if request.methodIs(CacheGetOrFetch.methodName) { return directGetOrFetch(request, into: &result) }
+        if request.methodIs(CacheIncrement.methodName) { return directIncrement(request, into: &result) }
         return .declined
+    }
+
+    /// A counter's increment, where `by` and `initial` are plain integers.
+    private func directIncrement(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        let p = request.params
+        let cache = p["cache"], group = p["group"], key = p["key"], by = p["by"], initial = p["initial"], ttlValue = p["ttl"]
+        guard p.count == Self.present(cache, group, key, by, initial) + Self.present(ttlValue, .absent),
+              let name = Self.cacheName(cache), let (group, key) = Self.entryKey(group, key),
+              let by = Self.count(by, absent: 1), let initial = Self.count(initial, absent: 0),
+              case .some(let ttl) = Self.ttl(ttlValue), admit(CacheIncrement.method) else { return .declined }
+        do throws(StoreError) {
+            let (value, revision) = try store.cache(namedUTF8: name, create: true)!
+                .increment(EntryKey(group: group, key: key), by: by, initial: initial, ttl: ttl)
+            CacheIncrement.Result(value: value, revision: revision).write(into: &result)
+        } catch {
+            return failed(request, error)
+        }
+        return gate.answerDirect(request, result: result, after: .commit)
+    }
+
+    /// An integer a counter can hold, given as an optional minus sign and
+    /// digits alone (`absent` when not given); nil for anything else.
+    private static func count(_ v: ParamsView.Value, absent: Int64) -> Int64? {
+        guard case .other(let text) = v else {
+            if case .absent = v { return absent }
+            return nil
+        }
+        let negative = text.first == UInt8(ascii: "-")
+        let digits = UnsafeBufferPointer(rebasing: text.dropFirst(negative ? 1 : 0))
+        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        var n: Int64 = 0
+        for d in digits {
+            guard d &- UInt8(ascii: "0") < 10 else { return nil }
+            n = n * 10 + Int64(d &- UInt8(ascii: "0"))
+        }
+        guard n <= Cache.largestCount else { return nil }
+        return negative ? -n : n
+    }
+
+    /// A `ttl` as milliseconds: none (`.some(nil)`) when absent, nil (the
+    /// ordinary path's to take) unless a number `ParamRules` accepts.
+    private static func ttl(_ v: ParamsView.Value) -> Int64?? {
+        switch v {
+        case .absent: return .some(nil)
+        case .plainString: return nil
+        case .other(let text): return milliseconds(text).map { .some($0) }
+        }
     }
 
     /// A memory-tier hit of `cache.getOrFetch` costs what a get costs; a miss,
@@ -69,14 +118,7 @@ extension Server {
               let (group, key) = Self.entryKey(group, key), case .some(let condition) = Self.condition(ifRevision, ifAbsent) else {
             return .declined
         }
-        let ttl: Int64?
-        switch ttlValue {
-        case .absent: ttl = nil
-        case .plainString: return .declined
-        case .other(let text):
-            guard let ms = Self.milliseconds(text) else { return .declined }
-            ttl = ms
-        }
+        guard case .some(let ttl) = Self.ttl(ttlValue) else { return .declined }
         let text: UnsafeBufferPointer<UInt8>
         if isData {
             // Base64 has no escapes: anything but a plain string is not base64 (or is null, "absent").

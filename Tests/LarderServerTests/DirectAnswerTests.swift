@@ -129,6 +129,41 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertTrue(answers.last?.contains(#""value":21"#) == true, "ifAbsent over an expired entry: \(answers.last ?? "")")
     }
 
+    /// Increments whose `by` and `initial` are plain integers are answered
+    /// directly, held or refused alike (-31081 for a value that is not an
+    /// integer or a sum out of range), over counters in the memory tier, on
+    /// disk only, expired, and in a memory-only cache; the rest declined.
+    func testIncrementsAnswerAlike() throws {
+        var lines = [
+            request(1, "cache.open", #"{"cache":"tiny","memory":{"maxCount":1}}"#),
+            request(2, "cache.open", #"{"cache":"short","lifespan":1}"#),
+            request(3, "cache.open", #"{"cache":"mem","persistent":false}"#),
+        ]
+        var id = 3
+        for cache in ["default", "tiny", "short", "mem"] {
+            let params = [
+                #"{"key":"n"}"#, #"{"key":"n","by":5}"#, #"{"key":"m","by":-3,"initial":10}"#, #"{"key":"n","by":-7}"#,
+                #"{"group":"g","key":"n","by":2,"ttl":30}"#, #"{"key":"n","ttl":1.5}"#, #"{"key":"n","by":1.0}"#,
+                #"{"key":"n","by":1e1}"#, #"{"key":"n","by":"1"}"#, #"{"key":"n","by":null}"#, #"{"key":"n","by":-0}"#,
+                #"{"key":"n","by":9007199254740991}"#, #"{"key":"n","by":9007199254740992}"#,
+                #"{"key":"n","initial":-9007199254740991,"by":-1}"#, #"{"key":"s","by":1}"#,
+                #"{"key":"n","extra":1}"#, #"{"key":"","by":1}"#, #"{"key":"n","ttl":"5"}"#, #"{"key":"o"}"#,
+            ]
+            id += 1; lines.append(request(id, "cache.set", #"{"cache":"\#(cache)","key":"s","value":"text"}"#))
+            id += 1; lines.append(request(id, "cache.set", #"{"cache":"\#(cache)","key":"o","value":1.5}"#))
+            for p in params {
+                let scoped = cache == "default" ? p : #"{"cache":"\#(cache)","# + p.dropFirst()
+                id += 1; lines.append(request(id, "cache.increment", scoped))
+            }
+            id += 1; lines.append(request(id, "cache.getMany", #"{"cache":"\#(cache)","keys":["n","m"]}"#))
+        }
+        id += 1; lines.append(request(id, "debug.advanceClock", #"{"seconds":2}"#))
+        id += 1; lines.append(request(id, "cache.increment", #"{"cache":"short","key":"m","by":4,"initial":100}"#))
+        let answers = try assertBothPathsAgree(lines, enableTestMethods: true)
+        XCTAssertGreaterThanOrEqual(answers.filter { $0.contains("-31081") }.count, 4 * 3, "refusals in every cache")
+        XCTAssertTrue(answers.last?.contains(#""value":104"#) == true, "an expired counter starts again: \(answers.last ?? "")")
+    }
+
     /// Hits of `cache.getOrFetch` in the memory tier are answered directly;
     /// misses, expired entries, disk hits and calls with settings are not —
     /// and the counters agree too (a declined request counts nothing twice).

@@ -5,8 +5,12 @@ import LarderStorage
 
 /// `cache.increment`: adds to an integer atomically (SPEC 6.14, 9.54);
 /// answered once it is committed.
+///
+/// Plain requests are answered from their bytes (DirectAnswers.swift); both
+/// paths call `Cache.increment` and write `Result` alike.
 enum CacheIncrement: MethodDefinition {
-    static let method = "cache.increment"
+    static let methodName: StaticString = "cache.increment"
+    static let method = methodName.description
 
     struct Params: ParamsObject {
         static let members = ["cache", "group", "key", "by", "initial", "ttl"]
@@ -28,7 +32,7 @@ enum CacheIncrement: MethodDefinition {
         /// An integer a counter can hold, if given.
         private static func count(_ p: ParamsReader, _ name: String) throws(ResponseError) -> Int64? {
             guard let n = try p.optional(name, as: Int.self) else { return nil }
-            guard Int64(n) >= -Cache.largestCount && Int64(n) <= Cache.largestCount else {
+            guard abs(Int64(n)) <= Cache.largestCount else {
                 throw .invalidParams("\(p.path).\(name) must be an integer within ±\(Cache.largestCount)")
             }
             return Int64(n)
@@ -47,6 +51,20 @@ enum CacheIncrement: MethodDefinition {
     struct Result: MethodResult {
         let value: Int64
         let revision: Int64
-        var json: JSON { ["value": .int(Int(value)), "revision": .int(Int(revision))] }
+
+        @inline(__always)
+        func write(into w: inout JSONWriter) {
+            w.writeASCII("{\"value\":")
+            w.writeInt(Int(value))
+            w.writeASCII(",\"revision\":")
+            w.writeInt(Int(revision))
+            w.writeASCII("}")
+        }
+
+        var json: JSON {
+            var w = JSONWriter(capacity: 48)
+            write(into: &w)
+            return .fragment(JSONFragment(validJSON: w.copiedBytes))
+        }
     }
 }
