@@ -42,7 +42,16 @@ class SharedFetchProcessesTests: XCTestCase {
     /// Returns the processes that were asked, in that order, and each process's answer.
     func serve(_ processes: [LarderProcess], failing: Int = 0) -> (fetchedBy: [Int], answers: [JSON?]) {
         let clients = Clients(processes, failing: failing)
-        DispatchQueue.concurrentPerform(iterations: processes.count) { p in clients.serve(p) }
+        // A thread each, all at once: a process waiting for another's fetch
+        // answers only once that one's client has answered, so no client may
+        // wait for a thread that serves another first (as concurrentPerform's
+        // may, with fewer threads than processes).
+        let done = DispatchGroup()
+        for p in processes.indices {
+            done.enter()
+            Thread { clients.serve(p); done.leave() }.start()
+        }
+        done.wait()
         return (clients.fetchedBy, clients.answers)
     }
 
@@ -114,6 +123,54 @@ class SharedFetchProcessesTests: XCTestCase {
         let (fetchedBy, answers) = serve(processes)
         XCTAssertEqual(fetchedBy.count, 1)
         for answer in answers { XCTAssertEqual(answer?["result"]?["value"], .string("from \(fetchedBy.first ?? -1)")) }
+    }
+
+    /// Requests of one process waiting for another's fetch share one wait:
+    /// its client is never asked, and each is answered once with the value;
+    /// a waiting request cancelled is answered -32800 alone.
+    func testRequestsOfOneProcessShareOneWait() throws {
+        let holder = try sidecar(), waiting = try sidecar()
+        getOrFetch(holder)
+        let ask = try XCTUnwrap(holder.readMessage(timeout: 30))
+        XCTAssertEqual(ask["method"], "cache.fetch")
+        for id in ["a", "b", "c"] {
+            XCTAssertTrue(waiting.send(json: ["jsonrpc": "2.0", "id": .string(id), "method": "cache.getOrFetch",
+                                              "params": ["key": "k", "shared": true, "timeoutMs": 20_000]]))
+        }
+        XCTAssertTrue(waiting.notify("$/cancelRequest", params: ["id": "b"]))
+        let cancelled = waiting.readMessage(timeout: 30)
+        XCTAssertEqual(cancelled?["id"], "b")
+        XCTAssertEqual(cancelled?["error"]?["code"], -32800)
+        XCTAssertTrue(holder.send(json: ["jsonrpc": "2.0", "id": try XCTUnwrap(ask["id"]), "result": ["value": "fetched"]]))
+        XCTAssertEqual(holder.readUntilResponse(id: "get", timeout: 30).last?["result"]?["stored"], true)
+        var answered: [String: JSON] = [:]
+        for _ in 0..<2 {
+            guard let m = waiting.readMessage(timeout: 30) else { break }
+            XCTAssertNotEqual(m["method"], "cache.fetch", "the waiting process's client is not asked")
+            if case .string(let id)? = m["id"] { answered[id] = m["result"] }
+        }
+        XCTAssertEqual(Set(answered.keys), ["a", "c"])
+        for (id, result) in answered {
+            XCTAssertEqual(result["value"], "fetched", id)
+            XCTAssertEqual(result["fetchedElsewhere"], true, id)
+        }
+    }
+
+    /// A wait lasts as long as the waiter's own fetch may take: past it,
+    /// with the holder still fetching, it ends as a fetch whose every
+    /// attempt failed (-31050, no attempts of its own); the holder's value
+    /// is stored all the same.
+    func testAWaitEndsWithTheFetchsBound() throws {
+        let holder = try sidecar(), waiting = try sidecar()
+        getOrFetch(holder)
+        let ask = try XCTUnwrap(holder.readMessage(timeout: 30))
+        XCTAssertEqual(ask["method"], "cache.fetch")
+        let gaveUp = waiting.request("cache.getOrFetch", params: ["key": "k", "shared": true, "timeoutMs": 200], id: "short", timeout: 30)
+        XCTAssertEqual(gaveUp?["error"]?["code"], -31050, "\(gaveUp.map(\.description) ?? "no answer")")
+        XCTAssertEqual(gaveUp?["error"]?["data"]?["attempts"], 0)
+        XCTAssertTrue(holder.send(json: ["jsonrpc": "2.0", "id": try XCTUnwrap(ask["id"]), "result": ["value": "late"]]))
+        XCTAssertEqual(holder.readUntilResponse(id: "get", timeout: 30).last?["result"]?["stored"], true)
+        XCTAssertEqual(waiting.request("cache.get", params: ["key": "k"], id: "check")?["result"]?["value"], "late")
     }
 }
 
@@ -187,4 +244,6 @@ final class PostgreSQLSharedFetchSidecarsTests: SharedFetchProcessesTests {
     override func testSharedInTheCachesSettingsHoldsForEveryProcess() throws {
         try super.testSharedInTheCachesSettingsHoldsForEveryProcess()
     }
+    override func testRequestsOfOneProcessShareOneWait() throws { try super.testRequestsOfOneProcessShareOneWait() }
+    override func testAWaitEndsWithTheFetchsBound() throws { try super.testAWaitEndsWithTheFetchsBound() }
 }
