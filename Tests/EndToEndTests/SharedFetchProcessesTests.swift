@@ -172,6 +172,29 @@ class SharedFetchProcessesTests: XCTestCase {
         XCTAssertEqual(holder.readUntilResponse(id: "get", timeout: 30).last?["result"]?["stored"], true)
         XCTAssertEqual(waiting.request("cache.get", params: ["key": "k"], id: "check")?["result"]?["value"], "late")
     }
+
+    /// An encrypted cache's key is leased as its entries hold it: no file of
+    /// the store has it in clear while its fetch is out.
+    func testAnEncryptedCachesKeyIsNotLeasedInClear() throws {
+        let larder = try LarderProcess(try storeArguments())
+        XCTAssertNotNil(larder.request("initialize", params: [
+            "capabilities": ["fetch": true], "encryption": ["key": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="],
+        ], id: "init")?["result"])
+        XCTAssertEqual(larder.request("cache.open", params: ["cache": "secrets", "encrypted": true, "fetch": ["shared": true]])?["result"]?["created"],
+                       true)
+        let key = "patient-4711-diagnosis"
+        XCTAssertTrue(larder.send(json: ["jsonrpc": "2.0", "id": "get", "method": "cache.getOrFetch",
+                                         "params": ["cache": "secrets", "key": .string(key)]]))
+        let ask = try XCTUnwrap(larder.readMessage(timeout: 30))
+        XCTAssertEqual(ask["method"], "cache.fetch")
+        // The lease is committed before the client is asked.
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            let bytes = try XCTUnwrap(FileManager.default.contents(atPath: directory + "/" + name))
+            XCTAssertNil(bytes.range(of: Data(key.utf8)), "\(key) in clear in \(name)")
+        }
+        XCTAssertTrue(larder.send(json: ["jsonrpc": "2.0", "id": try XCTUnwrap(ask["id"]), "result": ["value": "fetched"]]))
+        XCTAssertEqual(larder.readUntilResponse(id: "get", timeout: 30).last?["result"]?["stored"], true)
+    }
 }
 
 /// Each process's client, played by one thread, and what they saw.
