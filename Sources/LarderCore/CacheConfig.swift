@@ -60,10 +60,11 @@ public struct CacheConfig: Equatable, Sendable {
 
     /// The settings as stored with the cache: `fetch` only when it differs
     /// from the defaults, so that a store whose caches never fetch stays
-    /// readable by a Larder that knows nothing of fetching.
+    /// readable by a Larder that knows nothing of fetching, and its `shared`
+    /// only when true, for the Larders before it.
     var storedJSON: JSON {
         var o = storedMembers
-        if fetch != FetchSettings() { o.append("fetch", fetch.json) }
+        if fetch != FetchSettings() { o.append("fetch", fetch.storedJSON) }
         if kind != .cache { o.append("kind", .string(kind.rawValue)) }
         if persistsAcrossVersions { o.append("persistsAcrossVersions", true) }
         if let purgeExpiredAfter { o.append("purgeExpiredAfter", .number(JSONNumber(Double(purgeExpiredAfter) / 1000))) }

@@ -24,7 +24,7 @@ struct DiskTier {
     /// Binds the columns that find `k` (group, then key) from parameter
     /// `first`; for an encrypted cache, returns the MACs bound.
     @discardableResult
-    private func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) -> (group: [UInt8], key: [UInt8])? {
+    func bind(_ k: EntryKey, to s: any SQLStatement, from first: Int32) throws(StoreError) -> (group: [UInt8], key: [UInt8])? {
         guard let sealer else {
             // Both texts in one call through the seam. The closures return
             // nothing: returning the statement (a generic Self) kept the

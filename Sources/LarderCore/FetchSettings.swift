@@ -20,6 +20,10 @@ public struct FetchSettings: Equatable, Sendable {
     /// How long after it expires an entry is still answered at once, while
     /// one fetch in the background refreshes it; 0: never.
     public var staleWhileRevalidate: Int64 = 0
+    /// Whether the processes and sidecars on the store fetch a missing key
+    /// once between them: one takes the key's fetch lease and asks its
+    /// client, the others wait for what it stores.
+    public var shared = false
 
     public init() {}
 
@@ -35,6 +39,7 @@ public struct FetchSettings: Equatable, Sendable {
         public var ttl: Int64??
         public var negativeTtl: Int64?
         public var staleWhileRevalidate: Int64?
+        public var shared: Bool?
 
         public init() {}
 
@@ -46,6 +51,7 @@ public struct FetchSettings: Equatable, Sendable {
             if let v = ttl { f.ttl = v }
             if let v = negativeTtl { f.negativeTtl = v }
             if let v = staleWhileRevalidate { f.staleWhileRevalidate = v }
+            if let v = shared { f.shared = v }
             return f
         }
     }
@@ -58,6 +64,17 @@ public struct FetchSettings: Equatable, Sendable {
         return full / 2 + Int64(Double(full - full / 2) * random)
     }
 
+    /// The longest a fetch with its retries may take, in milliseconds:
+    /// every attempt's timeout and every retry's whole delay (before jitter).
+    /// What another process's fetch of a key is waited for, at most.
+    public var longestFetch: Int64 {
+        var total = timeout.multipliedReportingOverflow(by: Int64(retries + 1))
+        for n in stride(from: 1, through: retries, by: 1) where !total.overflow {
+            total = total.partialValue.addingReportingOverflow(retryDelay(before: n, random: 1))
+        }
+        return total.overflow ? .max : total.partialValue
+    }
+
     public var json: JSON {
         [
             "retries": .int(retries),
@@ -66,15 +83,23 @@ public struct FetchSettings: Equatable, Sendable {
             "ttl": ttl.map { .number(JSONNumber(Double($0) / 1000)) } ?? .null,
             "negativeTtl": .number(JSONNumber(Double(negativeTtl) / 1000)),
             "staleWhileRevalidate": .number(JSONNumber(Double(staleWhileRevalidate) / 1000)),
+            "shared": .bool(shared),
         ]
+    }
+
+    /// As `json`, without `shared` when it is false.
+    var storedJSON: JSON {
+        guard !shared, case .object(let o) = json else { return json }
+        return .object(JSONObject(o.members.filter { $0.key != "shared" }.map { ($0.key, $0.value) }))
     }
 
     struct StoredError: Error { let reason: String }
 
-    /// Reads what `json` wrote, every member and nothing else.
+    /// Reads what `json` wrote, every member and nothing else; `shared`,
+    /// which settings stored before protocol 1.7 do not have, may be absent.
     init(stored json: JSON) throws(StoredError) {
         guard case .object(let o) = json else { throw StoredError(reason: "expected an object, got \(json.typeName)") }
-        let known = ["retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate"]
+        let known = ["retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate", "shared"]
         if let unknown = o.unknownMember(knowing: known, at: "fetch") {
             throw StoredError(reason: "unknown setting \"\(unknown.path)\"")
         }
@@ -105,5 +130,9 @@ public struct FetchSettings: Equatable, Sendable {
         ttl = t.isNull ? nil : try seconds(t, "ttl")
         negativeTtl = try seconds(try member("negativeTtl"), "negativeTtl")
         staleWhileRevalidate = try seconds(try member("staleWhileRevalidate"), "staleWhileRevalidate")
+        if let v = o["shared"] {
+            guard case .bool(let b) = v else { throw StoredError(reason: "shared: expected a boolean, got \(v)") }
+            shared = b
+        }
     }
 }

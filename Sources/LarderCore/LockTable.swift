@@ -39,6 +39,8 @@ final class LockTable {
     let holder: String
     /// Names this session acquired, whose leases it gives back as it closes.
     private var acquired: Set<String> = []
+    /// Whether this session took a key's fetch lease (`takeFetchLease`), which it gives back as it closes.
+    private var fetchedHere = false
 
     init(transactions: Transactions, clock: Clock) {
         self.transactions = transactions
@@ -158,11 +160,88 @@ final class LockTable {
     /// transaction: when the session ends, so that waiters elsewhere need not
     /// wait for the leases to expire.
     func releaseHeld() throws(StoreError) {
-        guard !acquired.isEmpty else { return }
+        if !acquired.isEmpty {
+            try transactions.begin(changing: .entries)
+            let s = try database.statement("UPDATE locks SET holder = NULL, expires_at = NULL WHERE holder = ?")
+            s.bind(1, holder)
+            try s.run()
+            acquired = []
+        }
+        if fetchedHere {
+            try transactions.begin(changing: .entries)
+            let s = try database.statement("DELETE FROM fetch_leases WHERE holder = ?")
+            s.bind(1, holder)
+            try s.run()
+            fetchedHere = false
+        }
+    }
+
+    // MARK: - Fetch leases
+
+    // A key's fetch lease (`cache.getOrFetch` with `shared`, SPEC 9.44) is a
+    // row of `fetch_leases`, a table of its own: a user's lock names are any
+    // text, so no prefix of theirs could be kept free for keys, and a key
+    // (bytes, U+0000 included) is not always text. The key is written as
+    // the entries table writes it (`DiskTier.bind`): an encrypted cache's
+    // keys are MACs there too. A fetch lease needs no fencing token: what
+    // a fetch writes is an entry, whose revision tells writes apart.
+
+    /// The holder and expiry of `k`'s fetch lease row, live or not.
+    private func fetchLeaseRow(_ k: EntryKey, in disk: DiskTier) throws(StoreError) -> (holder: String, expiresAt: Int64)? {
+        let s = try database.statement("SELECT holder, expires_at FROM fetch_leases WHERE cache = ? AND grp = ? AND key = ?")
+        defer { s.reset() }
+        s.bind(1, disk.cacheID)
+        try disk.bind(k, to: s, from: 2)
+        guard try s.step() else { return nil }
+        return (try s.string(0), try s.int64(1))
+    }
+
+    /// Takes `k`'s fetch lease for `ttl` milliseconds, unless another
+    /// session holds a live one: then returns when that expires (by the
+    /// store's clock).
+    func takeFetchLease(_ k: EntryKey, in disk: DiskTier, ttl: Int64) throws(StoreError) -> Int64? {
         try transactions.begin(changing: .entries)
-        let s = try database.statement("UPDATE locks SET holder = NULL, expires_at = NULL WHERE holder = ?")
-        s.bind(1, holder)
+        let now = clock.now
+        if let row = try fetchLeaseRow(k, in: disk), row.holder != holder, row.expiresAt > now { return row.expiresAt }
+        let s = try database.statement("""
+            INSERT INTO fetch_leases (cache, grp, key, holder, expires_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (cache, grp, key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+            """)
+        s.bind(1, disk.cacheID)
+        try disk.bind(k, to: s, from: 2)
+        s.bind(4, holder).bind(5, now + ttl)
         try s.run()
-        acquired = []
+        fetchedHere = true
+        return nil
+    }
+
+    /// Extends this session's fetch lease on `k` to `ttl` milliseconds from now.
+    func renewFetchLease(_ k: EntryKey, in disk: DiskTier, ttl: Int64) throws(StoreError) {
+        try transactions.begin(changing: .entries)
+        let s = try database.statement("UPDATE fetch_leases SET expires_at = ? WHERE cache = ? AND grp = ? AND key = ? AND holder = ?")
+        s.bind(1, clock.now + ttl).bind(2, disk.cacheID)
+        try disk.bind(k, to: s, from: 3)
+        s.bind(5, holder)
+        try s.run()
+    }
+
+    /// Gives back this session's fetch lease on `k`. The commit names the
+    /// key as changed, so that sidecars on PostgreSQL waiting for it learn
+    /// of the release as of a write (SQLite tells of any commit).
+    func releaseFetchLease(_ k: EntryKey, in disk: DiskTier) throws(StoreError) {
+        try transactions.begin(changing: .entries)
+        let s = try database.statement("DELETE FROM fetch_leases WHERE cache = ? AND grp = ? AND key = ? AND holder = ?")
+        s.bind(1, disk.cacheID)
+        try disk.bind(k, to: s, from: 2)
+        s.bind(4, holder)
+        try s.run()
+        transactions.noteChange(cache: disk.cacheID, key: k)
+    }
+
+    /// When another session's live fetch lease on `k` expires, or nil when
+    /// none is held by another: read outside any write, as `isFree` reads.
+    func fetchLeaseHeldElsewhere(_ k: EntryKey, in disk: DiskTier) throws(StoreError) -> Int64? {
+        guard let row = try fetchLeaseRow(k, in: disk), row.holder != holder, row.expiresAt > clock.now else { return nil }
+        return row.expiresAt
     }
 }

@@ -31,4 +31,26 @@ extension Store {
     public func releaseHeldLocks() throws(StoreError) {
         try locks.releaseHeld()
     }
+
+    /// Takes the fetch lease on `key` of `cache` for `ttl` milliseconds
+    /// (`cache.getOrFetch` with `shared`), unless another session holds a
+    /// live one: then returns when that expires.
+    public func takeFetchLease(_ key: EntryKey, of cache: Cache, ttl: Int64) throws(StoreError) -> Int64? {
+        try locks.takeFetchLease(key, in: cache.disk, ttl: ttl)
+    }
+
+    /// Extends this session's fetch lease on `key` of `cache`.
+    public func renewFetchLease(_ key: EntryKey, of cache: Cache, ttl: Int64) throws(StoreError) {
+        try locks.renewFetchLease(key, in: cache.disk, ttl: ttl)
+    }
+
+    /// Gives back this session's fetch lease on `key` of `cache`.
+    public func releaseFetchLease(_ key: EntryKey, of cache: Cache) throws(StoreError) {
+        try locks.releaseFetchLease(key, in: cache.disk)
+    }
+
+    /// When another session's live fetch lease on `key` of `cache` expires; nil if there is none.
+    public func fetchLeaseHeldElsewhere(_ key: EntryKey, of cache: Cache) throws(StoreError) -> Int64? {
+        try locks.fetchLeaseHeldElsewhere(key, in: cache.disk)
+    }
 }

@@ -16,8 +16,11 @@ import LarderStorage
 /// with the one the fetch began with; a removal, which leaves nothing to
 /// compare, is published by the store (`Store.onEntryChange`) whichever
 /// request or process made it.
+///
+/// With `shared`, a fetch is single across the processes and sidecars on
+/// the store too: see `FetchFlights+Shared.swift`.
 final class FetchFlights {
-    private unowned let server: Server
+    unowned let server: Server
     /// The client answers `cache.fetch` / `cache.fallback` (`initialize` capabilities).
     var clientFetches = false
     var clientFallsBack = false
@@ -35,11 +38,11 @@ final class FetchFlights {
     }
 
     /// A fetch under way and the requests waiting for it.
-    private final class Flight {
+    final class Flight {
         let key: Key
         let settings: FetchSettings
         /// The entry under the key when the fetch began (an expired one, or none).
-        let baseline: Entry?
+        var baseline: Entry?
         var waiters: [Reply] = []
         var attempts = 0
         /// Something removed the key, or cleared or dropped its cache, while
@@ -48,6 +51,10 @@ final class FetchFlights {
         /// Another writer committed without saying what it changed: whether
         /// it removed the entry the fetch began with is told by comparing.
         var changedElsewhere = false
+        /// Shared: this process holds the key's fetch lease, renewed by this timer while the fetch is out.
+        var leaseRenewal: TimerID?
+        /// Shared: another process or sidecar holds the key's fetch lease, and this flight waits for what it stores.
+        var elsewhere: ElsewhereWait?
 
         init(key: Key, settings: FetchSettings, baseline: Entry?) {
             self.key = key
@@ -56,7 +63,7 @@ final class FetchFlights {
         }
     }
 
-    private var inFlight: [Key: Flight] = [:]
+    var inFlight: [Key: Flight] = [:]
     /// Fetches that failed or found nothing, remembered for their `negativeTtl`
     /// (until a moment of the store's clock).
     private var remembered: [Key: (until: Int64, outcome: Outcome)] = [:]
@@ -87,7 +94,7 @@ final class FetchFlights {
         let flight = Flight(key: key, settings: settings, baseline: baseline)
         if let reply { flight.waiters.append(reply) }
         inFlight[key] = flight
-        attempt(flight)
+        if settings.shared && server.store.isPersistent { fetchShared(flight) } else { attempt(flight) }
     }
 
     /// At most this many outcomes are remembered: past it, the expired ones
@@ -111,21 +118,34 @@ final class FetchFlights {
     func entriesChanged(_ change: EntryChange) {
         guard !inFlight.isEmpty || !remembered.isEmpty else { return }
         switch change {
-        case .removed(let cache, let key), .changedElsewhere(let cache, let key?):
+        case .removed(let cache, let key):
             let k = Key(cache: cache, entry: key)
             inFlight[k]?.overtaken = true
             remembered[k] = nil
-        case .cleared(let cache), .changedElsewhere(let cache, nil):
+        case .changedElsewhere(let cache, let key?):
+            let k = Key(cache: cache, entry: key)
+            if let flight = inFlight[k] {
+                if let wait = flight.elsewhere { wait.news = true } else { flight.overtaken = true }
+            }
+            remembered[k] = nil
+        case .cleared(let cache):
             for (key, flight) in inFlight where key.cache == cache { flight.overtaken = true }
             remembered = remembered.filter { $0.key.cache != cache }
+        case .changedElsewhere(let cache, nil):
+            for (key, flight) in inFlight where key.cache == cache {
+                if let wait = flight.elsewhere { wait.news = true } else { flight.overtaken = true }
+            }
+            remembered = remembered.filter { $0.key.cache != cache }
         case .anythingChangedElsewhere:
-            for flight in inFlight.values { flight.changedElsewhere = true }
+            for flight in inFlight.values {
+                if let wait = flight.elsewhere { wait.news = true } else { flight.changedElsewhere = true }
+            }
         }
     }
 
     // MARK: - Asking the client
 
-    private func attempt(_ flight: Flight) {
+    func attempt(_ flight: Flight) {
         flight.attempts += 1
         let connection = server.connection
         let key = flight.key
@@ -155,6 +175,7 @@ final class FetchFlights {
         }
         if case .value = outcome { catchUpWithOtherWriters() }
         inFlight[flight.key] = nil
+        if flight.leaseRenewal != nil { releaseLease(flight) }
         if flight.settings.negativeTtl > 0, !flight.overtaken {
             switch outcome {
             case .notFound, .failed: remember(flight.key, outcome, for: flight.settings.negativeTtl)

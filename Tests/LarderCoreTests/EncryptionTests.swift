@@ -307,7 +307,7 @@ final class EncryptionTests: StoreTestCase {
         // As schema 5 left it.
         try older.database.execute("""
             ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation;
-            ALTER TABLE entries DROP COLUMN revision; DROP TABLE entry_revisions; DROP TABLE locks; PRAGMA user_version = 5
+            ALTER TABLE entries DROP COLUMN revision; DROP TABLE entry_revisions; DROP TABLE locks; DROP TABLE fetch_leases; PRAGMA user_version = 5
             """)
         older.close()
         let c = try XCTUnwrap(try keyedStore().cache(named: "c", create: false))

@@ -155,7 +155,7 @@ final class ExpiredDataTests: StoreTestCase {
             ALTER TABLE caches DROP COLUMN app_version; DROP TABLE store_meta;
             ALTER TABLE caches DROP COLUMN key_check; ALTER TABLE caches DROP COLUMN rekey_check; ALTER TABLE caches DROP COLUMN rekey_cursor;
             ALTER TABLE caches DROP COLUMN generation; ALTER TABLE caches DROP COLUMN rekey_generation;
-            ALTER TABLE entries DROP COLUMN revision; DROP TABLE entry_revisions; DROP TABLE locks;
+            ALTER TABLE entries DROP COLUMN revision; DROP TABLE entry_revisions; DROP TABLE locks; DROP TABLE fetch_leases;
             PRAGMA user_version = 3
             """)
         store.close()

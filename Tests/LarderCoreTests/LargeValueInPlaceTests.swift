@@ -182,7 +182,7 @@ final class LargeValueInPlaceTests: StoreTestCase {
             ALTER TABLE entries_6 RENAME TO entries;
             CREATE INDEX entries_by_use ON entries (cache, used);
             CREATE INDEX entries_by_expiry ON entries (cache, expires_at) WHERE expires_at IS NOT NULL;
-            DROP TABLE entry_revisions; DROP TABLE locks;
+            DROP TABLE entry_revisions; DROP TABLE locks; DROP TABLE fetch_leases;
             PRAGMA user_version = 6
             """)
         XCTAssertEqual(try columns(of: store)[5], "value")

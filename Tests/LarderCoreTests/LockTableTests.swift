@@ -153,4 +153,66 @@ final class LockTableTests: StoreTestCase {
         XCTAssertEqual(try b.acquireLock("job", ttl: 1_000), .acquired(token: 1, expiresAt: 1_001_000))
         try b.commit()
     }
+
+    /// A key's fetch lease (`cache.getOrFetch` with `shared`): held against
+    /// other sessions until released or expired, apart from the leases on
+    /// names — a lock named as the key takes nothing from it, and neither
+    /// shows the other — and for any key, U+0000 included.
+    func testFetchLeasesAreHeldPerKeyApartFromLockNames() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        let ca = try XCTUnwrap(a.cache(named: "pages", create: true))
+        try a.commit()
+        let cb = try XCTUnwrap(b.cache(named: "pages", create: true))
+        let key = EntryKey(group: "", key: "job")
+        XCTAssertNil(try a.takeFetchLease(key, of: ca, ttl: 1_000))
+        XCTAssertNil(try a.takeFetchLease(EntryKey(group: "g\u{0}", key: "k\u{0}1"), of: ca, ttl: 1_000))
+        try a.commit()
+        XCTAssertEqual(try b.takeFetchLease(key, of: cb, ttl: 1_000), 1_001_000)
+        try b.commit()
+        XCTAssertEqual(try b.fetchLeaseHeldElsewhere(key, of: cb), 1_001_000)
+        XCTAssertNil(try a.fetchLeaseHeldElsewhere(key, of: ca), "its own lease is not held elsewhere")
+        XCTAssertEqual(try b.fetchLeaseHeldElsewhere(EntryKey(group: "g\u{0}", key: "k\u{0}1"), of: cb), 1_001_000)
+        XCTAssertNil(try b.fetchLeaseHeldElsewhere(EntryKey(group: "g", key: "job"), of: cb), "another key is free")
+        XCTAssertEqual(try b.acquireLock("job", ttl: 1_000), .acquired(token: 1, expiresAt: 1_001_000))
+        try b.commit()
+        XCTAssertEqual(try a.leases(prefix: "").map(\.name), ["job"], "lock.list shows the lock, not the fetch leases")
+
+        // Renewed, it outlives its first expiry; released, the other takes it at once.
+        XCTAssertTrue(clock.advance(milliseconds: 500))
+        try a.renewFetchLease(key, of: ca, ttl: 1_000)
+        try a.commit()
+        XCTAssertTrue(clock.advance(milliseconds: 600))
+        XCTAssertEqual(try b.fetchLeaseHeldElsewhere(key, of: cb), 1_001_500)
+        try a.releaseFetchLease(key, of: ca)
+        try a.commit()
+        XCTAssertNil(try b.fetchLeaseHeldElsewhere(key, of: cb))
+        XCTAssertNil(try b.takeFetchLease(key, of: cb, ttl: 1_000))
+        try b.commit()
+
+        // Expired (its holder renewed nothing), it is taken by the next to ask.
+        XCTAssertTrue(clock.advance(milliseconds: 1_000))
+        XCTAssertNil(try a.fetchLeaseHeldElsewhere(key, of: ca))
+        XCTAssertNil(try a.takeFetchLease(key, of: ca, ttl: 1_000))
+        try a.commit()
+        XCTAssertEqual(try b.fetchLeaseHeldElsewhere(key, of: cb), 1_003_100)
+    }
+
+    /// A session that ends gives back its fetch leases with its leases on names.
+    func testFetchLeasesAreGivenBackWhenTheSessionEnds() throws {
+        let clock = Clock(fixedAt: 1_000_000)
+        let a = try makeStore(clock: clock)
+        let b = try makeStore(clock: clock)
+        let ca = try XCTUnwrap(a.cache(named: "pages", create: true))
+        try a.commit()
+        let cb = try XCTUnwrap(b.cache(named: "pages", create: true))
+        let key = EntryKey(group: "", key: "k")
+        XCTAssertNil(try a.takeFetchLease(key, of: ca, ttl: 60_000))
+        try a.commit()
+        XCTAssertNotNil(try b.fetchLeaseHeldElsewhere(key, of: cb))
+        try a.releaseHeldLocks()
+        try a.commit()
+        XCTAssertNil(try b.fetchLeaseHeldElsewhere(key, of: cb))
+    }
 }

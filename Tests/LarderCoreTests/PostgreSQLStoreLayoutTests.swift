@@ -28,7 +28,7 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
         return try (0..<r.rowCount).map { try XCTUnwrap(r.string($0, 0)) }
     }
 
-    private let allTables = ["caches", "changes", "commits", "entity_models", "entries", "layout_steps", "locks", "meta", "schemas", "store_meta"]
+    private let allTables = ["caches", "changes", "commits", "entity_models", "entries", "fetch_leases", "layout_steps", "locks", "meta", "schemas", "store_meta"]
 
     func testTheFirstSidecarMakesTheTablesAndTheNextFindsThemDone() throws {
         let target = schema + "_store"
@@ -72,8 +72,9 @@ final class PostgreSQLStoreLayoutTests: PostgresTestCase {
         XCTAssertTrue(try StoreLayout.bringUpToDate(PostgresLayout(connection: c, schema: target)))
         XCTAssertEqual(try steps(c, in: target), StoreLayout.steps.map(\.name).sorted())
         XCTAssertEqual(try PostgresLayout.counter(c, schema: target), StoreLayout.stepsRecorded(.postgreSQL))
-        // Only the steps that no counter had (recorded by name only) ran: leases and revisions.
-        XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("layout_steps.") && !$0.hasPrefix("entries.revision ") && !$0.hasPrefix("locks.") }, before,
+        // Only the steps that no counter had (recorded by name only) ran: leases, revisions and fetch leases.
+        XCTAssertEqual(try columns(c, in: target).filter { !$0.hasPrefix("layout_steps.") && !$0.hasPrefix("entries.revision ") && !$0.hasPrefix("locks.")
+            && !$0.hasPrefix("fetch_leases.") }, before,
                        "no step the counter had ran")
         XCTAssertEqual(try c.query("SELECT count(*) FROM \(SQLDialect.quoted(target)).entries WHERE revision <> id").int64(0, 0), 0,
                        "an entry written before revisions has its row's number")

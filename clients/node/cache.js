@@ -19,7 +19,7 @@ export const CONDITIONS = Object.freeze(['ifRevision', 'ifAbsent']);
 export const NOT_FOUND = Symbol.for('larder.NOT_FOUND');
 
 /** The settings of a fetch (`cache.open`'s `fetch`, and `getOrFetch`'s overrides). */
-export const FETCH_SETTINGS = Object.freeze(['retries', 'retryDelayMs', 'timeoutMs', 'ttl', 'negativeTtl', 'staleWhileRevalidate']);
+export const FETCH_SETTINGS = Object.freeze(['retries', 'retryDelayMs', 'timeoutMs', 'ttl', 'negativeTtl', 'staleWhileRevalidate', 'shared']);
 
 /** Used inside the client: `db[REQUEST](method, params, decode)` is `call` without options, resolving with `decode(result)`. */
 export const REQUEST = Symbol('request');
@@ -244,7 +244,8 @@ export class CacheMethods {
    * attempt (retried while `retries` allow). When every attempt failed and
    * there is no fallback, rejects with FetchFailed (`data: {attempts,
    * lastError}`); a fetcher value JSON cannot hold rejects with a TypeError.
-   * Concurrent calls for one key share one fetch (the first call's fetcher).
+   * Concurrent calls for one key share one fetch (the first call's fetcher);
+   * with `shared`, so do the processes and sidecars on the store.
    * @param {string} key
    * @param {import('./index.js').Fetcher | null | undefined} fetcher
    * @param {import('./index.js').GetOrFetchOptions} [options]

@@ -105,6 +105,12 @@ export interface FetchSettings {
   negativeTtl?: number;
   /** Seconds past expiry an entry is still answered while one fetch refreshes it. */
   staleWhileRevalidate?: number;
+  /**
+   * Fetch a missing key once between every process and sidecar on the store
+   * (a persistent cache's): one asks its fetcher, the others wait for the
+   * value it stores and answer it with `fetchedElsewhere`.
+   */
+  shared?: boolean;
 }
 
 export interface GetOrFetchOptions extends Target, FetchSettings {
@@ -162,6 +168,8 @@ export interface GetOrFetchResult {
   fallback?: boolean;
   revalidating?: boolean;
   remembered?: boolean;
+  /** With `shared`: another process or sidecar fetched and stored the value while this call waited. */
+  fetchedElsewhere?: boolean;
 }
 
 export interface CacheSetOptions extends Target {

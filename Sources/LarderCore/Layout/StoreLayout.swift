@@ -61,6 +61,7 @@ public enum StoreLayout {
         // Steps from here on are recorded by name only: no counter ever had them.
         Step(name: "leases", both: leases, since: (.max, .max)),
         Step(name: "entry revisions", sqlite: revisionsSQLite, postgreSQL: revisionsPostgreSQL, since: (.max, .max)),
+        Step(name: "fetch leases", both: fetchLeases, since: (.max, .max)),
     ]
 
     /// The last value each engine's counter had before steps were recorded
@@ -390,4 +391,23 @@ extension StoreLayout {
         CREATE SEQUENCE entry_revisions INCREMENT BY \(EntryRevisions.blockSize) MINVALUE 1;
         SELECT setval('entry_revisions', COALESCE(MAX(id), 0) + 1, false) FROM entries
         """
+
+    /// Fetch leases on keys (`cache.getOrFetch` with `shared`): a row per
+    /// key being fetched, apart from `locks`, whose names are the users'.
+    /// The key's columns are as the entries' (text on SQLite, bytes on
+    /// PostgreSQL; an encrypted cache's MACs), so that a key holding U+0000
+    /// can be leased, and an encrypted cache's keys are not written in clear.
+    static func fetchLeases(_ d: SQLDialect) -> String {
+        let keyType = d.engine == .sqlite ? "TEXT" : d.bytes
+        return """
+            CREATE TABLE fetch_leases (
+                cache \(d.integer) NOT NULL,
+                grp \(keyType) NOT NULL,
+                key \(keyType) NOT NULL,
+                holder \(d.text) NOT NULL,
+                expires_at \(d.integer) NOT NULL,
+                PRIMARY KEY (cache, grp, key)
+            )
+            """
+    }
 }

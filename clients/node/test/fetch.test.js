@@ -1,6 +1,9 @@
 // cache.getOrFetch against the real binary: the client answers cache.fetch and cache.fallback.
 import { test, before, after } from './support.js';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Larder, FetchFailed, NOT_FOUND, LarderError } from '../index.js';
 
 const CLOCK = '2026-01-01T00:00:00Z';
@@ -179,4 +182,28 @@ test('without a fetcher anywhere, getOrFetch of a miss fails', async () => {
 test('options are checked before anything is sent', async () => {
   await assert.rejects(db.cache.getOrFetch('k', async () => 1, { retrys: 1 }), /retries/);
   await assert.rejects(db.cache.getOrFetch('k', 'nope'), TypeError);
+});
+
+test('two sidecars on one store directory fetch a shared key once', async () => {
+  const store = mkdtempSync(join(tmpdir(), 'larder-shared-fetch-'));
+  const [a, b] = await Promise.all([Larder.spawn({ store }), Larder.spawn({ store })]);
+  try {
+    const calls = [];
+    const fetcher = (n) => async () => {
+      calls.push(n);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return { from: n };
+    };
+    const answers = await Promise.all([
+      a.cache.getOrFetch('hot', fetcher(0), { shared: true, timeoutMs: 20000 }),
+      b.cache.getOrFetch('hot', fetcher(1), { shared: true, timeoutMs: 20000 }),
+    ]);
+    assert.equal(calls.length, 1);
+    assert.deepEqual(answers.map((r) => r.value), [{ from: calls[0] }, { from: calls[0] }]);
+    assert.equal(answers[1 - calls[0]].fetched, false);
+    assert.equal(answers[1 - calls[0]].fetchedElsewhere, true);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+    rmSync(store, { recursive: true, force: true });
+  }
 });

@@ -62,7 +62,7 @@ def _limits(given: Mapping[str, Any], name: str) -> dict[str, Any]:
 
 
 #: ``cache.open``'s ``fetch`` settings.
-_FETCH = ("retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate")
+_FETCH = ("retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate", "shared")
 
 
 def _fetch_settings(given: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,11 +82,11 @@ def _fetch_settings(given: Mapping[str, Any]) -> dict[str, Any]:
 
 def _fetch_overrides(retries: int | None, retry_delay_ms: Iterable[float] | None, timeout_ms: float | None,
                      ttl: float | None, negative_ttl: float | None,
-                     stale_while_revalidate: float | None) -> dict[str, Any]:
+                     stale_while_revalidate: float | None, shared: bool | None) -> dict[str, Any]:
     """``cache.getOrFetch``'s own fetch settings, ``None`` left out."""
     return camel_params(retries=retries, retry_delay_ms=None if retry_delay_ms is None else list(retry_delay_ms),
                         timeout_ms=timeout_ms, ttl=ttl, negative_ttl=negative_ttl,
-                        stale_while_revalidate=stale_while_revalidate)
+                        stale_while_revalidate=stale_while_revalidate, shared=shared)
 
 
 def _put_value(params: dict[str, Any], value: Any, data: Any) -> None:
@@ -184,7 +184,7 @@ class CacheMethods(Methods[K]):
         ``fetch`` is the cache's settings for :meth:`get_or_fetch`, with the
         names of its keywords (``retries``, ``retry_delay_ms``,
         ``timeout_ms``, ``ttl``, ``negative_ttl``,
-        ``stale_while_revalidate``; camelCase works too; other keys are sent
+        ``stale_while_revalidate``, ``shared``; camelCase works too; other keys are sent
         as written and refused). ``fetcher`` and ``fallback`` are kept by
         this client as the cache's own: :meth:`get_or_fetch` uses them when
         called without its own (see :mod:`larder.fetch`).
@@ -369,6 +369,7 @@ class CacheMethods(Methods[K]):
         ttl: float | None = None,
         negative_ttl: float | None = None,
         stale_while_revalidate: float | None = None,
+        shared: bool | None = None,
     ) -> Call[Any]:
         """``cache.getOrFetch``: the value under ``key`` (like :meth:`get`);
         on a miss the server asks ``fetcher(key)`` for it (``cache.fetch``),
@@ -392,7 +393,9 @@ class CacheMethods(Methods[K]):
         ``timeout_ms`` (per attempt), ``ttl`` (seconds the fetched entry
         lives), ``negative_ttl`` (seconds a failure is remembered),
         ``stale_while_revalidate`` (seconds an expired entry is still
-        answered while it is fetched again).
+        answered while it is fetched again), ``shared`` (fetch the key once
+        between every process on the store: one asks its fetcher, the
+        others wait for the value it stores; a persistent cache's).
 
         The client must have declared ``capabilities.fetch`` (and
         ``fallback``): ``Larder.spawn(..., fetch=True)``.
@@ -401,7 +404,7 @@ class CacheMethods(Methods[K]):
             return value_of(entry, default)
 
         return self._fetch(key, fetcher, fallback, cache, group, value, _fetch_overrides(
-            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate))
+            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate, shared))
 
     @method
     def entry_or_fetch(
@@ -418,14 +421,16 @@ class CacheMethods(Methods[K]):
         ttl: float | None = None,
         negative_ttl: float | None = None,
         stale_while_revalidate: float | None = None,
+        shared: bool | None = None,
     ) -> Call[FetchedEntry]:
         """:meth:`get_or_fetch`, the whole answer: what :meth:`entry` answers
         with ``"fetched"`` (the value was fetched just now), ``"stored"``,
         ``"attempts"``, ``"fallback"`` (it is the fallback's answer),
-        ``"revalidating"`` (an expired entry, being fetched again) and
-        ``"remembered"`` where they apply (:class:`~larder.results.FetchedEntry`)."""
+        ``"revalidating"`` (an expired entry, being fetched again),
+        ``"remembered"`` and ``"fetchedElsewhere"`` (with ``shared``, fetched
+        by another process while this call waited) where they apply (:class:`~larder.results.FetchedEntry`)."""
         return self._fetch(key, fetcher, fallback, cache, group, decode_entry, _fetch_overrides(
-            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate))
+            retries, retry_delay_ms, timeout_ms, ttl, negative_ttl, stale_while_revalidate, shared))
 
     def _fetch(self, key: str, fetcher: Fetcher | None, fallback: Fallback | None, cache: str | None,
                group: str | None, shape: Callable[[Any], Any], overrides: dict[str, Any]) -> Call[Any]:

@@ -43,6 +43,7 @@ class FetchSettings(TypedDict):
     ttl: float | None
     negativeTtl: float
     staleWhileRevalidate: float
+    shared: bool
 
 
 class CacheConfig(TypedDict):
@@ -103,14 +104,17 @@ class FetchedEntry(Entry):
     and where they apply ``stored`` (false when a write won meanwhile),
     ``attempts`` (how many ``cache.fetch`` it took), ``fallback`` (the
     fallback's answer, never stored), ``revalidating`` (an expired entry
-    answered while one fetch refreshes it) and ``remembered`` (a failure or
-    a miss remembered for ``negativeTtl``)."""
+    answered while one fetch refreshes it), ``remembered`` (a failure or
+    a miss remembered for ``negativeTtl``) and ``fetchedElsewhere`` (with
+    ``shared``: another process on the store fetched and stored it while
+    this call waited)."""
     fetched: bool
     stored: NotRequired[bool]
     attempts: NotRequired[int]
     fallback: NotRequired[bool]
     revalidating: NotRequired[bool]
     remembered: NotRequired[bool]
+    fetchedElsewhere: NotRequired[bool]
 
 
 class HasResult(TypedDict):

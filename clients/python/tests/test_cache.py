@@ -93,7 +93,7 @@ def test_open_settings_and_returns_expired(db):
     assert opened["config"] == {"persistent": False, "memory": {"maxCount": 10, "maxBytes": 1000},
                                 "disk": {"maxCount": 0, "maxBytes": 0}, "lifespan": 5, "returnsExpired": True,
                                 "fetch": {"retries": 0, "retryDelayMs": [100, 2000], "timeoutMs": 30000, "ttl": None,
-                                          "negativeTtl": 0, "staleWhileRevalidate": 0},
+                                          "negativeTtl": 0, "staleWhileRevalidate": 0, "shared": False},
                                 "kind": "cache", "persistsAcrossVersions": False, "purgeExpiredAfter": None,
                                 "encrypted": False}
     again = db.cache.open("stale", disk={"maxCount": 7})

@@ -110,10 +110,10 @@ def test_fallback_per_call_and_cache_wide(fdb):
 
 def test_cache_open_fetch_settings(fdb):
     result = fdb.cache.open("s", fetch={"retries": 2, "retry_delay_ms": (1, 2), "timeout_ms": 500,
-                                        "negative_ttl": 5, "staleWhileRevalidate": 3})
+                                        "negative_ttl": 5, "staleWhileRevalidate": 3, "shared": True})
     fetch = result["config"]["fetch"]
     assert fetch["retries"] == 2 and fetch["retryDelayMs"] == [1, 2] and fetch["timeoutMs"] == 500
-    assert fetch["negativeTtl"] == 5 and fetch["staleWhileRevalidate"] == 3
+    assert fetch["negativeTtl"] == 5 and fetch["staleWhileRevalidate"] == 3 and fetch["shared"] is True
     with pytest.raises(larder.InvalidParams):
         fdb.cache.open("s", fetch={"retires": 2})
 
@@ -154,6 +154,36 @@ def test_fifty_threads_one_key_one_fetch(fdb):
         t.join(30)
     assert results == [{"v": 1}] * 50
     assert calls == ["hot"]
+
+
+def test_two_processes_on_one_store_fetch_a_shared_key_once(binary, tmp_path):
+    """Two sidecars on one store directory, each with its own client, miss
+    one key at once with ``shared``: one fetcher runs, and both get its value."""
+    calls = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(2)
+    answers: dict[int, larder.results.FetchedEntry] = {}
+
+    def worker(n):
+        def fetch(key):
+            with lock:
+                calls.append(n)
+            time.sleep(0.5)
+            return {"from": n}
+
+        with larder.Larder.spawn(store=str(tmp_path / "store"), binary=binary, timeout=60, fetch=True) as db:
+            barrier.wait()
+            answers[n] = db.cache.entry_or_fetch("hot", fetch, shared=True, timeout_ms=20_000)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(calls) == 1
+    assert [answers[n]["value"] for n in range(2)] == [{"from": calls[0]}] * 2
+    waited = answers[1 - calls[0]]
+    assert waited["fetched"] is False and waited.get("fetchedElsewhere") is True, waited
 
 
 def test_concurrent_keys_get_their_own_fetchers(fdb):

@@ -141,6 +141,32 @@ def test_fifty_tasks_one_key_one_fetch(binary):
     run(binary, body)
 
 
+def test_two_sidecars_on_one_store_fetch_a_shared_key_once(binary, tmp_path):
+    """Two sidecars on one store directory miss one key at once with
+    ``shared``: one fetcher runs (a coroutine), and both get its value."""
+    calls: list[int] = []
+
+    def fetcher(n: int) -> Callable[[str], Awaitable[Any]]:
+        async def fetch(key: str) -> Any:
+            calls.append(n)
+            await asyncio.sleep(0.5)
+            return {"from": n}
+        return fetch
+
+    async def main() -> None:
+        store = str(tmp_path / "store")
+        async with AsyncLarder.spawn(store=store, binary=binary, fetch=True) as a, \
+                AsyncLarder.spawn(store=store, binary=binary, fetch=True) as b:
+            answers = await asyncio.wait_for(asyncio.gather(
+                a.cache.entry_or_fetch("hot", fetcher(0), shared=True, timeout_ms=20_000),
+                b.cache.entry_or_fetch("hot", fetcher(1), shared=True, timeout_ms=20_000)), GUARD)
+            assert len(calls) == 1
+            assert [e["value"] for e in answers] == [{"from": calls[0]}] * 2
+            assert answers[1 - calls[0]].get("fetchedElsewhere") is True
+
+    asyncio.run(main())
+
+
 def test_fetches_of_different_keys_overlap(binary):
     async def body(db: AsyncLarder) -> None:
         running = 0

@@ -86,7 +86,7 @@ enum CacheGetOrFetch: MethodDefinition {
 /// The settings of a fetch, as `cache.open`'s `fetch` member names them and
 /// as `cache.getOrFetch` overrides them for one call.
 struct FetchParams: ParamsObject {
-    static let members = ["retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate"]
+    static let members = ["retries", "retryDelayMs", "timeoutMs", "ttl", "negativeTtl", "staleWhileRevalidate", "shared"]
     let change: FetchSettings.Change
 
     init(_ p: ParamsReader) throws(ResponseError) {
@@ -118,6 +118,7 @@ struct FetchParams: ParamsObject {
         if p.object["ttl"] != nil { c.ttl = .some(try p.milliseconds("ttl")) }
         c.negativeTtl = try p.milliseconds("negativeTtl")
         c.staleWhileRevalidate = try p.milliseconds("staleWhileRevalidate")
+        c.shared = try p.optional("shared", as: Bool.self)
         return c
     }
 }

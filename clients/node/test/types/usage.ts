@@ -59,7 +59,7 @@ export async function readme(): Promise<void> {
   use(stored.size, status.exitCode, status.signal);
 
   await db.cache.open('rates', {
-    fetch: { retries: 1, retryDelayMs: [1, 5], negativeTtl: 10, staleWhileRevalidate: 30 },
+    fetch: { retries: 1, retryDelayMs: [1, 5], negativeTtl: 10, staleWhileRevalidate: 30, shared: true },
     fetcher: async (key, { attempt }) => (attempt > 1 ? NOT_FOUND : { key }),
     fallback: (key, { error }) => error.message,
   });
@@ -67,7 +67,9 @@ export async function readme(): Promise<void> {
     ctx.ttl = 60;
     ctx.signal.addEventListener('abort', () => {});
     return new Uint8Array([key.length]);
-  }, { retries: 2, timeoutMs: 100 });
+  }, { retries: 2, timeoutMs: 100, shared: false });
+  const elsewhere: boolean | undefined = fetched.fetchedElsewhere;
+  use(elsewhere);
   use(fetched.fetched, fetched.stored, fetched.attempts, fetched.revalidating, fetched.data);
   use(await db.cache.getOrFetch('usd', { cache: 'rates' }), Larder.NOT_FOUND, db.fallback);
   try {
