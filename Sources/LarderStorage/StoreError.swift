@@ -76,6 +76,10 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A lease renewed or released with a token that is not its holder's:
     /// the name, and the token of the lease now held on it (nil when none is).
     case lockNotHeld(name: String, token: Int64?)
+    /// Operation `index` of a transaction's `branch` ("then" or "else"),
+    /// on the entry `key`, failed with `error`; nothing of the transaction
+    /// was written (SPEC 6.15).
+    indirect case operation(branch: String, index: Int, key: String, error: StoreError)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)
