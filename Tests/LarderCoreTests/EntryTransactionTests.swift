@@ -119,6 +119,48 @@ final class EntryTransactionTests: StoreTestCase {
         }
     }
 
+    /// A removal's event is sent when its transaction stands, and not at all
+    /// when it is undone.
+    func testEventsAreSentOnlyForATransactionThatStands() throws {
+        try eachKindOfCache { store, a, _ in
+            let log = EventLog()
+            log.attach(to: store)
+            try a.put("gone", "x")
+            try a.set(Cache.Write(key: EntryKey(group: "g", key: "word"), kind: .json, bytes: bytes("\"seven\""), ttl: nil))
+            let undone = T(compare: [], then: [T.Operation(target("gone", a), .remove), T.Operation(target("word", a), .increment(by: 1, initial: 0, ttl: nil))],
+                           otherwise: [])
+            XCTAssertThrowsError(try store.run(undone))
+            XCTAssertTrue(log.events.isEmpty, "\(log.events)")
+            XCTAssertTrue(try a.contains("gone"))
+            _ = try store.run(T(compare: [], then: [T.Operation(target("gone", a), .remove)], otherwise: []))
+            guard case .removed(_, "g", "gone", _)? = log.events.first, log.events.count == 1 else { return XCTFail("\(log.events)") }
+        }
+    }
+
+    /// A value too large for its cache, after other operations: nothing of
+    /// the transaction stays (a memory-only cache's is found before anything changes).
+    func testAValueTooLargeForItsCacheUndoesTheTransaction() throws {
+        for persistent in [true, false] {
+            let store = try makeStore()
+            let small = try openCache(store, persistent ? "small" : "memory small") {
+                $0.persistent = persistent
+                if persistent { $0.diskMaxBytes = 64 } else { $0.memoryMaxBytes = 64 }
+            }
+            try small.put("k", "before")
+            let t = T(compare: [], then: [T.Operation(target("k", small), json("\"after\"")),
+                                           T.Operation(target("big", small), json("\"" + String(repeating: "x", count: 100) + "\""))],
+                      otherwise: [])
+            XCTAssertThrowsError(try store.run(t)) {
+                guard case .operation(branch: "then", index: 1, key: "big", error: .invalidArgument(field: "value", _))? = $0 as? StoreError else {
+                    return XCTFail("\($0)")
+                }
+            }
+            try store.commit()
+            XCTAssertEqual(try small.text("k"), "before")
+            XCTAssertFalse(try small.contains("big"))
+        }
+    }
+
     func testAnExpiredEntryIsAbsentUnlessTheCacheReturnsExpiredEntries() throws {
         try eachKindOfCache { store, a, _ in
             try a.set(Cache.Write(key: EntryKey(group: "g", key: "k"), kind: .json, bytes: bytes("1"), ttl: nil))

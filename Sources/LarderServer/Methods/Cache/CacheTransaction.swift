@@ -83,7 +83,7 @@ enum CacheTransaction: MethodDefinition {
                 throw .invalidParams("\(p.path).op: unknown operation \"\(op.echoed)\"\(meant)")
             }
             for member in ["value", "data", "ttl", "by", "initial"] where p.object[member] != nil && !kind.takes.contains(member) {
-                throw .invalidParams("\(p.path).\(member): a \(op) operation takes no \(member)")
+                throw .invalidParams("\(p.path).\(member): \(op == "increment" ? "an" : "a") \(op) operation takes no \(member)")
             }
             let target = EntryTransaction.Target(cache: try p.cacheName(), key: try p.entryKey())
             let action: EntryTransaction.Action
