@@ -70,7 +70,7 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A conditional write's condition did not hold: `revision` is the live
     /// entry's, nil when there was none (SPEC 6.14). Nothing was written.
     case conditionFailed(key: String, expected: String, revision: Int64?)
-    /// `cache.increment` found a value that is not an integer within
+    /// `cache.increment` (or an `increment` of a transaction) found a value that is not an integer within
     /// ±(2^53 − 1), or its result would not be one (SPEC 6.14).
     case notAnInteger(key: String, reason: String)
     /// A lease renewed or released with a token that is not its holder's:
