@@ -18,11 +18,7 @@ extension Cache {
             _ = try joinWriteTransaction()
             try ready()
             let (entry, live) = try entryForWrite(k)
-            let start = try live.map { (e) throws(StoreError) in try Self.integer(e, key: k.key) } ?? initial
-            let (sum, overflow) = start.addingReportingOverflow(delta)
-            guard !overflow, abs(sum) <= Self.largestCount else {
-                throw .notAnInteger(key: k.key, reason: "\(start) + \(delta) is outside ±\(Self.largestCount)")
-            }
+            let sum = try Self.sum(live, by: delta, initial: initial, key: k.key)
             do {
                 // The row just read is updated by its id, not looked up again.
                 let bytes = Array(String(sum).utf8)
@@ -38,12 +34,22 @@ extension Cache {
         throw .internalFailure("a counter's row was neither free nor there")
     }
 
+    /// What a counter whose live entry is `live` holds after adding `delta`.
+    static func sum(_ live: Entry?, by delta: Int64, initial: Int64, key: String) throws(StoreError) -> Int64 {
+        let start = try live.map { (e) throws(StoreError) in try integer(e, key: key) } ?? initial
+        let (sum, overflow) = start.addingReportingOverflow(delta)
+        guard !overflow, abs(sum) <= largestCount else {
+            throw .notAnInteger(key: key, reason: "\(start) + \(delta) is outside ±\(largestCount)")
+        }
+        return sum
+    }
+
     /// The entry under `k` as a write about to replace it sees it, and the
     /// entry itself where it is live (expired and not returned: not live).
     /// A persistent cache's row is read from the store, locked, on
     /// PostgreSQL; on SQLite the memory tier holds what the row holds (see
     /// `check`), and only an entry it lacks is read from the store.
-    private func entryForWrite(_ k: EntryKey) throws(StoreError) -> (entry: Entry?, live: Entry?) {
+    func entryForWrite(_ k: EntryKey) throws(StoreError) -> (entry: Entry?, live: Entry?) {
         let entry: Entry?
         if config.persistent {
             if context.database.dialect.pipelinesWrites {

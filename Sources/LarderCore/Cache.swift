@@ -560,7 +560,7 @@ public final class Cache {
         return memory.entry(at: position).diskID
     }
 
-    private func checkFits(_ size: Int) throws(StoreError) {
+    func checkFits(_ size: Int) throws(StoreError) {
         let limit = config.persistent ? config.disk.maxBytes : config.memory.maxBytes
         let tier = config.persistent ? "disk" : "memory"
         if limit > 0 && size > limit {

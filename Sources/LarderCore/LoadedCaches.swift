@@ -64,6 +64,11 @@ final class LoadedCaches: TransactionObserver {
         claims.removeAll()
     }
 
+    /// A savepoint undid writes that may have reached any cache (a
+    /// transaction's, SPEC 6.15): each reads itself again before its next
+    /// use, as after a rollback. Claims stay: the transaction makes none.
+    func savepointUndidWrites() { everythingChanged() }
+
     private func everythingChanged() {
         generation &+= 1
         persistentGeneration &+= 1

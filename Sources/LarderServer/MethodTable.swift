@@ -30,6 +30,7 @@ enum MethodTable {
         CacheStats.self,
         CacheSubscribe.self,
         CacheTouch.self,
+        CacheTransaction.self,
         DebugAdvanceClock.self,
         DebugAsk.self,
         EntityApply.self,

@@ -156,6 +156,17 @@ extension StoreError {
             let now = token.map { "the lease held now has token \($0)" } ?? "no lease is held on it now"
             return ResponseError(code: .lockNotHeld, message: "the token given is not that of the lease on \"\(name)\": \(now)",
                                  data: ["name": .string(name), "token": token.map { .int(Int($0)) } ?? .null])
+        case .operation(let branch, let index, _, .invalidArgument(let field, let reason)):
+            return .invalidParams("params.\(branch)[\(index)].\(field.echoed): \(reason.echoed)")
+        case .operation(let branch, let index, let key, let error):
+            var e = error.responseError
+            e.message = "\(branch)[\(index)]: \(e.message)"
+            var data = e.data?.objectValue ?? JSONObject()
+            data["key"] = .string(key.echoed)
+            data["index"] = .int(index)
+            data["branch"] = .string(branch)
+            e.data = .object(data)
+            return e
         case .element(let index, let error):
             var e = error.responseError
             e.message = "element \(index): \(e.message)"

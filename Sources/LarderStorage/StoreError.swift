@@ -70,12 +70,16 @@ public enum StoreError: Error, Equatable, Sendable {
     /// A conditional write's condition did not hold: `revision` is the live
     /// entry's, nil when there was none (SPEC 6.14). Nothing was written.
     case conditionFailed(key: String, expected: String, revision: Int64?)
-    /// `cache.increment` found a value that is not an integer within
+    /// `cache.increment` (or an `increment` of a transaction) found a value that is not an integer within
     /// ±(2^53 − 1), or its result would not be one (SPEC 6.14).
     case notAnInteger(key: String, reason: String)
     /// A lease renewed or released with a token that is not its holder's:
     /// the name, and the token of the lease now held on it (nil when none is).
     case lockNotHeld(name: String, token: Int64?)
+    /// Operation `index` of a transaction's `branch` ("then" or "else"),
+    /// on the entry `key`, failed with `error`; nothing of the transaction
+    /// was written (SPEC 6.15).
+    indirect case operation(branch: String, index: Int, key: String, error: StoreError)
     /// Reading the element at `index` of an array of objects failed with `error`;
     /// nothing of the array was written.
     indirect case element(index: Int, error: StoreError)

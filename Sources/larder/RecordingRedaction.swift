@@ -100,6 +100,8 @@ final class RecordingRedaction {
             cache = name
         case "migrate.run":
             cache = params["cache"]?.stringValue
+        case "cache.transaction":
+            cache = redactTransaction(&params, named: &named)
         default:
             guard method.hasPrefix("cache.") || method.hasPrefix("object.") else { break }
             let name = params["cache"]?.stringValue ?? "default"
@@ -186,6 +188,26 @@ final class RecordingRedaction {
         }
     }
 
+    /// The comparisons and operations of a `cache.transaction` that name a
+    /// redacted cache, each redacted as the request naming its entry alone
+    /// would be; returns the first such cache (nil: none), whose redaction
+    /// then covers the whole answer.
+    private func redactTransaction(_ params: inout JSONObject, named: inout [String]) -> String? {
+        var redactedCache: String?
+        for k in params.members.indices {
+            guard case .array(let elements) = params.members[k].value else { continue }
+            params.members[k].value = .array(elements.map { element in
+                guard case .object(var e) = element else { return element }
+                let name = e["cache"]?.stringValue ?? "default"
+                guard isRedacted(name) else { return element }
+                redactedCache = redactedCache ?? name
+                redactEntries(in: &e, method: "cache.transaction", named: &named)
+                return .object(e)
+            })
+        }
+        return redactedCache
+    }
+
     /// A group or key (or an array of them) with each part between separators replaced by its stand-in.
     private func standIn(_ value: JSON, named: inout [String]) -> JSON {
         switch value {
@@ -252,6 +274,18 @@ final class RecordingRedaction {
             learnEncryption(from: result, of: request)
             guard redacted, request.method != "cache.open", request.method != "cache.rekey" else { return message }
             Self.hideEntries(in: &result)
+            // cache.transaction: each operation's result, and the comparison that failed.
+            if case .array(let results)? = result["results"] {
+                result["results"] = .array(results.map { r in
+                    guard case .object(var r) = r else { return r }
+                    Self.hideEntries(in: &r)
+                    return .object(r)
+                })
+            }
+            if case .object(var failed)? = result["failed"] {
+                Self.hideEntries(in: &failed)
+                result["failed"] = .object(failed)
+            }
             if case .array(let failures)? = result["failures"] {
                 // migrate.run: each failure names its entry, and its error may quote it.
                 result["failures"] = .array(failures.map { failure in

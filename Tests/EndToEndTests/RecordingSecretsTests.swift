@@ -30,6 +30,7 @@ final class RecordingSecretsTests: XCTestCase {
     private let entrySecrets = [
         "grouphush", "innerhush", "keyhush1", "keyhush2", "keyhush3", "keyhush4", "keyhush5",
         "valuehush1", "datahush2", "valuehush3", "fetchedhush4", "notehush5", "keyhush6", "keyhush7", "tallyhush6", "tallyhush7", "migratedhush6",
+        "keyhush8", "txnhush8",
     ]
 
     private func withUmask<T>(_ mask: mode_t, _ body: () throws -> T) rethrows -> T {
@@ -71,6 +72,10 @@ final class RecordingSecretsTests: XCTestCase {
         ok("schema.register", ["type": "Note", "version": "1", "fields": ["text": "string", "at": "date"]], id: 14)
         ok("object.put", ["cache": "vault", "key": "keyhush5", "type": "Note", "value": ["text": "notehush5", "at": "2025-06-01T12:30:00Z"]], id: 15)
         ok("object.get", ["cache": "vault", "key": "keyhush5", "type": "Note"], id: 16)
+        // A transaction names its entries in its elements, and its answer holds their values.
+        ok("cache.transaction", ["compare": [["cache": "vault", "key": "keyhush8", "absent": true]],
+                                 "then": [["op": "set", "cache": "vault", "key": "keyhush8", "value": "txnhush8"],
+                                          ["op": "get", "cache": "vault", "key": "keyhush8"]]], id: 35)
         // A migration asks the client about each object (migrate.object), and names the one it could not migrate.
         ok("schema.register", ["type": "Tally", "version": "1", "fields": ["n": "string"]], id: 30)
         ok("object.put", ["cache": "vault", "key": "keyhush6", "type": "Tally", "value": ["n": "tallyhush6"]], id: 31)

@@ -196,6 +196,34 @@ final class RequestIsolationTests: XCTestCase {
         }
     }
 
+    /// A transaction in a pipelined burst between plain sets: one whose
+    /// comparison fails applies its else branch, one that fails part-way (a
+    /// count that is not an integer, a broken constraint) is undone whole, in
+    /// memory and in the store, and its neighbours are acknowledged and last.
+    func testATransactionFailingPartWayIsUndoneWholeAndAlone() throws {
+        let directory = StoreDirectory()
+        try directory.serve(prepare: { try $0.database.execute(Self.refuseKeys) }) { session in
+            let answers = session.send([
+                request(1, "cache.set", #"{"key":"word","value":"seven"}"#),
+                request(2, "cache.transaction", #"{"compare":[{"key":"word","absent":true}],"then":[{"op":"set","key":"t1","value":1}],"else":[{"op":"set","key":"e1","value":1}]}"#),
+                request(3, "cache.set", #"{"key":"between","value":2}"#),
+                request(4, "cache.transaction", #"{"then":[{"op":"set","key":"t2","value":1},{"op":"remove","key":"between"},{"op":"increment","key":"word"}]}"#),
+                request(5, "cache.transaction", #"{"then":[{"op":"set","key":"t3","value":1},{"op":"set","key":"refused","value":1}]}"#),
+                request(6, "cache.set", #"{"key":"after","value":3}"#),
+            ])
+            XCTAssertEqual(answers.count, 6)
+            XCTAssertEqual(answers[1]["result"]?["succeeded"], false, "\(answers[1])")
+            XCTAssertEqual(answers[3]["error"]?["code"], .int(-31081), "\(answers[3])")
+            XCTAssertEqual(answers[3]["error"]?["data"], ["key": "word", "index": 2, "branch": "then"])
+            assertConstraintFailure(answers[4])
+            for i in [0, 2, 5] { XCTAssertNotNil(answers[i]["result"], "\(answers[i])") }
+            XCTAssertEqual(values(session.send(gets(["t1", "e1", "between", "t2", "t3", "after"]))), [nil, 1, 2, nil, nil, 3])
+        }
+        try directory.serve { session in
+            XCTAssertEqual(values(session.send(gets(["t1", "e1", "between", "t2", "t3", "after"]))), [nil, 1, 2, nil, nil, 3], "after a restart")
+        }
+    }
+
     // MARK: - Helpers
 
     private func gets(_ keys: [String]) -> [String] {

@@ -34,6 +34,7 @@ final class CrashLoopTests: XCTestCase {
     func testEntityApply() throws { try crashLoop(EntityApplyWorkload()) }
     func testEntityUpsert() throws { try crashLoop(EntityUpsertWorkload()) }
     func testMigrateRun() throws { try crashLoop(MigrateRunWorkload()) }
+    func testCacheTransaction() throws { try crashLoop(CacheTransactionWorkload()) }
 
     override class func tearDown() {
         let t = totals.snapshot

@@ -30,7 +30,7 @@ enum CacheIncrement: MethodDefinition {
         }
 
         /// An integer a counter can hold, if given.
-        private static func count(_ p: ParamsReader, _ name: String) throws(ResponseError) -> Int64? {
+        static func count(_ p: ParamsReader, _ name: String) throws(ResponseError) -> Int64? {
             guard let n = try p.optional(name, as: Int.self) else { return nil }
             guard abs(Int64(n)) <= Cache.largestCount else {
                 throw .invalidParams("\(p.path).\(name) must be an integer within ±\(Cache.largestCount)")
