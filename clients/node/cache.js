@@ -129,6 +129,12 @@ export function decodeLookup(r) {
   return r;
 }
 
+/** A `cache.transaction` answer with each `get`'s `data` decoded to a Buffer. */
+function decodeTransaction(r) {
+  if (Array.isArray(r?.results)) for (const result of r.results) decodeLookup(result);
+  return r;
+}
+
 /**
  * `db.cache.*`: one method per `cache.*` request; results as the server sends
  * them, `data` as Buffers. An option a method does not take throws a
@@ -464,6 +470,26 @@ export class CacheMethods {
     const known = ['by', 'initial', 'ttl', ...TARGET];
     const given = checkOptions('cache.decrement', options, known);
     return this.#db.call('cache.increment', pick({ key, by: -(given.by ?? 1) }, given, ['initial', 'ttl', ...TARGET]));
+  }
+
+  /**
+   * `cache.transaction` from its elements as the protocol spells them:
+   * `{compare?, then?, else?}`, each an array sent as given, so the server
+   * refuses an element it cannot read with InvalidParams naming its place
+   * (`then[0].op`, with the name most likely meant) and nothing is written.
+   * `db.transaction()` builds them, and its `commit()` describes the answer;
+   * each `get`'s `data` comes back as a Buffer.
+   * @param {{compare?: object[], then?: object[], else?: object[]}} request
+   */
+  transaction(request) {
+    let params;
+    try {
+      params = pick({}, checkOptions('cache.transaction', request, ['compare', 'then', 'else'], 'member'),
+        ['compare', 'then', 'else']);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#db[REQUEST]('cache.transaction', params, decodeTransaction);
   }
 
   /**

@@ -3,7 +3,7 @@
 // hands out notifications; the bytes are the transport's business.
 
 import { readFileSync } from 'node:fs';
-import { CacheMethods, HAS_FALLBACK, NOT_FOUND, REQUEST, WARN_FALLBACK } from './cache.js';
+import { CacheMethods, HAS_FALLBACK, NOT_FOUND, REQUEST, TARGET, WARN_FALLBACK } from './cache.js';
 import { encryptionParams } from './encryption.js';
 import { EntityMethods } from './entities.js';
 import { ErrorCode, LarderError } from './errors.js';
@@ -11,6 +11,7 @@ import { locks } from './locks.js';
 import { DROP, MigrateMethods, ObjectMethods, SchemaMethods } from './objects.js';
 import { checkOptions, pick } from './options.js';
 import { StoreMethods } from './store.js';
+import { Transaction } from './transaction.js';
 import { findBinary, Transport } from './transport.js';
 import { CacheView } from './view.js';
 
@@ -487,6 +488,17 @@ export class Larder {
   cacheView(name = 'default', options) {
     const { group = '', ttl } = checkOptions('cacheView', options, ['group', 'ttl']);
     return new CacheView(this, name, group, ttl);
+  }
+
+  /**
+   * A transaction over several keys, to build and then `await
+   * txn.commit()` (see Transaction); `cache` and `group` are those of each
+   * comparison and operation that names none.
+   * @param {{cache?: string, group?: string}} [options]
+   * @returns {Transaction}
+   */
+  transaction(options) {
+    return new Transaction(this, pick({}, checkOptions('transaction', options, TARGET), TARGET));
   }
 
   // MARK: - Receiving

@@ -292,7 +292,10 @@ LarderError.register(AppVersionSuperseded);
  * A conditional write's condition did not hold (`ifRevision`: the live entry
  * is at another revision, or there is none; `ifAbsent`: there is a live
  * entry). Nothing was written; in `cache.setMany`, nothing of the call, and
- * `index` names the element. Read the entry again and retry.
+ * `index` names the element. Read the entry again and retry. Also thrown by
+ * a transaction's `commit({check: true})` for its first comparison that did
+ * not hold (`index`: its place in `compare`), after the transaction's else
+ * branch was applied.
  * `data: {key, revision, index?}`, `revision` being the live entry's (null
  * when there is none).
  */
@@ -313,7 +316,7 @@ export class ConditionFailed extends LarderError {
     return Number.isInteger(this.data?.revision) ? this.data.revision : null;
   }
 
-  /** `cache.setMany`: the element whose condition failed (`data.index`), or undefined. */
+  /** `cache.setMany`: the element whose condition failed; a transaction: the comparison (`data.index`); or undefined. */
   get index() {
     return Number.isInteger(this.data?.index) ? this.data.index : undefined;
   }
@@ -321,9 +324,10 @@ export class ConditionFailed extends LarderError {
 LarderError.register(ConditionFailed);
 
 /**
- * `cache.increment` found a live entry whose value is not a JSON integer
- * within ±(2^53 − 1), or the sum would leave that range. Nothing was
- * written. `data: {key}`.
+ * `cache.increment`, or an `increment` in `cache.transaction`, found a live
+ * entry whose value is not a JSON integer within ±(2^53 − 1), or the sum
+ * would leave that range. Nothing was written (in a transaction, nothing of
+ * it). `data: {key, index?, branch?}`.
  */
 export class NotAnInteger extends LarderError {
   static code = ErrorCode.notAnInteger;
@@ -335,6 +339,16 @@ export class NotAnInteger extends LarderError {
   /** The entry's key (`data.key`), or undefined. */
   get key() {
     return typeof this.data?.key === 'string' ? this.data.key : undefined;
+  }
+
+  /** `cache.transaction`: the operation's place in its branch (`data.index`), or undefined. */
+  get index() {
+    return Number.isInteger(this.data?.index) ? this.data.index : undefined;
+  }
+
+  /** `cache.transaction`: `'then'` or `'else'` (`data.branch`), or undefined. */
+  get branch() {
+    return typeof this.data?.branch === 'string' ? this.data.branch : undefined;
   }
 }
 LarderError.register(NotAnInteger);

@@ -227,6 +227,64 @@ export type CacheLookup =
       form?: 'array';
     };
 
+/** A comparison of `cache.transaction`: exactly one of `revision`, `absent`, `present`, `value`. */
+export type TransactionComparison = Target & { key: string } & (
+  | { revision: number }
+  | { absent: true }
+  | { present: true }
+  | { value: unknown }
+);
+
+/** An operation of `cache.transaction`, as the protocol spells it (`data` as base64). */
+export type TransactionOperation = Target & { key: string } & (
+  | { op: 'set'; value?: unknown; data?: string; ttl?: number }
+  | { op: 'remove' }
+  | { op: 'increment'; by?: number; initial?: number; ttl?: number }
+  | { op: 'get' }
+);
+
+/** What `db.cache.transaction` sends: each list optional. */
+export interface TransactionRequest {
+  compare?: TransactionComparison[];
+  then?: TransactionOperation[];
+  else?: TransactionOperation[];
+}
+
+/**
+ * What one operation of a transaction answers: a `set` `{revision}`; a
+ * `remove` `{removed}`; an `increment` `{value, revision}`; a `get` what
+ * `cache.get` answers (`data` as a Buffer). One type whose members are all
+ * optional, so `results[i].value` reads whichever operation stands there.
+ */
+export interface TransactionOperationResult {
+  revision?: number;
+  removed?: boolean;
+  found?: boolean;
+  value?: any;
+  data?: Buffer;
+  expired?: boolean;
+  storedAt?: string;
+  expiresAt?: string;
+  tier?: 'memory' | 'disk';
+  type?: string;
+  version?: string;
+  form?: 'array';
+}
+
+/** The first comparison that did not hold: its place in `compare`, its key, and the live entry's revision now (null: none). */
+export interface TransactionFailure {
+  index: number;
+  key: string;
+  revision: number | null;
+}
+
+/** What a transaction answers: whether every comparison held, each result of the branch applied, in order, and (only when not) the first comparison that did not. */
+export interface TransactionResult {
+  succeeded: boolean;
+  results: TransactionOperationResult[];
+  failed?: TransactionFailure;
+}
+
 interface ObjectPutCommon extends Target {
   type: string;
   /** A registered version of `type` to write instead of the newest (an old-version object, on purpose). */
@@ -780,6 +838,40 @@ export class CacheMethods {
   /** Re-seals an encrypted cache under a new key; a key that is not 32 bytes rejects with a TypeError or RangeError. */
   rekey(name: string, key: EncryptionKey, options?: CacheRekeyOptions): Promise<RekeyResult>;
   subscribe(name?: string | { cache?: string; withValues?: boolean }, options?: { withValues?: boolean }): Promise<{ subscribed: string }>;
+  /** `cache.transaction` from its elements as the protocol spells them; `db.transaction()` builds them. */
+  transaction(request: TransactionRequest): Promise<TransactionResult>;
+}
+
+/** One branch of a Transaction: the operations applied, in order, when it is chosen; each returns the branch. */
+export class TransactionBranch {
+  protected constructor();
+  /** `{revision}`: the entry's new revision. */
+  set(key: string, value: unknown, options?: Target & { data?: Bytes | string; ttl?: number }): this;
+  /** `{removed}`: whether there was an entry. */
+  remove(key: string, options?: Target): this;
+  /** `{value, revision}`; NotAnInteger (`index`, `branch`) rejects the whole transaction. */
+  increment(key: string, options?: IncrementOptions): this;
+  /** `increment` by `-by`. */
+  decrement(key: string, options?: IncrementOptions): this;
+  /** What `cache.get` answers, after the operations before it. */
+  get(key: string, options?: Target): this;
+}
+
+/** A transaction being built by `db.transaction()`: comparisons, the operations applied when they all hold, `else` those applied otherwise. */
+export class Transaction extends TransactionBranch {
+  private constructor();
+  /** The operations applied when a comparison does not hold. */
+  readonly else: TransactionBranch;
+  /** Holds when the live entry is at `revision`; null holds when there is none (as `ifAbsent`). */
+  ifRevision(key: string, revision: number | null, options?: Target): this;
+  /** Holds when there is no live entry. */
+  ifAbsent(key: string, options?: Target): this;
+  /** Holds when there is a live entry. */
+  ifPresent(key: string, options?: Target): this;
+  /** Holds when the live entry's JSON value equals `value`; an entry of bytes, or none, never does. */
+  ifValue(key: string, value: unknown, options?: Target): this;
+  /** Sends it; `check: true` rejects with ConditionFailed instead of resolving `succeeded: false`. */
+  commit(options?: { check?: boolean }): Promise<TransactionResult>;
 }
 
 export class CacheView {
@@ -944,6 +1036,8 @@ export class Larder {
   discover(): Promise<any>;
   namespace(prefix: string): Record<string, (params?: object, options?: CallOptions) => Promise<any>>;
   cacheView(name?: string, options?: { group?: string; ttl?: number }): CacheView;
+  /** A transaction over several keys to build and `commit()`; `cache` and `group` are those of each element that names none. */
+  transaction(options?: Target): Transaction;
   onRequest<M extends keyof ServerRequests>(method: M, fn: (params: ServerRequests[M], request: ServerRequest) => unknown): () => void;
   onRequest(method: string, fn: RequestHandler): () => void;
   onMigrate(fn: MigrateHandler): () => void;
@@ -1069,10 +1163,14 @@ export class ConditionFailed extends CodeError {
   readonly index: number | undefined;
 }
 
-/** `cache.increment` met a value that is not an integer within ±(2^53 − 1), or a sum that would not be; nothing was written. */
+/** `cache.increment` (or a transaction's `increment`) met a value that is not an integer within ±(2^53 − 1), or a sum that would not be; nothing was written. */
 export class NotAnInteger extends CodeError {
   /** The entry's key (`data.key`). */
   readonly key: string | undefined;
+  /** `cache.transaction`: the operation's place in its branch. */
+  readonly index: number | undefined;
+  /** `cache.transaction`: the branch, `'then'` or `'else'`. */
+  readonly branch: string | undefined;
 }
 
 /** A token that is not the lease's on the name: another holder's, or (renewing) a lease that expired or was released; nothing was changed. */

@@ -10,6 +10,7 @@
 //   entities.js   db.entity.*
 //   store.js      db.store.*
 //   locks.js      db.lock: lock.* and leases renewed while held
+//   transaction.js db.transaction(): cache.transaction built and committed
 //   errors.js     LarderError and one class per error code
 //   options.js    options checked before anything is sent
 //   encryption.js keys for encrypted caches, checked before they are sent
@@ -22,4 +23,5 @@ export { DROP, SchemaMethods, ObjectMethods, MigrateMethods } from './objects.js
 export { EntityMethods } from './entities.js';
 export { StoreMethods } from './store.js';
 export { Lease, LockMethods } from './locks.js';
+export { Transaction, TransactionBranch } from './transaction.js';
 export * from './errors.js';

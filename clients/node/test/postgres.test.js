@@ -1,8 +1,9 @@
 // Stores on PostgreSQL through the client and the real sidecar: a value
 // outlives its sidecar, two sidecars on one schema see each other's
-// acknowledged writes (with notify coherence, once the notification arrives)
-// and leases, the coherence asked for is the one kept, and pgSchema or pgCoherence
-// without such a store, or a misspelt coherence, is refused.
+// acknowledged writes (with notify coherence, once the notification arrives),
+// leases, counters, compare-and-sets and transactions, the coherence asked
+// for is the one kept, and pgSchema or pgCoherence without such a store, or a
+// misspelt coherence, is refused.
 //
 // The server is $LARDER_TEST_PG_URL (.ci/with-postgres sets it for a
 // throwaway cluster; or point it at a database of your own, whose role may
@@ -17,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InvalidParams, Larder, SidecarExited } from '../index.js';
-import { CAS_WORKER, INCR_WORKER, fourProcesses } from './processes.js';
+import { ACCOUNTS, CAS_WORKER, INCR_WORKER, OPENING, bankTransfers, fourProcesses } from './processes.js';
 
 const SERVER = process.env.LARDER_TEST_PG_URL ?? '';
 /** A store on PostgreSQL for the refusals, which come before any connection. */
@@ -117,6 +118,14 @@ test('four sidecars increment one key and lose no update', { skip: noServer }, a
 
 test('four sidecars compare-and-set one key and lose no update', { skip: noServer }, async (t) => {
   assert.equal(await fourProcesses(CAS_WORKER, SERVER, 250, schemaFor(t)), 1000);
+});
+
+test('four sidecars move money in transactions and neither make nor lose any', { skip: noServer }, async (t) => {
+  const { moved, counted, money } = await bankTransfers(SERVER, 100, schemaFor(t));
+  assert.equal(money.reduce((a, b) => a + b, 0), OPENING * ACCOUNTS.length, String(money));
+  assert.ok(Math.min(...money) >= 0, String(money));
+  assert.ok(moved > 0);
+  assert.equal(counted, moved);
 });
 
 test('pgSchema without a PostgreSQL store is refused', async (t) => {

@@ -20,6 +20,7 @@ from .objects import DROP, MigrateMethods, ObjectMethods, SchemaMethods
 from .entities import EntityMethods
 from .store import StoreMethods
 from .locks import Lease, LockMethods
+from .transaction import Transaction
 from .binary import PgCoherence
 from ._spawn import SpawnOptions
 from .client import CLIENT_NAME, CLIENT_VERSION, Larder, Namespace, Pipeline, find_binary
@@ -42,6 +43,7 @@ __all__ = [
     "StoreMethods",
     "LockMethods",
     "Lease",
+    "Transaction",
     "MISSING",
     "DROP",
     "NOT_FOUND",

@@ -17,6 +17,7 @@ from .entities import EntityMethods
 from .objects import MigrateMethods, ObjectMethods, SchemaMethods
 from .results import InitializeResult
 from .store import StoreMethods
+from .transaction import Transaction
 
 __all__ = ["Client", "initializer"]
 
@@ -52,6 +53,19 @@ class Client(Generic[K]):
         self.init_result = result
         self.migration_callbacks = declares_migration_callbacks(params)
         declare_fetch(self.cache.fetchers, params)
+
+    def transaction(self, *, cache: str | None = None, group: str | None = None) -> Transaction[K]:
+        """A transaction over several keys, to build and then ``commit()``
+        (see :class:`~larder.transaction.Transaction`); ``cache`` and
+        ``group`` are those of each comparison and operation that names
+        none::
+
+            txn = db.transaction(cache="accounts")
+            txn.if_revision("alice", seen).set("alice", 90).incr("bob", 10)
+            txn.otherwise.get("alice")
+            result = txn.commit()   # {"succeeded": True, "results": [...]}
+        """
+        return Transaction(self.cache._request, cache, group)
 
     @property
     def stderr_tail(self) -> str:

@@ -30,7 +30,8 @@ from .methods import Call, Methods, Sync, method
 from ._steps import Steps, run
 from .results import (ClearResult, DropResult, Entry, FetchedEntry, FoundResult, GetManyResult, GroupsPage, HasResult,
                       IncrementResult, KeysPage, ListResult, OpenResult, RekeyResult, RemoveResult, SetManyResult,
-                      SetResult, StatsResult, SubscribeResult)
+                      SetResult, StatsResult, SubscribeResult, TransactionResult)
+from .transaction import transaction_params, transaction_result
 from .wire import RawJSON, encode_json, encode_string
 
 K = TypeVar("K")
@@ -350,6 +351,22 @@ class CacheMethods(Methods[K]):
         """:meth:`increment` by ``-by``, answering the sum alone."""
         return self._request("cache.increment", camel_params(key=key, by=-by, initial=initial, ttl=ttl, cache=cache,
                                                              group=group), _sum)
+
+    # -- several keys at once ------------------------------------------------
+
+    @method
+    def transaction(self, compare: Iterable[Mapping[str, Any]] = (), then: Iterable[Mapping[str, Any]] = (),
+                    otherwise: Iterable[Mapping[str, Any]] = ()) -> Call[TransactionResult]:
+        """``cache.transaction`` from its elements as the protocol spells
+        them (``data`` may be bytes): ``compare``, ``then`` and
+        ``otherwise`` (sent as ``else``). ``db.transaction()`` builds them
+        (:class:`~larder.transaction.Transaction`), and its ``commit()``
+        describes the answer (:class:`~larder.results.TransactionResult`).
+        An element is sent as written, so the server refuses one it cannot
+        read with :class:`~larder.InvalidParams` naming its place
+        (``then[0].op``, with the name most likely meant) and nothing is
+        written."""
+        return self._request("cache.transaction", transaction_params(compare, then, otherwise), transaction_result)
 
     # -- fetched on a miss -------------------------------------------------
 

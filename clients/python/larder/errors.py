@@ -438,7 +438,10 @@ class ConditionFailed(LarderError):
     the live entry is at another revision, or there is none; ``if_absent``:
     there is a live entry). Nothing was written; in ``cache.setMany``,
     nothing of the call, and :attr:`index` names the element. Read the entry
-    again and retry. ``data = {"key", "revision", "index"?}``."""
+    again and retry. ``data = {"key", "revision", "index"?}``. Also raised
+    by a transaction's ``commit(check=True)`` for its first comparison that
+    did not hold (:attr:`index` its place in ``compare``), after the
+    transaction's other branch was applied."""
     CODE = -31080
 
     @property
@@ -456,22 +459,37 @@ class ConditionFailed(LarderError):
 
     @property
     def index(self) -> int | None:
-        """``cache.setMany``: the element whose condition failed (``data.index``), or ``None``."""
+        """``cache.setMany``: the element whose condition failed; a
+        transaction: the comparison (``data.index``); or ``None``."""
         value = self._datum("index")
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @register_error
 class NotAnInteger(LarderError):
-    """-31081: ``cache.increment`` found a live entry whose value is not a
-    JSON integer within ±(2**53 − 1), or the sum would leave that range.
-    Nothing was written. ``data = {"key"}``."""
+    """-31081: ``cache.increment``, or an ``increment`` in
+    ``cache.transaction``, found a live entry whose value is not a JSON
+    integer within ±(2**53 − 1), or the sum would leave that range.
+    Nothing was written (in a transaction, nothing of it). ``data =
+    {"key", "index"?, "branch"?}``."""
     CODE = -31081
 
     @property
     def key(self) -> str | None:
         """The entry's key (``data.key``), or ``None``."""
         value = self._datum("key")
+        return value if isinstance(value, str) else None
+
+    @property
+    def index(self) -> int | None:
+        """``cache.transaction``: the operation's place in its branch (``data.index``), or ``None``."""
+        value = self._datum("index")
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    @property
+    def branch(self) -> str | None:
+        """``cache.transaction``: ``"then"`` or ``"else"`` (``data.branch``), or ``None``."""
+        value = self._datum("branch")
         return value if isinstance(value, str) else None
 
 

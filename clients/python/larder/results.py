@@ -19,12 +19,12 @@ __all__ = [
     "ExtendResult", "FallbackParams", "FetchParams", "FetchedEntry", "FetchSettings", "FoundResult",
     "GetManyResult", "GroupCount", "GroupsPage", "HashResult", "HasResult", "IncrementResult", "InitializeResult", "KeysPage",
     "Limits", "ListResult", "LockAcquireResult", "LockInfo", "LockListResult", "LockReleaseResult", "LockRenewResult", "MessageLimits", "MigrateObjectParams", "Migration", "MigrationCounts",
-    "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult",
+    "MigrationFailure", "MigrationStep", "ModelDefinition", "ModelsResult", "ObjectRead", "OpenResult", "OperationResult",
     "OptionalAttribute", "ProgressParams", "ProgressValue", "PutResult", "QueryPage", "RegisterResult", "RekeyResult",
     "RelationshipDefinition", "RemoveResult", "RemovedEvent", "ResponseError", "SchemaDefinition",
     "SchemaListResult", "SchemaRemoveResult", "SchemaResult", "SchemaSummary", "ServerInfo", "SetManyResult",
     "SetResult", "StageResult", "StatsResult", "StoreBudget", "StoreClearResult", "StoreInfo", "SubscribeResult",
-    "TierStats",
+    "TierStats", "TransactionFailure", "TransactionResult",
 ]
 
 # -- cache.* ---------------------------------------------------------------------
@@ -150,6 +150,45 @@ class IncrementResult(TypedDict):
     """``cache.increment``: the sum stored, and the entry's new revision."""
     value: int
     revision: int
+
+
+class OperationResult(TypedDict):
+    """What one operation of ``cache.transaction`` answers: a ``set``
+    ``{"revision"}``; a ``remove`` ``{"removed"}``, as :class:`RemoveResult`;
+    an ``increment`` ``{"value", "revision"}``, as :class:`IncrementResult`;
+    a ``get`` what :class:`Entry` holds (``data`` as bytes). One type whose
+    members are all ``NotRequired``, so that ``results[i]["value"]`` reads
+    without a cast, whichever operation stands there."""
+    revision: NotRequired[int]
+    removed: NotRequired[bool]
+    found: NotRequired[bool]
+    value: NotRequired[Any]
+    data: NotRequired[bytes]
+    expired: NotRequired[bool]
+    storedAt: NotRequired[str]
+    expiresAt: NotRequired[str]
+    tier: NotRequired[Literal["memory", "disk"]]
+    type: NotRequired[str]
+    version: NotRequired[str]
+    form: NotRequired[Literal["array"]]
+
+
+class TransactionFailure(TypedDict):
+    """The first comparison of ``cache.transaction`` that did not hold: its
+    ``index`` in ``compare``, its ``key``, and the live entry's ``revision``
+    now (``None`` when there is none)."""
+    index: int
+    key: str
+    revision: int | None
+
+
+class TransactionResult(TypedDict):
+    """``cache.transaction``: whether every comparison held, the result of
+    each operation of the branch applied, in order, and (only when not)
+    the first comparison that did not."""
+    succeeded: bool
+    results: list[OperationResult]
+    failed: NotRequired[TransactionFailure]
 
 
 class KeysPage(TypedDict):

@@ -372,6 +372,8 @@ def test_wrappers_cover_the_openrpc_document(db):
             sent -= {"fetcher", "fallback"}
         if name == "cache.rekey":
             sent -= {"progress"}  # the client's own: receives the $/progress of workDoneToken
+        if name == "cache.transaction":
+            sent = sent - {"otherwise"} | {"else"}  # else is Python's keyword: passed as otherwise
         assert ahead.get(name, set()) <= sent, f"{name}: {sorted(ahead[name] - sent)} cannot be passed"
         unknown_to_server += [f"{name}.{p}" for p in sorted(ahead.get(name, set()))]
         sent -= ahead.get(name, set())

@@ -1,9 +1,9 @@
 """Stores on PostgreSQL through the client and the real sidecar: a value
 outlives its sidecar, two sidecars on one schema see each other's
-acknowledged writes (with notify coherence, once the notification arrives)
-and leases,
-the coherence asked for is the one kept, and ``pg_schema`` or
-``pg_coherence`` without such a store, or a misspelt coherence, is refused.
+acknowledged writes (with notify coherence, once the notification arrives),
+leases, counters, compare-and-sets and transactions, the coherence asked for
+is the one kept, and ``pg_schema`` or ``pg_coherence`` without such a store,
+or a misspelt coherence, is refused.
 
 The server is ``$LARDER_TEST_PG_URL`` (``.ci/with-postgres`` sets it for a
 throwaway cluster; or point it at a database of your own, whose role may
@@ -27,6 +27,7 @@ import pytest
 import larder
 from conftest import missing
 from test_revisions import CAS_WORKER, INCR_WORKER, four_processes
+from test_transaction import bank_transfers
 from larder.aio import AsyncLarder
 
 #: How long a sidecar with notify coherence may take to read another's
@@ -117,6 +118,11 @@ def test_four_sidecars_update_one_key_and_lose_nothing(binary: str, postgres_url
     four_processes(worker, binary, postgres_url, rounds, pg_schema)
     with spawn(binary, postgres_url, pg_schema) as db:
         assert db.cache.get("counter") == 4 * rounds
+
+
+def test_four_sidecars_move_money_in_transactions_and_neither_make_nor_lose_any(binary: str, postgres_url: str,
+                                                                                pg_schema: str) -> None:
+    bank_transfers(binary, postgres_url, pg_schema)
 
 
 def test_pg_schema_without_a_postgresql_store_is_refused(binary: str, store_dir: Path) -> None:

@@ -2,7 +2,8 @@
 // accept what the README shows and refuse what the client refuses.
 import {
   CacheNotFound, ConditionFailed, DROP, NotAnInteger, EncryptionKeyError, ErrorCode, FetchFailed, findBinary, NOT_FOUND, IntegrityError, InvalidParams, Larder,
-  LarderError, Lease, LockNotAcquired, LockNotHeldError, PgCoherence, RekeyResult, SidecarExited, Transport,
+  LarderError, Lease, LockNotAcquired, LockNotHeldError, PgCoherence, RekeyResult, SidecarExited, Transaction, TransactionResult,
+  Transport,
 } from '../../index.js';
 
 declare function use(...values: unknown[]): void;
@@ -133,6 +134,32 @@ export async function readme(): Promise<void> {
   } catch (e) {
     if (e instanceof NotAnInteger) use(e.key, ErrorCode.notAnInteger);
   }
+  const [from, to] = (await db.transaction({ cache: 'bank' }).get('alice').get('bob').commit()).results;
+  const txn: Transaction = db.transaction({ cache: 'bank' })
+    .ifRevision('alice', from.revision ?? null).ifRevision('bob', to.revision ?? null)
+    .ifAbsent('lock:x', { group: 'locks' }).ifPresent('bob').ifValue('limit', { max: 100 })
+    .set('alice', from.value - 10).set('blob', undefined, { data: new Uint8Array([1]) })
+    .increment('bob', { by: 10 }).decrement('stock').remove('pending').get('bob');
+  txn.else.get('alice').get('bob');
+  try {
+    const moved: TransactionResult = await txn.commit();
+    if (!moved.succeeded && moved.failed) use(moved.failed.index, moved.failed.key, moved.failed.revision);
+    use(moved.results[0].revision, moved.results[3].value, moved.results[4].removed, moved.results[5].data?.byteLength);
+    use((await txn.commit({ check: true })).succeeded);
+    use((await db.cache.transaction({ compare: [{ key: 'k', absent: true }], then: [{ op: 'set', key: 'k', value: 1 }] })).results);
+  } catch (e) {
+    if (e instanceof ConditionFailed) use(e.index, e.key, e.revision);
+    if (e instanceof NotAnInteger) use(e.index, e.branch);
+  }
+  // @ts-expect-error a comparison holds one test
+  await db.cache.transaction({ compare: [{ key: 'k', absent: false }] });
+  // @ts-expect-error an operation is set, remove, increment or get
+  await db.cache.transaction({ then: [{ op: 'inc', key: 'n' }] });
+  // @ts-expect-error the else branch is not committed on its own
+  await txn.else.commit();
+  // @ts-expect-error a misspelt option is refused
+  db.transaction().increment('n', { bye: 2 });
+
   // @ts-expect-error a remove takes no ifAbsent
   await db.cache.remove('job', { ifAbsent: true });
 
