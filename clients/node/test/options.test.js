@@ -68,7 +68,7 @@ test('starting: spawn, the constructor and initialize refuse unknown options', a
 test('spawn still hands its options to the constructor and initialize', async () => {
   const other = await Larder.spawn({ memory: true, appVersion: '9.9.9', events: true, framing: 'content-length', onError() {} });
   try {
-    assert.equal(other.server.protocolVersion, '1.6');
+    assert.equal(other.server.protocolVersion, '1.7');
     assert.deepEqual(await other.cache.set('k', 1), { stored: true, size: 1, revision: 1 });
   } finally {
     await other.close();
