@@ -1,6 +1,7 @@
 import Foundation
 import LarderJSON
 import LarderTestSupport
+import LarderPostgreSQL
 import XCTest
 
 /// `cache.getOrFetch` with `shared` from several `larder` processes on one
@@ -20,6 +21,13 @@ class SharedFetchProcessesTests: XCTestCase {
     }
 
     func storeArguments() throws -> [String] { ["--store", directory] }
+
+    /// Everything the store holds, as bytes, by where it lies: each file of the store directory.
+    func storedBytes() throws -> [(String, [UInt8])] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).map { name in
+            (name, Array(try XCTUnwrap(FileManager.default.contents(atPath: directory + "/" + name))))
+        }
+    }
 
     /// A process whose client answers `cache.fetch`.
     func sidecar() throws -> LarderProcess {
@@ -188,9 +196,10 @@ class SharedFetchProcessesTests: XCTestCase {
         let ask = try XCTUnwrap(larder.readMessage(timeout: 30))
         XCTAssertEqual(ask["method"], "cache.fetch")
         // The lease is committed before the client is asked.
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
-            let bytes = try XCTUnwrap(FileManager.default.contents(atPath: directory + "/" + name))
-            XCTAssertNil(bytes.range(of: Data(key.utf8)), "\(key) in clear in \(name)")
+        let hex = Array(key.utf8.map { String($0, radix: 16) }.joined().utf8)
+        for (name, bytes) in try storedBytes() {
+            XCTAssertNil(bytes.firstRange(of: Array(key.utf8)), "\(key) in clear in \(name)")
+            XCTAssertNil(bytes.firstRange(of: hex), "\(key) in clear, as hex, in \(name)")
         }
         XCTAssertTrue(larder.send(json: ["jsonrpc": "2.0", "id": try XCTUnwrap(ask["id"]), "result": ["value": "fetched"]]))
         XCTAssertEqual(larder.readUntilResponse(id: "get", timeout: 30).last?["result"]?["stored"], true)
@@ -269,4 +278,22 @@ final class PostgreSQLSharedFetchSidecarsTests: SharedFetchProcessesTests {
     }
     override func testRequestsOfOneProcessShareOneWait() throws { try super.testRequestsOfOneProcessShareOneWait() }
     override func testAWaitEndsWithTheFetchsBound() throws { try super.testAWaitEndsWithTheFetchsBound() }
+    override func testAnEncryptedCachesKeyIsNotLeasedInClear() throws { try super.testAnEncryptedCachesKeyIsNotLeasedInClear() }
+
+    /// Every row of every table in the store's schema, as PostgreSQL writes it out as text (bytea as hex).
+    override func storedBytes() throws -> [(String, [UInt8])] {
+        let store = try XCTUnwrap(store)
+        let admin = try PostgresConnection(store.url)
+        defer { admin.close() }
+        let tables = try admin.query("SELECT tablename FROM pg_tables WHERE schemaname = $1", [.text(store.schema)], format: .text)
+        var held: [(String, [UInt8])] = []
+        for t in 0..<tables.rowCount {
+            let table = try XCTUnwrap(tables.string(t, 0))
+            let rows = try admin.query("SELECT t::text FROM \(store.schema).\(table) t", format: .text)
+            var text: [UInt8] = []
+            for r in 0..<rows.rowCount { text += Array((try rows.string(r, 0) ?? "").utf8) + [0x0A] }
+            held.append((table, text))
+        }
+        return held
+    }
 }
