@@ -93,13 +93,9 @@ final class DirectAnswerTests: XCTestCase {
     /// (-31080 with the revision found), over entries in the memory tier, on
     /// disk only, expired, and in a memory-only cache; the rest declined.
     func testConditionalSetsAnswerAlike() throws {
-        var lines = [
-            request(1, "cache.open", #"{"cache":"tiny","memory":{"maxCount":1}}"#),
-            request(2, "cache.open", #"{"cache":"short","lifespan":1}"#),
-            request(3, "cache.open", #"{"cache":"mem","persistent":false}"#),
-        ]
-        var id = 3
-        for cache in ["default", "tiny", "short", "mem"] {
+        var lines = Self.cachesOfEveryKind
+        var id = lines.count
+        for cache in Self.cacheNamesOfEveryKind {
             let params = [
                 #"{"key":"a","value":1,"ifAbsent":true}"#, #"{"key":"a","value":2,"ifAbsent":true}"#,
                 #"{"key":"b","value":1}"#, #"{"key":"a","value":3,"ifRevision":1}"#, #"{"key":"a","value":4,"ifRevision":3}"#,
@@ -113,8 +109,7 @@ final class DirectAnswerTests: XCTestCase {
                 #"{"key":"a","value":18,"ifRevision":0}"#, #"{"key":"b","value":19,"ifRevision":3}"#,
             ]
             for p in params {
-                let scoped = cache == "default" ? p : #"{"cache":"\#(cache)","# + p.dropFirst()
-                id += 1; lines.append(request(id, "cache.set", scoped))
+                id += 1; lines.append(request(id, "cache.set", Self.scoped(p, to: cache)))
             }
             id += 1; lines.append(request(id, "cache.getMany", #"{"cache":"\#(cache)","keys":["a","b","c"]}"#))
         }
@@ -129,18 +124,28 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertTrue(answers.last?.contains(#""value":21"#) == true, "ifAbsent over an expired entry: \(answers.last ?? "")")
     }
 
+    /// Caches whose entries a write finds in the memory tier, on disk only
+    /// (a tier of one entry), expired (after a second), and in memory only.
+    private static let cachesOfEveryKind = [
+        request(1, "cache.open", #"{"cache":"tiny","memory":{"maxCount":1}}"#),
+        request(2, "cache.open", #"{"cache":"short","lifespan":1}"#),
+        request(3, "cache.open", #"{"cache":"mem","persistent":false}"#),
+    ]
+    private static let cacheNamesOfEveryKind = ["default", "tiny", "short", "mem"]
+
+    /// `params` (an object) naming `cache`, unless it is the default one.
+    private static func scoped(_ params: String, to cache: String) -> String {
+        cache == "default" ? params : #"{"cache":"\#(cache)","# + params.dropFirst()
+    }
+
     /// Increments whose `by` and `initial` are plain integers are answered
     /// directly, held or refused alike (-31081 for a value that is not an
     /// integer or a sum out of range), over counters in the memory tier, on
     /// disk only, expired, and in a memory-only cache; the rest declined.
     func testIncrementsAnswerAlike() throws {
-        var lines = [
-            request(1, "cache.open", #"{"cache":"tiny","memory":{"maxCount":1}}"#),
-            request(2, "cache.open", #"{"cache":"short","lifespan":1}"#),
-            request(3, "cache.open", #"{"cache":"mem","persistent":false}"#),
-        ]
-        var id = 3
-        for cache in ["default", "tiny", "short", "mem"] {
+        var lines = Self.cachesOfEveryKind
+        var id = lines.count
+        for cache in Self.cacheNamesOfEveryKind {
             let params = [
                 #"{"key":"n"}"#, #"{"key":"n","by":5}"#, #"{"key":"m","by":-3,"initial":10}"#, #"{"key":"n","by":-7}"#,
                 #"{"group":"g","key":"n","by":2,"ttl":30}"#, #"{"key":"n","ttl":1.5}"#, #"{"key":"n","by":1.0}"#,
@@ -152,8 +157,7 @@ final class DirectAnswerTests: XCTestCase {
             id += 1; lines.append(request(id, "cache.set", #"{"cache":"\#(cache)","key":"s","value":"text"}"#))
             id += 1; lines.append(request(id, "cache.set", #"{"cache":"\#(cache)","key":"o","value":1.5}"#))
             for p in params {
-                let scoped = cache == "default" ? p : #"{"cache":"\#(cache)","# + p.dropFirst()
-                id += 1; lines.append(request(id, "cache.increment", scoped))
+                id += 1; lines.append(request(id, "cache.increment", Self.scoped(p, to: cache)))
             }
             id += 1; lines.append(request(id, "cache.getMany", #"{"cache":"\#(cache)","keys":["n","m"]}"#))
         }
