@@ -31,6 +31,7 @@ final class CacheTransactionParamsTests: XCTestCase {
             (#"{"then":[{"op":"set","key":"a"}]}"#, "params.then[0] needs value (any JSON) or data (base64 bytes)"),
             (#"{"then":[{"op":"increment","key":"a","value":1}]}"#, "params.then[0].value: an increment operation takes no value"),
             (#"{"then":[{"op":"set","key":"","value":1}]}"#, "params.then[0].key must not be empty"),
+            (#"{"then":[{"op":"increment","key":"a","by":-9223372036854775808}]}"#, "params.then[0].by must be an integer within"),
         ]
         try directory.serve { session in
             let answers = session.send(cases.enumerated().map { request($0.offset + 1, "cache.transaction", $0.element.params) })

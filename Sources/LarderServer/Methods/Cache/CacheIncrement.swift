@@ -32,7 +32,8 @@ enum CacheIncrement: MethodDefinition {
         /// An integer a counter can hold, if given.
         static func count(_ p: ParamsReader, _ name: String) throws(ResponseError) -> Int64? {
             guard let n = try p.optional(name, as: Int.self) else { return nil }
-            guard abs(Int64(n)) <= Cache.largestCount else {
+            // Not `abs`: it traps on Int64.min, which a request may send.
+            guard Int64(n) >= -Cache.largestCount && Int64(n) <= Cache.largestCount else {
                 throw .invalidParams("\(p.path).\(name) must be an integer within ±\(Cache.largestCount)")
             }
             return Int64(n)
