@@ -52,15 +52,21 @@ extension Server {
             return nil
         }
         let negative = text.first == UInt8(ascii: "-")
-        let digits = UnsafeBufferPointer(rebasing: text.dropFirst(negative ? 1 : 0))
-        guard !digits.isEmpty, digits.count <= 16 else { return nil }
+        guard let n = decimal(UnsafeBufferPointer(rebasing: text.dropFirst(negative ? 1 : 0)), maxDigits: 16),
+              n <= Cache.largestCount else { return nil }
+        return negative ? -n : n
+    }
+
+    /// `digits` (ASCII digits alone, at most `maxDigits`, which must keep the
+    /// value within Int64) as a number; nil for anything else.
+    private static func decimal(_ digits: UnsafeBufferPointer<UInt8>, maxDigits: Int) -> Int64? {
+        guard !digits.isEmpty, digits.count <= maxDigits else { return nil }
         var n: Int64 = 0
         for d in digits {
             guard d &- UInt8(ascii: "0") < 10 else { return nil }
             n = n * 10 + Int64(d &- UInt8(ascii: "0"))
         }
-        guard n <= Cache.largestCount else { return nil }
-        return negative ? -n : n
+        return n
     }
 
     /// A `ttl` as milliseconds: none (`.some(nil)`) when absent, nil (the
@@ -183,13 +189,7 @@ extension Server {
         case (.absent, .absent):
             return .some(nil)
         case (.other(let digits), .absent):
-            guard !digits.isEmpty, digits.count <= 18 else { return nil }
-            var revision: Int64 = 0
-            for d in digits {
-                guard d &- UInt8(ascii: "0") < 10 else { return nil }
-                revision = revision * 10 + Int64(d &- UInt8(ascii: "0"))
-            }
-            return .some(.revision(revision))
+            return decimal(digits, maxDigits: 18).map { .some(.revision($0)) }
         case (.absent, .other(let literal)):
             if literal.elementsEqual("true".utf8) { return .some(.absent) }
             if literal.elementsEqual("false".utf8) { return .some(nil) }
