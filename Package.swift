@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "LarderJSONTests", dependencies: ["LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderRPCTests", dependencies: ["LarderRPC", "LarderJSON", "LarderTestSupport"]),
         .testTarget(name: "LarderCoreTests", dependencies: ["LarderStorage", "LarderSQLite", "LarderCore", "LarderPostgreSQL", "LarderJSON", "LarderTestSupport"]),
-        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderStorage", "LarderCore", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
+        .testTarget(name: "LarderServerTests", dependencies: ["LarderServer", "LarderStorage", "LarderCore", "LarderPostgreSQL", "LarderRPC", "LarderJSON", "LarderTestSupport", "larder"]),
         // CSQLite: the crash loops run SQLite's integrity check on the stores they crash; the
         // fault tests also hold the store's locks as another SQLite user would.
         .testTarget(name: "EndToEndTests", dependencies: ["LarderJSON", "LarderStorage", "LarderSQLite", "LarderCore", "LarderPostgreSQL", "CSQLite", "larder", "LarderSystem", "LarderTestSupport"]),

@@ -12,6 +12,10 @@ extension Cache {
     /// entry's lifetime restarts as a set's does. Returns the sum and the
     /// entry's new revision.
     public func increment(_ k: EntryKey, by delta: Int64, initial: Int64, ttl: Int64?) throws(StoreError) -> (value: Int64, revision: Int64) {
+        if checksAsItWrites, let pending = try incrementChecked(k, by: delta, initial: initial, ttl: ttl) {
+            let written = try settled(pending)
+            return (written.count, written.revision)
+        }
         // A second attempt only where another server inserted the key after
         // it was found absent: then its row is there to be read, locked.
         for attempt in 0..<2 {
@@ -48,13 +52,16 @@ extension Cache {
     /// entry itself where it is live (expired and not returned: not live).
     /// A persistent cache's row is read from the store, locked, on
     /// PostgreSQL; on SQLite the memory tier holds what the row holds (see
-    /// `check`), and only an entry it lacks is read from the store.
-    func entryForWrite(_ k: EntryKey) throws(StoreError) -> (entry: Entry?, live: Entry?) {
+    /// `check`), and only an entry it lacks is read from the store. Not
+    /// `locking`, PostgreSQL's row is only read.
+    func entryForWrite(_ k: EntryKey, locking: Bool = true) throws(StoreError) -> (entry: Entry?, live: Entry?) {
         let entry: Entry?
         if config.persistent {
             if context.database.dialect.pipelinesWrites {
-                try context.diskWriter.settle()
-                _ = try disk.revision(of: k, locking: true, lifespan: config.lifespan)
+                if locking {
+                    try context.diskWriter.settle()
+                    _ = try disk.revision(of: k, locking: true, lifespan: config.lifespan)
+                }
                 entry = try disk.lookup(k)
             } else {
                 if let e = memory.peek(k) { entry = e } else { entry = try disk.lookup(k) }
@@ -68,15 +75,91 @@ extension Cache {
         return (entry, entry)
     }
 
-    /// The integer a counter's entry holds.
-    private static func integer(_ e: Entry, key: String) throws(StoreError) -> Int64 {
-        guard e.kind == .json, case .number(let n)? = try? JSONParser.parse(e.bytes) else {
-            throw .notAnInteger(key: key, reason: "its value is not a number")
+    /// The most bytes of a value read as a counter's: more, and it is not one.
+    public static let counterTextLimit = 64
+
+    /// The integer a counter's entry holds: a JSON number of at most
+    /// `counterTextLimit` bytes whose value is exactly an integer within
+    /// ±`largestCount` ("5", "-0", "5.0", "5e2"; not "5.5", nor
+    /// 9007199254740993, which a Double would round), its exponent at most
+    /// 4 digits after any zeros. PostgreSQL reads it so too
+    /// (`CacheSQL.increment`), in numeric arithmetic, which is exact.
+    static func integer(_ e: Entry, key: String) throws(StoreError) -> Int64 {
+        guard e.kind == .json, e.bytes.count <= counterTextLimit, let number = JSONNumberText(e.bytes) else {
+            let limit = e.kind == .json && e.bytes.count > counterTextLimit ? " of at most \(counterTextLimit) bytes" : ""
+            throw .notAnInteger(key: key, reason: "its value is not a number\(limit)")
         }
-        let d = n.double
-        guard d.rounded() == d, abs(d) <= Double(largestCount) else {
+        guard let n = number.exactInteger(upTo: largestCount) else {
             throw .notAnInteger(key: key, reason: "its value \(String(decoding: e.bytes, as: UTF8.self).prefix(40)) is not an integer within ±\(largestCount)")
         }
-        return Int64(d)
+        return n
+    }
+}
+
+/// A JSON number's text, taken apart (RFC 8259, 6), for a counter's exact
+/// reading: digits, not a Double.
+struct JSONNumberText {
+    let negative: Bool
+    /// The integer part's digits, then the fraction's.
+    let digits: ArraySlice<UInt8>
+    /// The power of ten the digits are multiplied by.
+    let scale: Int
+
+    /// Nil unless `text` is a JSON number whose exponent has at most 4
+    /// digits after any leading zeros.
+    init?(_ text: [UInt8]) {
+        var i = 0
+        func digitsRun() -> Range<Int> {
+            let start = i
+            while i < text.count, text[i] &- UInt8(ascii: "0") < 10 { i += 1 }
+            return start..<i
+        }
+        negative = text.first == UInt8(ascii: "-")
+        if negative { i += 1 }
+        let whole = digitsRun()
+        guard !whole.isEmpty, whole.count == 1 || text[whole.lowerBound] != UInt8(ascii: "0") else { return nil }
+        var fraction = whole.upperBound..<whole.upperBound
+        if i < text.count, text[i] == UInt8(ascii: ".") {
+            i += 1
+            fraction = digitsRun()
+            guard !fraction.isEmpty else { return nil }
+        }
+        var exponent = 0
+        if i < text.count, text[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var sign = 1
+            if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+                sign = text[i] == UInt8(ascii: "-") ? -1 : 1
+                i += 1
+            }
+            let run = digitsRun()
+            let significant = run.drop { text[$0] == UInt8(ascii: "0") }
+            guard !run.isEmpty, significant.count <= 4 else { return nil }
+            exponent = sign * significant.reduce(0) { $0 * 10 + Int(text[$1] &- UInt8(ascii: "0")) }
+        }
+        guard i == text.count else { return nil }
+        // The fraction's digits follow the whole part's in the text, but a "." lies between.
+        digits = ArraySlice(text[whole] + text[fraction])
+        scale = exponent - fraction.count
+    }
+
+    /// The number, if it is exactly an integer within ±`limit`.
+    func exactInteger(upTo limit: Int64) -> Int64? {
+        var significant = digits.drop { $0 == UInt8(ascii: "0") }
+        if significant.isEmpty { return 0 }
+        if scale < 0 {
+            // The digits below the point must all be zeros.
+            guard -scale <= significant.count, significant.suffix(-scale).allSatisfy({ $0 == UInt8(ascii: "0") }) else { return nil }
+            significant = significant.dropLast(-scale)
+            if significant.isEmpty { return 0 }
+        }
+        let zeros = max(scale, 0)
+        // The limit has 16 digits; more cannot be within it.
+        guard significant.count + zeros <= String(limit).count else { return nil }
+        var n: Int64 = 0
+        for d in significant { n = n * 10 + Int64(d &- UInt8(ascii: "0")) }
+        for _ in 0..<zeros { n *= 10 }
+        guard n <= limit else { return nil }
+        return negative ? -n : n
     }
 }

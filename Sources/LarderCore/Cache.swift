@@ -358,6 +358,10 @@ public final class Cache {
     /// `known`: the key's row, as the caller just read it.
     func set(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?,
              shared: [UInt8]?, condition: WriteCondition?, known: (id: Int64, size: Int)? = nil) throws(StoreError) -> Int64 {
+        if let condition, checksAsItWrites {
+            let pending = try setChecked(key, kind: kind, value: value, ttl: ttl, condition: condition)
+            return try settled(pending).revision
+        }
         let joined = try joinWriteTransaction()
         try ready()
         try checkFits(value.count)
@@ -589,7 +593,7 @@ public final class Cache {
     private static let largestShareOfMemory = 8
 
     /// Puts an entry that fits in the memory tier there, then evicts down to the limits.
-    private func keepInMemory(_ k: EntryKey, _ e: Entry) {
+    func keepInMemory(_ k: EntryKey, _ e: Entry) {
         if !config.persistent, let at = e.expiresAt(lifespan: config.lifespan) {
             nextMemoryExpiry = min(nextMemoryExpiry ?? at, at)
             schedulePurge(expiringAt: at)

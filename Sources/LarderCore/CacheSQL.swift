@@ -80,7 +80,7 @@ public enum CacheSQL {
     /// `insertIfNew` for an encrypted cache: the key sealed too, in `sealed_key`.
     public static let insertSealedIfNew = insertSealed + " ON CONFLICT (cache, grp, key) DO NOTHING"
 
-    private static let insertSealed = insert(sealed: true)
+    static let insertSealed = insert(sealed: true)
 
     /// Replaces the entry in a known row; the key columns guard against a row
     /// id that was reused for another key.
@@ -92,6 +92,8 @@ public enum CacheSQL {
     /// by its text, hashing and comparing it, cost about as much as binding it.
     public enum Hot: Int, Sendable {
         case lookup, lookupLeavingLargeValues, insertIfNew, update, insertSealedIfNew, write, writeSealed
+        /// PostgreSQL's alone (see `CacheSQL.Checked`).
+        case writeIfRevision, writeIfAbsent, writeSealedIfAbsent, increment
 
         public func sql(for dialect: SQLDialect) -> String {
             switch self {
@@ -102,6 +104,10 @@ public enum CacheSQL {
             case .update: CacheSQL.update
             case .write: CacheSQL.write
             case .writeSealed: CacheSQL.writeSealed
+            case .writeIfRevision: CacheSQL.writeIfRevision
+            case .writeIfAbsent: CacheSQL.writeIfAbsent(sealed: false)
+            case .writeSealedIfAbsent: CacheSQL.writeIfAbsent(sealed: true)
+            case .increment: CacheSQL.increment
             }
         }
     }
@@ -128,7 +134,7 @@ public enum CacheSQL {
     public static let upsert = insert + upsertSet
 
     /// What an upsert replaces of an entry whose key is taken: every column but the key's.
-    private static let upsertSet = " ON CONFLICT (cache, grp, key) DO UPDATE SET "
+    static let upsertSet = " ON CONFLICT (cache, grp, key) DO UPDATE SET "
         + EntryColumn.allCases.map { "\($0.name) = excluded.\($0.name)" }.joined(separator: ", ")
 }
 

@@ -237,7 +237,7 @@ struct DiskTier {
     /// parameter `first`. `size` is the value's own size, before any
     /// sealing: limits count it; `inPlace`, the value is bound as zeros, to
     /// be written over.
-    private func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool = false, size: Int, used: Int64, expiresAt: Int64?,
+    func bind(_ e: Entry, value: UnsafeBufferPointer<UInt8>, inPlace: Bool = false, size: Int, used: Int64, expiresAt: Int64?,
                       to s: any SQLStatement, from first: Int32) {
         typealias Column = CacheSQL.EntryColumn
         s.bind(first + Column.kind.rawValue, e.kind.rawValue)

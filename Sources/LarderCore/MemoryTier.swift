@@ -28,6 +28,9 @@ final class MemoryTier {
 
     private(set) var bytes = 0
     var count: Int { index.count }
+    /// Counts the calls that put, change or remove entries (not uses):
+    /// unchanged, nothing was put in or taken out meanwhile.
+    private(set) var changes = 0
 
     /// The entry, marked as most recently used.
     func get(_ key: EntryKey) -> Entry? {
@@ -73,6 +76,7 @@ final class MemoryTier {
 
     /// Replaces the entry's metadata in place, keeping its position.
     func update(_ key: EntryKey, _ change: (inout Entry) -> Void) {
+        changes &+= 1
         guard let i = position(of: key) else { return }
         let before = nodes[i].entry.size
         change(&nodes[i].entry)
@@ -81,6 +85,7 @@ final class MemoryTier {
 
     /// Inserts or replaces as most recently used.
     func put(_ key: EntryKey, _ entry: Entry) {
+        changes &+= 1
         if let i = position(of: key) {
             bytes += entry.size - nodes[i].entry.size
             nodes[i].entry = entry
@@ -108,6 +113,7 @@ final class MemoryTier {
 
     @discardableResult
     func remove(_ key: EntryKey) -> Entry? {
+        changes &+= 1
         guard let (slot, i) = index.find(hash: key.bytesHash, { nodes[$0].key == key }) else { return nil }
         index.remove(slot: slot)
         unlink(i)
@@ -149,6 +155,7 @@ final class MemoryTier {
     }
 
     func removeAll() {
+        changes &+= 1
         nodes = []
         links = []
         freeSlots = []

@@ -33,10 +33,16 @@ final class CommitGate {
     private var held: [Held] = []
     private enum Held {
         case answer(Reply, Result<JSON, ResponseError>)
+        /// An answer that waits for the store to decide a write (`PendingWrite`).
+        case decided(Reply, PendingWrite, result: (PendingWrite.Written) -> JSON)
         /// The answer to a request answered straight from its bytes (it has no
         /// `Reply`): its result's JSON text lies at `result` in `heldResults`.
         case direct(RequestID, result: Range<Int>)
         case directFailure(RequestID, ResponseError)
+        /// The answer to a request answered straight from its bytes whose
+        /// write the store decides as it runs it (`PendingWrite`): written
+        /// by `result` once the commit has settled what the write did.
+        case pending(RequestID, PendingWrite, result: (PendingWrite.Written, inout JSONWriter) -> Void)
         /// A notification, sent by calling it.
         case event(() -> Void)
     }
@@ -88,6 +94,14 @@ final class CommitGate {
         }
     }
 
+    /// Holds the answer to `reply` until the commit has decided `write`:
+    /// `result` if it went ahead; if not, the request fails with why, and
+    /// the commit's other answers stand.
+    func answer(_ reply: Reply, decided write: PendingWrite, result: @escaping (PendingWrite.Written) -> JSON) {
+        reply.isDecided = true
+        hold(.decided(reply, write, result: result))
+    }
+
     private func hold(_ reply: Reply, _ result: Result<JSON, ResponseError>) {
         // The work is done; cancelling now cannot undo it, so the real answer stands.
         reply.isDecided = true
@@ -128,6 +142,16 @@ final class CommitGate {
     private func commitThenAnswer(_ id: RequestID) -> DirectAnswer {
         guard case .failure(let failure) = commit() else { return .answered }
         connection.respond(to: id, with: .failure(failure.responseError))
+        return .later
+    }
+
+    /// Holds the answer to a request answered straight from its bytes whose
+    /// write is still to be decided by the store (`PendingWrite`) until the
+    /// commit: `result` writes it then if the write went ahead; if not, the
+    /// request fails with why, and the commit's other answers stand.
+    func answerDirect(_ request: RequestView, pending write: PendingWrite,
+                      result: @escaping (PendingWrite.Written, inout JSONWriter) -> Void) -> DirectAnswer {
+        hold(.pending(request.id, write, result: result))
         return .later
     }
 
@@ -190,8 +214,9 @@ final class CommitGate {
             lastFailure = error
             for message in waiting {
                 switch message {
-                case .answer(let reply, _): reply.fail(error.responseError)
-                case .direct(let id, _), .directFailure(let id, _): connection.respond(to: id, with: .failure(error.responseError))
+                case .answer(let reply, _), .decided(let reply, _, _): reply.fail(error.responseError)
+                case .direct(let id, _), .directFailure(let id, _), .pending(let id, _, _):
+                    connection.respond(to: id, with: .failure(error.responseError))
                 case .event: break
                 }
             }
@@ -200,15 +225,29 @@ final class CommitGate {
         for message in waiting {
             switch message {
             case .answer(let reply, let result): reply.finish(result)
+            case .decided(let reply, let write, let result): reply.finish(write.outcome().map(result).mapError(\.responseError))
             case .direct(let id, let range):
                 heldResults.withBytes(from: range.lowerBound) {
                     connection.respond(to: id, withResultJSON: UnsafeBufferPointer(rebasing: $0.prefix(range.count)))
                 }
             case .directFailure(let id, let error): connection.respond(to: id, with: .failure(error))
+            case .pending(let id, let write, let result): answer(id, write, result)
             case .event(let send): send()
             }
         }
         return .success(())
+    }
+
+    /// Answers a request whose write the commit just decided.
+    private func answer(_ id: RequestID, _ write: PendingWrite, _ result: (PendingWrite.Written, inout JSONWriter) -> Void) {
+        switch write.outcome() {
+        case .success(let written):
+            var json = JSONWriter(capacity: 64)
+            result(written, &json)
+            json.withBytes { connection.respond(to: id, withResultJSON: $0) }
+        case .failure(let error):
+            connection.respond(to: id, with: .failure(error.responseError))
+        }
     }
 
     /// Starts watching the commits to come, for work whose writes may land

@@ -35,8 +35,14 @@ extension Server {
               let by = Self.count(by, absent: 1), let initial = Self.count(initial, absent: 0),
               case .some(let ttl) = Self.ttl(ttlValue), admit(CacheIncrement.method) else { return .declined }
         do throws(StoreError) {
-            let (value, revision) = try store.cache(namedUTF8: name, create: true)!
-                .increment(EntryKey(group: group, key: key), by: by, initial: initial, ttl: ttl)
+            let cache = try store.cache(namedUTF8: name, create: true)!
+            let k = EntryKey(group: group, key: key)
+            if cache.checksAsItWrites, let pending = try cache.incrementChecked(k, by: by, initial: initial, ttl: ttl) {
+                return gate.answerDirect(request, pending: pending) { written, w in
+                    CacheIncrement.Result(value: written.count, revision: written.revision).write(into: &w)
+                }
+            }
+            let (value, revision) = try cache.increment(k, by: by, initial: initial, ttl: ttl)
             CacheIncrement.Result(value: value, revision: revision).write(into: &result)
         } catch {
             return failed(request, error)
@@ -143,8 +149,16 @@ extension Server {
             bytes = UnsafeBufferPointer(rebasing: text.prefix(count))
         }
         let entryKey = EntryKey(group: group, key: key)
+        let kind: Entry.Kind = isData ? .data : .json
         do throws(StoreError) {
-            try CacheSet.write(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, condition: condition, in: store, cache: name)
+            if let condition, let cache = try store.cache(namedUTF8: name, create: true), cache.checksAsItWrites {
+                let size = bytes.count
+                let pending = try cache.setChecked(entryKey, kind: kind, value: bytes, ttl: ttl, condition: condition)
+                return gate.answerDirect(request, pending: pending) { written, w in
+                    CacheSet.Result(size: size, revision: written.revision).write(into: &w)
+                }
+            }
+            try CacheSet.write(entryKey, kind: kind, value: bytes, ttl: ttl, condition: condition, in: store, cache: name)
                 .write(into: &result)
         } catch {
             return failed(request, error)

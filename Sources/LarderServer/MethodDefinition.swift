@@ -1,3 +1,4 @@
+import LarderCore
 import LarderJSON
 import LarderRPC
 
@@ -38,6 +39,9 @@ enum Response<Result: MethodResult> {
     case afterCommit(Result)
     /// The handler kept the `Reply` and answers later (with a `Result`'s JSON).
     case deferred
+    /// A write the store decides as it runs it (`PendingWrite`): once the
+    /// commit has, this result if it went ahead, else why not.
+    case afterDecided(PendingWrite, (PendingWrite.Written) -> Result)
 }
 
 /// A request as a handler sees it.

@@ -1,3 +1,4 @@
+import LarderCore
 import LarderJSON
 import LarderRPC
 
@@ -95,6 +96,7 @@ enum MethodTable {
         case result(JSON)
         case afterCommit(JSON)
         case deferred
+        case afterDecided(PendingWrite, (PendingWrite.Written) -> JSON)
     }
 
     static let byName: [String: Entry] = {
@@ -109,6 +111,7 @@ enum MethodTable {
             case .result(let result): return .result(result.json)
             case .afterCommit(let result): return .afterCommit(result.json)
             case .deferred: return .deferred
+            case .afterDecided(let write, let result): return .afterDecided(write, { result($0).json })
             }
         })
     }

@@ -139,6 +139,7 @@ final class Server: MessageHandler {
             case .result(let json): gate.answer(reply, .success(json), after: .now)
             case .afterCommit(let json): gate.answer(reply, .success(json), after: .commit)
             case .deferred: break
+            case .afterDecided(let write, let result): gate.answer(reply, decided: write, result: result)
             }
         } catch {
             gate.settleFailedRequest()

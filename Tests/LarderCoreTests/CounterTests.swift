@@ -71,6 +71,35 @@ final class CounterTests: StoreTestCase {
         }
     }
 
+    /// A counter is read exactly, the same on both engines (PostgreSQL adds
+    /// in SQL, in numeric arithmetic): any JSON spelling of an integer
+    /// counts, and a number a Double would round to one does not.
+    func testEveryJSONSpellingOfAnIntegerCountsAndNothingRoundedDoes() throws {
+        let counted: [(String, Int64)] = [
+            ("5", 6), ("-0", 1), ("5.0", 6), ("5e2", 501), ("5E+2", 501), ("500e-2", 6), ("0.0e0", 1), ("1e0003", 1001),
+            ("-9007199254740990", -9007199254740989), ("90071992547409.90e2", Cache.largestCount),
+            ("1" + String(repeating: "0", count: 14) + ".0" + String(repeating: "0", count: 40), 100_000_000_000_001),
+        ]
+        let refused = [
+            "5.5", "5e-1", "9007199254740992", "9007199254740993", "9007199254740990.5", "1e16", "1e99999",
+            "1" + String(repeating: "0", count: 14) + ".0" + String(repeating: "0", count: 48), "[1]", "true", "\"1\"", "1e",
+        ]
+        try eachKindOfCache { store, cache in
+            for (text, sum) in counted {
+                try cache.set(Cache.Write(key: key, kind: .json, bytes: bytes(text), ttl: nil))
+                XCTAssertEqual(try cache.increment(key, by: 1, initial: 0, ttl: nil).value, sum, text)
+            }
+            for text in refused {
+                try cache.set(Cache.Write(key: key, kind: .json, bytes: bytes(text), ttl: nil))
+                XCTAssertThrowsError(try cache.increment(key, by: 1, initial: 0, ttl: nil), text) {
+                    guard case .notAnInteger(key: "n", _)? = $0 as? StoreError else { return XCTFail("\(text): \($0)") }
+                }
+                XCTAssertEqual(try cache.lookup("n")?.entry.bytes, bytes(text), "\(text) is left as it was")
+            }
+            try store.commit()
+        }
+    }
+
     /// Two processes on one store: each adds to what the other stored.
     func testIncrementsOfTwoProcessesAddUp() throws {
         let first = try makeStore()

@@ -93,6 +93,18 @@ final class DirectAnswerTests: XCTestCase {
     /// (-31080 with the revision found), over entries in the memory tier, on
     /// disk only, expired, and in a memory-only cache; the rest declined.
     func testConditionalSetsAnswerAlike() throws {
+        try assertConditionalSetsAnswerAlike(onPostgreSQL: false)
+    }
+
+    /// On PostgreSQL a direct conditional set is checked by the statement
+    /// that writes it, queued with the others, and answered at the commit;
+    /// the ordinary path waits for that statement's answer. Both must say
+    /// the same, failures and their revisions included.
+    func testConditionalSetsAnswerAlikeOnPostgreSQL() throws {
+        try assertConditionalSetsAnswerAlike(onPostgreSQL: true)
+    }
+
+    private func assertConditionalSetsAnswerAlike(onPostgreSQL: Bool) throws {
         var lines = Self.cachesOfEveryKind
         var id = lines.count
         for cache in Self.cacheNamesOfEveryKind {
@@ -118,7 +130,7 @@ final class DirectAnswerTests: XCTestCase {
         id += 1; lines.append(request(id, "cache.set", #"{"cache":"short","key":"b","value":20,"ifRevision":1}"#))
         id += 1; lines.append(request(id, "cache.set", #"{"cache":"short","key":"b","value":21,"ifAbsent":true}"#))
         id += 1; lines.append(request(id, "cache.get", #"{"cache":"short","key":"b"}"#))
-        let answers = try assertBothPathsAgree(lines, enableTestMethods: true)
+        let answers = try assertBothPathsAgree(lines, enableTestMethods: true, onPostgreSQL: onPostgreSQL)
         let refusals = answers.filter { $0.contains("-31080") }.count
         XCTAssertGreaterThanOrEqual(refusals, 4 * 5, "conditions refused in every cache")
         XCTAssertTrue(answers.last?.contains(#""value":21"#) == true, "ifAbsent over an expired entry: \(answers.last ?? "")")
@@ -143,6 +155,16 @@ final class DirectAnswerTests: XCTestCase {
     /// integer or a sum out of range), over counters in the memory tier, on
     /// disk only, expired, and in a memory-only cache; the rest declined.
     func testIncrementsAnswerAlike() throws {
+        try assertIncrementsAnswerAlike(onPostgreSQL: false)
+    }
+
+    /// On PostgreSQL a direct increment is added by the statement that
+    /// writes it and answered at the commit (see the conditional sets').
+    func testIncrementsAnswerAlikeOnPostgreSQL() throws {
+        try assertIncrementsAnswerAlike(onPostgreSQL: true)
+    }
+
+    private func assertIncrementsAnswerAlike(onPostgreSQL: Bool) throws {
         var lines = Self.cachesOfEveryKind
         var id = lines.count
         for cache in Self.cacheNamesOfEveryKind {
@@ -164,7 +186,7 @@ final class DirectAnswerTests: XCTestCase {
         }
         id += 1; lines.append(request(id, "debug.advanceClock", #"{"seconds":2}"#))
         id += 1; lines.append(request(id, "cache.increment", #"{"cache":"short","key":"m","by":4,"initial":100}"#))
-        let answers = try assertBothPathsAgree(lines, enableTestMethods: true)
+        let answers = try assertBothPathsAgree(lines, enableTestMethods: true, onPostgreSQL: onPostgreSQL)
         XCTAssertGreaterThanOrEqual(answers.filter { $0.contains("-31081") }.count, 4 * 3, "refusals in every cache")
         XCTAssertTrue(answers.last?.contains(#""value":104"#) == true, "an expired counter starts again: \(answers.last ?? "")")
     }

@@ -5,14 +5,18 @@ import Darwin
 #endif
 import Foundation
 import LarderCore
+import LarderPostgreSQL
+import LarderTestSupport
 import XCTest
 @testable import LarderServer
 
 /// Serves `input` (request lines) on a fresh in-memory store with a fixed
 /// clock, as `larder` would over its pipes, and returns what it wrote.
 /// `prepare` may set the store up before the first request is read.
+/// `onPostgreSQL`, the store is a fresh schema of the server the tests run
+/// against (`PostgresTestURL`), dropped afterwards.
 func serveSession(_ input: String, direct: Bool = true, requireInitialize: Bool = false, enableTestMethods: Bool = false,
-                  prepare: (Store) -> Void = { _ in }) throws -> String {
+                  onPostgreSQL: Bool = false, prepare: (Store) -> Void = { _ in }) throws -> String {
     let dir = NSTemporaryDirectory() + "larder-session-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -24,9 +28,21 @@ func serveSession(_ input: String, direct: Bool = true, requireInitialize: Bool 
     options.directAnswers = direct
     options.requireInitialize = requireInitialize
     options.enableTestMethods = enableTestMethods
-    let store = try Store(directory: nil, clock: Clock(fixedAt: 1_767_225_600_000))
-    prepare(store)
-    _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)
+    let clock = Clock(fixedAt: 1_767_225_600_000)
+    let store: Store
+    if onPostgreSQL {
+        let url = try PostgresTestURL.value
+        let schema = "larder_session_\(getpid())_\(UInt32.random(in: 0...UInt32.max))"
+        store = try StoreLocation.postgreSQL(url: url, schema: schema, coherence: .strict).open(clock: clock)
+        defer { _ = try? PostgresConnection(url).execute("DROP SCHEMA IF EXISTS \(schema) CASCADE") }
+        prepare(store)
+        _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)
+        store.close()
+    } else {
+        store = try Store(directory: nil, clock: clock)
+        prepare(store)
+        _ = LarderService.serve(options: options, store: store, input: inFD, output: outFD)
+    }
     return try String(contentsOfFile: outPath, encoding: .utf8)
 }
 
@@ -53,11 +69,13 @@ func notesBehindTheirSchema(_ keys: [String]) -> [String] {
 /// output, byte for byte; returns it, one answer or notification a line.
 @discardableResult
 func assertBothPathsAgree(_ lines: [String], requireInitialize: Bool = false, enableTestMethods: Bool = false,
-                          prepare: (Store) -> Void = { _ in },
+                          onPostgreSQL: Bool = false, prepare: (Store) -> Void = { _ in },
                           file: StaticString = #filePath, line: UInt = #line) throws -> [Substring] {
     let input = lines.joined(separator: "\n") + "\n"
-    let ordinary = try serveSession(input, direct: false, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods, prepare: prepare)
-    let direct = try serveSession(input, direct: true, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods, prepare: prepare)
+    let ordinary = try serveSession(input, direct: false, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods,
+                                    onPostgreSQL: onPostgreSQL, prepare: prepare)
+    let direct = try serveSession(input, direct: true, requireInitialize: requireInitialize, enableTestMethods: enableTestMethods,
+                                  onPostgreSQL: onPostgreSQL, prepare: prepare)
     let a = ordinary.split(separator: "\n", omittingEmptySubsequences: false)
     let b = direct.split(separator: "\n", omittingEmptySubsequences: false)
     XCTAssertEqual(a.count, b.count, "answer count", file: file, line: line)

@@ -42,10 +42,13 @@ enum CacheIncrement: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.cache(p.cache, create: true)!
-        let (value, revision) = try r.server.mappingStoreErrors { () throws(StoreError) in
-            try cache.increment(p.key, by: p.by, initial: p.initial, ttl: p.ttl)
+        return try r.server.mappingStoreErrors { () throws(StoreError) in
+            if cache.checksAsItWrites, let pending = try cache.incrementChecked(p.key, by: p.by, initial: p.initial, ttl: p.ttl) {
+                return .afterDecided(pending) { Result(value: $0.count, revision: $0.revision) }
+            }
+            let (value, revision) = try cache.increment(p.key, by: p.by, initial: p.initial, ttl: p.ttl)
+            return .afterCommit(Result(value: value, revision: revision))
         }
-        return .afterCommit(Result(value: value, revision: revision))
     }
 
     /// `{"value": V, "revision": R}`: the sum stored, and the entry's new revision.

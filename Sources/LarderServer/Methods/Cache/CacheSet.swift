@@ -26,10 +26,18 @@ enum CacheSet: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
-        let result = try r.server.mappingStoreErrors { () throws(StoreError) in
-            try UTF8Text.with(p.cache) { (name) throws(StoreError) in try Self.write(p.write, in: store, cache: name) }
+        return try r.server.mappingStoreErrors { () throws(StoreError) in
+            try UTF8Text.with(p.cache) { (name) throws(StoreError) -> Response<Result> in
+                let w = p.write
+                if let condition = w.condition, let cache = try store.cache(namedUTF8: name, create: true), cache.checksAsItWrites {
+                    let pending = try w.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
+                        try cache.setChecked(w.key, kind: w.kind, value: value, ttl: w.ttl, condition: condition)
+                    }
+                    return .afterDecided(pending) { Result(size: w.bytes.count, revision: $0.revision) }
+                }
+                return .afterCommit(try Self.write(w, in: store, cache: name))
+            }
         }
-        return .afterCommit(result)
     }
 
     /// Writes the entry into the cache (created with defaults if need be).

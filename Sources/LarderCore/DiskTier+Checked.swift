@@ -1,0 +1,83 @@
+import LarderStorage
+
+extension DiskTier {
+    /// What a write checked by its own statement must find (`CacheSQL.Checked`).
+    enum Check {
+        /// A live entry at this revision.
+        case revision(Int64)
+        /// No live entry.
+        case absent
+        /// An integer to add `by` to (`initial` where there is no live entry);
+        /// the bound value is `initial` + `by`.
+        case increment(by: Int64, initial: Int64)
+    }
+
+    /// What a checked statement answered.
+    struct CheckedAnswer {
+        /// The id of the row written; nil if nothing was.
+        var written: Int64?
+        /// The key's row as the statement found it (its size in clear), if there was one.
+        var before: (revision: Int64, expiresAt: Int64?, size: Int)?
+        /// An increment's sum, as stored.
+        var count: Int64?
+        /// An increment's: the row's entry before, its value cut short
+        /// after `Cache.counterTextLimit` + 1 bytes.
+        var counter: Entry?
+    }
+
+    /// Queues the statement that writes `e` with `value` under `k` if `check`
+    /// holds, with the next statement whose answer is needed or with the
+    /// commit; `answered` gets what it did then. A row is live if it expires
+    /// after `liveAfter`. An increment is not for an encrypted cache: the
+    /// server cannot read its values.
+    func writeChecked(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
+                      check: Check, liveAfter: Int64, answered: @escaping (CheckedAnswer) -> Void) throws(StoreError) {
+        let statement: CacheSQL.Hot
+        switch check {
+        case .revision: statement = .writeIfRevision
+        case .absent: statement = sealer == nil ? .writeIfAbsent : .writeSealedIfAbsent
+        case .increment:
+            guard sealer == nil else { throw .internalFailure("an encrypted cache's counter was to be added to by the store") }
+            statement = .increment
+        }
+        let s = try db.statement(statement)
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
+        let expiresAt = e.expiresAt(lifespan: lifespan)
+        if let sealer, let tokens {
+            let sealed = try sealer.seal(value, kind: e.kind, for: k)
+            sealed.withUnsafeBufferPointer {
+                bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+            }
+            if case .absent = check { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
+        } else {
+            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+        }
+        s.bind(CacheSQL.Checked.lifespan, lifespan).bind(CacheSQL.Checked.liveAfter, liveAfter)
+        switch check {
+        case .revision(let expected): s.bind(CacheSQL.Checked.revision, expected)
+        case .absent: break
+        case .increment(let by, let initial): s.bind(CacheSQL.Checked.by, by).bind(CacheSQL.Checked.initial, initial)
+        }
+        try s.runPipelined { (row) throws(StoreError) in
+            guard let row else { throw .internalFailure("a checked write answered no row") }
+            typealias Column = CacheSQL.Checked.Column
+            var answer = CheckedAnswer()
+            if !row.isNull(Column.written.rawValue) { answer.written = try row.int64(Column.written.rawValue) }
+            if !row.isNull(Column.id.rawValue) {
+                let ttl = row.isNull(Column.ttl.rawValue) ? lifespan : try row.int64(Column.ttl.rawValue)
+                answer.before = (try row.int64(Column.revision.rawValue),
+                                 ttl > 0 ? try row.int64(Column.validatedAt.rawValue) + ttl : nil,
+                                 try row.int(Column.size.rawValue))
+            }
+            if case .increment = check {
+                if !row.isNull(Column.count.rawValue) { answer.count = try row.int64(Column.count.rawValue) }
+                if !row.isNull(Column.kind.rawValue) {
+                    answer.counter = Entry(kind: Entry.Kind(rawValue: try row.int(Column.kind.rawValue)) ?? .data,
+                                           bytes: try row.blob(Column.head.rawValue), storedAt: 0, ttl: nil)
+                }
+            }
+            answered(answer)
+        }
+    }
+}
