@@ -78,6 +78,14 @@ extension Cache {
     /// The most bytes of a value read as a counter's: more, and it is not one.
     public static let counterTextLimit = 64
 
+    /// The live entries under `keys` as `entryForWrite` finds them, on
+    /// PostgreSQL, read and locked by one statement; their values only if
+    /// `values`.
+    func lockedEntries(_ keys: [EntryKey], values: Bool) throws(StoreError) -> [EntryKey: Entry] {
+        let now = context.clock.now
+        return try disk.lockedEntries(keys, values: values).filter { config.returnsExpired || !$0.value.isExpired(at: now, lifespan: config.lifespan) }
+    }
+
     /// The integer a counter's entry holds: a JSON number of at most
     /// `counterTextLimit` bytes whose value is exactly an integer within
     /// ±`largestCount` ("5", "-0", "5.0", "5e2"; not "5.5", nor

@@ -81,3 +81,40 @@ extension DiskTier {
         }
     }
 }
+
+extension DiskTier {
+    /// The entries under `keys` (each once), their rows locked until the
+    /// transaction ends (`FOR UPDATE`: PostgreSQL's alone), read by one
+    /// statement, in the order of their keys' bytes, so that transactions
+    /// locking several keys take them in one order. Their values are read
+    /// only if `values`: otherwise `bytes` is empty.
+    func lockedEntries(_ keys: [EntryKey], values: Bool) throws(StoreError) -> [EntryKey: Entry] {
+        guard !keys.isEmpty else { return [:] }
+        let pairs = (0..<keys.count).map { "(?\(2 + 2 * $0), ?\(3 + 2 * $0))" }.joined(separator: ", ")
+        let s = try db.statement("""
+            SELECT grp, key, id, kind, \(values ? "value" : "''::bytea"), stored_at, validated_at, ttl, revision FROM entries
+            WHERE cache = ?1 AND (grp, key) IN (\(pairs)) ORDER BY grp, key FOR UPDATE
+            """)
+        defer { s.reset() }
+        s.bind(1, cacheID)
+        // Rows are told apart by the columns as stored: an encrypted cache's MACs.
+        struct Columns: Hashable {
+            let group: [UInt8], key: [UInt8]
+        }
+        var byColumns: [Columns: EntryKey] = [:]
+        for (i, k) in keys.enumerated() {
+            let stored = try bind(k, to: s, from: Int32(2 + 2 * i))
+            byColumns[Columns(group: stored?.group ?? Array(k.group.utf8), key: stored?.key ?? Array(k.key.utf8))] = k
+        }
+        var found: [EntryKey: Entry] = [:]
+        while try s.step() {
+            guard let k = byColumns[Columns(group: try s.blob(0), key: try s.blob(1))] else { continue }
+            var e = try entry(from: s, at: 2)
+            if values, let sealer {
+                do { e.bytes = try sealer.open(e.bytes, kind: e.kind, for: k) } catch { throw .integrity(cache: cacheName, key: k.key) }
+            }
+            found[k] = e
+        }
+        return found
+    }
+}

@@ -11,7 +11,7 @@ struct DiskTier {
     /// The cache's name, for errors about its sealed rows.
     var cacheName = ""
 
-    private func entry(from s: any SQLStatement, at offset: Int32 = 0) throws(StoreError) -> Entry {
+    func entry(from s: any SQLStatement, at offset: Int32 = 0) throws(StoreError) -> Entry {
         let ttl = s.isNull(offset + 5) ? nil : try s.int64(offset + 5)
         var e = Entry(kind: Entry.Kind(rawValue: try s.int(offset + 1)) ?? .data, bytes: try s.blob(offset + 2),
                       storedAt: try s.int64(offset + 3), ttl: ttl)

@@ -197,6 +197,34 @@ final class EntryTransactionTests: StoreTestCase {
         }
     }
 
+    /// Many comparisons of one cache are read together (on PostgreSQL in
+    /// one statement): each is matched to its own entry, in an encrypted
+    /// cache (whose rows hold MACs) as in a plain one, with keys that
+    /// differ only in where the group ends and the key begins, one repeated,
+    /// and one missing.
+    func testManyComparisonsOfOneCacheEachFindTheirOwnEntry() throws {
+        let store = try makeStore()
+        store.useEncryptionKeys(EncryptionKeys(key: try EncryptionKey(base64: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="), byCache: [:]))
+        for cache in [try openCache(store, "plain"), try openCache(store, "sealed") { $0.encrypted = true }] {
+            let keys = [EntryKey(group: "ab", key: "c"), EntryKey(group: "a", key: "bc"), EntryKey(group: "", key: "abc"),
+                        EntryKey(group: "abc", key: "d")]
+            var revisions: [Int64] = []
+            for (n, k) in keys.enumerated() {
+                revisions.append(try cache.set(Cache.Write(key: k, kind: .json, bytes: bytes("[\(n)]"), ttl: nil)))
+            }
+            func comparison(_ k: EntryKey, _ test: T.Test) -> T.Comparison { T.Comparison(T.Target(cache: cache.name, key: k), test) }
+            var compare = keys.enumerated().map { comparison($0.element, .revision(revisions[$0.offset])) }
+            compare += keys.enumerated().map { comparison($0.element, .value([.number(JSONNumber(validLiteral: "\($0.offset)"))])) }
+            compare += [comparison(keys[1], .present), comparison(EntryKey(group: "ab", key: "cd"), .absent)]
+            let held = try store.run(T(compare: compare, then: [T.Operation(T.Target(cache: cache.name, key: keys[0]), json("1"))], otherwise: []))
+            XCTAssertTrue(held.succeeded, "\(cache.name): \(String(describing: held.failed))")
+            let swapped = try store.run(T(compare: [comparison(keys[0], .revision(revisions[2])), comparison(keys[1], .revision(revisions[1]))],
+                                          then: [], otherwise: []))
+            XCTAssertEqual(swapped.failed, T.Failure(index: 0, key: "c", revision: try cache.lookup("c", group: "ab")?.entry.revision))
+            try store.commit()
+        }
+    }
+
     func testMemoryOnlyAndPersistentCachesDoNotMix() throws {
         let store = try makeStore()
         _ = try openCache(store, "disk")
