@@ -4,7 +4,8 @@ import LarderRPC
 import LarderStorage
 
 /// The two hottest requests, `cache.get` and `cache.set` (and a memory hit
-/// of `cache.getOrFetch`, and `cache.increment`), answered straight
+/// of `cache.getOrFetch`, `cache.increment`, and `lock.acquire` without
+/// `wait` and `lock.release`, whose strict round trips coordinate), answered straight
 /// from their bytes: no JSON tree, no `Reply`, no method-table lookup, and a
 /// get's result written once, into the output. Only plain requests are taken
 /// (see `RequestView`); whatever this path does not take — other members,
@@ -23,7 +24,51 @@ extension Server {
         if request.methodIs(CacheSet.methodName) { return directSet(request, into: &result) }
         if request.methodIs(CacheGetOrFetch.methodName) { return directGetOrFetch(request, into: &result) }
         if request.methodIs(CacheIncrement.methodName) { return directIncrement(request, into: &result) }
+        if request.methodIs(LockAcquire.methodName) { return directLockAcquire(request, into: &result) }
+        if request.methodIs(LockRelease.methodName) { return directLockRelease(request, into: &result) }
         return .declined
+    }
+
+    /// A lease taken without `wait` (which a lease held elsewhere would
+    /// turn into a wait, the ordinary path's to keep).
+    private func directLockAcquire(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        let p = request.params
+        let name = p["name"], ttl = p["ttl"]
+        guard p.count == Self.present(name, ttl), let name = Self.lockName(name), case .other(let text) = ttl,
+              let seconds = Self.number(text), let ttl = LockRules.milliseconds(seconds: seconds, max: LockRules.maxTTLSeconds, zeroAllowed: false),
+              admit(LockAcquire.method) else { return .declined }
+        do throws(StoreError) {
+            LockAcquire.Result(try store.acquireLock(name, ttl: ttl)).write(into: &result)
+        } catch {
+            return failed(request, error)
+        }
+        return gate.answerDirect(request, result: result, after: .commit)
+    }
+
+    private func directLockRelease(_ request: RequestView, into result: inout JSONWriter) -> DirectAnswer {
+        let p = request.params
+        let name = p["name"], token = p["token"]
+        guard p.count == Self.present(name, token), let name = Self.lockName(name), case .other(let digits) = token,
+              let token = Self.decimal(digits, maxDigits: 18), token > 0, admit(LockRelease.method) else { return .declined }
+        do throws(StoreError) {
+            try LockRelease.release(name, token: token, on: self).write(into: &result)
+        } catch {
+            return failed(request, error)
+        }
+        return gate.answerDirect(request, result: result, after: .commit)
+    }
+
+    /// A lock's name: a plain string (so without U+0000, which only an
+    /// escape could give) within `LockRules.maxNameBytes`, not empty.
+    private static func lockName(_ v: ParamsView.Value) -> String? {
+        guard case .plainString(let name) = v, !name.isEmpty, name.count <= LockRules.maxNameBytes else { return nil }
+        return String(decoding: name, as: UTF8.self)
+    }
+
+    /// A number literal's value; nil for anything else (a string, `true`, `null`, an array or object).
+    private static func number(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard let first = text.first, first &- UInt8(ascii: "0") < 10 || first == UInt8(ascii: "-") else { return nil }
+        return JSONNumber(validLiteral: String(decoding: text, as: UTF8.self)).double
     }
 
     /// A counter's increment, where `by` and `initial` are plain integers.
@@ -238,7 +283,6 @@ extension Server {
     /// A `ttl` that is a number literal (compact JSON starting with a digit
     /// or a minus sign), as milliseconds by `ParamRules`.
     private static func milliseconds(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard let first = text.first, first &- UInt8(ascii: "0") < 10 || first == UInt8(ascii: "-") else { return nil }
-        return ParamRules.milliseconds(seconds: JSONNumber(validLiteral: String(decoding: text, as: UTF8.self)).double)
+        number(text).flatMap { ParamRules.milliseconds(seconds: $0) }
     }
 }

@@ -11,6 +11,14 @@ enum LockRules {
     static let maxTTLSeconds: Double = 365 * 24 * 3600
     /// `wait` is at most a day: a request waiting holds its answer open.
     static let maxWaitSeconds: Double = 24 * 3600
+
+    /// `seconds` as milliseconds (at least 1 when more than 0), if more
+    /// than 0 — or 0 too where `zeroAllowed` — and at most `max`.
+    static func milliseconds(seconds: Double, max: Double, zeroAllowed: Bool) -> Int64? {
+        if zeroAllowed && seconds == 0 { return 0 }
+        guard seconds > 0 && seconds <= max else { return nil }
+        return Swift.max(1, Int64((seconds * 1000).rounded()))
+    }
 }
 
 extension ParamsReader {
@@ -31,11 +39,10 @@ extension ParamsReader {
     /// more than 0); nil when absent and not `required`.
     func seconds(_ member: String, max: Double, required: Bool, zeroAllowed: Bool = false) throws(ResponseError) -> Int64? {
         guard let seconds = required ? try require(member, as: Double.self) : try optional(member, as: Double.self) else { return nil }
-        if zeroAllowed && seconds == 0 { return 0 }
-        guard seconds > 0 && seconds <= max else {
+        guard let milliseconds = LockRules.milliseconds(seconds: seconds, max: max, zeroAllowed: zeroAllowed) else {
             throw .invalidParams("\(path).\(member) must be \(zeroAllowed ? "at least" : "more than") 0 and at most \(Int(max)) seconds")
         }
-        return Swift.max(1, Int64((seconds * 1000).rounded()))
+        return milliseconds
     }
 
     /// `token`: a fencing token, a positive integer.

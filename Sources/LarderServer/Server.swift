@@ -52,7 +52,10 @@ final class Server: MessageHandler {
 
     init(options: ServerOptions, store: Store, connection: Connection) {
         self.options = options
-        directMethods = options.directAnswers ? [CacheGet.methodName, CacheSet.methodName, CacheGetOrFetch.methodName, CacheIncrement.methodName] : []
+        directMethods = options.directAnswers
+            ? [CacheGet.methodName, CacheSet.methodName, CacheGetOrFetch.methodName, CacheIncrement.methodName,
+               LockAcquire.methodName, LockRelease.methodName]
+            : []
         self.store = store
         self.connection = connection
         gate = CommitGate(connection: connection, store: store)

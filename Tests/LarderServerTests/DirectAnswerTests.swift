@@ -191,6 +191,36 @@ final class DirectAnswerTests: XCTestCase {
         XCTAssertTrue(answers.last?.contains(#""value":104"#) == true, "an expired counter starts again: \(answers.last ?? "")")
     }
 
+    /// Leases taken without `wait` and given back by plain params are
+    /// answered directly: taken, held (here), given back, expired, refused
+    /// for a wrong token or bad params alike; the rest declined.
+    func testLeasesAnswerAlike() throws {
+        let params: [(String, String)] = [
+            ("lock.acquire", #"{"name":"job","ttl":30}"#), ("lock.acquire", #"{"name":"job","ttl":30}"#),
+            ("lock.release", #"{"name":"job","token":2}"#), ("lock.release", #"{"name":"job","token":1}"#),
+            ("lock.release", #"{"name":"job","token":1}"#), ("lock.acquire", #"{"name":"job","ttl":0.5}"#),
+            ("lock.acquire", #"{"name":"short","ttl":1}"#), ("debug.advanceClock", #"{"seconds":2}"#),
+            ("lock.release", #"{"name":"short","token":1}"#), ("lock.acquire", #"{"name":"short","ttl":1e1}"#),
+            ("lock.acquire", #"{"name":"aé","ttl":30}"#), ("lock.acquire", #"{"name":"é","ttl":30}"#),
+            ("lock.acquire", #"{"name":"x","ttl":0}"#), ("lock.acquire", #"{"name":"x","ttl":-1}"#),
+            ("lock.acquire", #"{"name":"x","ttl":31536001}"#), ("lock.acquire", #"{"name":"x","ttl":"30"}"#),
+            ("lock.acquire", #"{"name":"","ttl":30}"#), ("lock.acquire", #"{"name":"x"}"#), ("lock.acquire", #"{"ttl":30}"#),
+            ("lock.acquire", #"{"name":"\#(String(repeating: "n", count: 1025))","ttl":30}"#),
+            ("lock.acquire", #"{"name":"job","ttl":30,"wait":0}"#), ("lock.acquire", #"{"name":"job","ttl":30,"extra":1}"#),
+            ("lock.release", #"{"name":"job","token":0}"#), ("lock.release", #"{"name":"job","token":-3}"#),
+            ("lock.release", #"{"name":"job","token":3.0}"#), ("lock.release", #"{"name":"nobody","token":1}"#),
+            ("lock.release", #"{"name":"job","token":99999999999999999999}"#), ("lock.list", #"{}"#),
+        ]
+        let lines = params.enumerated().map { request($0.offset + 1, $0.element.0, $0.element.1) }
+        let answers = try assertBothPathsAgree(lines, enableTestMethods: true)
+        XCTAssertTrue(answers[0].contains(#""acquired":true,"token":1"#), String(answers[0]))
+        XCTAssertTrue(answers[1].contains(#""acquired":false"#) && answers[1].contains(#""heldHere":true"#), String(answers[1]))
+        XCTAssertTrue(answers[3].contains(#""released":true"#), String(answers[3]))
+        XCTAssertTrue(answers[4].contains(#""released":false"#), String(answers[4]))
+        XCTAssertTrue(answers[8].contains(#""released":false"#), "expired: \(answers[8])")
+        XCTAssertGreaterThanOrEqual(answers.filter { $0.contains("-32602") }.count, 10, "bad params refused")
+    }
+
     /// Hits of `cache.getOrFetch` in the memory tier are answered directly;
     /// misses, expired entries, disk hits and calls with settings are not —
     /// and the counters agree too (a declined request counts nothing twice).

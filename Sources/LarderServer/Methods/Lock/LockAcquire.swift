@@ -6,8 +6,11 @@ import LarderStorage
 /// `lock.acquire`: takes the lease on a name for `ttl` seconds under a new
 /// fencing token, or says who holds it until when; with `wait`, waits up to
 /// that long for it without holding up other requests (`LockWaits`).
+///
+/// Requests without `wait` are answered from their bytes (DirectAnswers.swift).
 enum LockAcquire: MethodDefinition {
-    static let method = "lock.acquire"
+    static let methodName: StaticString = "lock.acquire"
+    static let method = methodName.description
 
     struct Params: ParamsObject {
         static let members = ["name", "ttl", "wait"]
@@ -45,15 +48,25 @@ enum LockAcquire: MethodDefinition {
 
         init(_ outcome: LockAcquisition) { self.outcome = outcome }
 
-        var json: JSON {
+        func write(into w: inout JSONWriter) {
             switch outcome {
             case .acquired(let token, let expiresAt):
-                return ["acquired": true, "token": .int(Int(token)),
-                        "expiresAt": .string(Timestamp.format(milliseconds: expiresAt))]
+                w.writeASCII("{\"acquired\":true,\"token\":")
+                w.writeInt(Int(token))
+                w.writeASCII(",\"expiresAt\":")
+                w.writeString(Timestamp.format(milliseconds: expiresAt))
             case .held(_, let expiresAt, let heldHere):
-                return ["acquired": false, "holderExpiresAt": .string(Timestamp.format(milliseconds: expiresAt)),
-                        "heldHere": .bool(heldHere)]
+                w.writeASCII("{\"acquired\":false,\"holderExpiresAt\":")
+                w.writeString(Timestamp.format(milliseconds: expiresAt))
+                w.writeASCII(heldHere ? ",\"heldHere\":true" : ",\"heldHere\":false")
             }
+            w.writeASCII("}")
+        }
+
+        var json: JSON {
+            var w = JSONWriter(capacity: 96)
+            write(into: &w)
+            return .fragment(JSONFragment(validJSON: w.copiedBytes))
         }
     }
 }
