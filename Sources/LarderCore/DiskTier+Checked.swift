@@ -85,26 +85,41 @@ extension DiskTier {
 extension DiskTier {
     /// The entries under `keys` (each once), their rows locked until the
     /// transaction ends (`FOR UPDATE`: PostgreSQL's alone), read by one
-    /// statement, in the order of their keys' bytes, so that transactions
-    /// locking several keys take them in one order. Their values are read
-    /// only if `values`: otherwise `bytes` is empty.
+    /// statement. The rows are locked in the order of their keys' stored
+    /// bytes, so that transactions locking several keys take them in one
+    /// order. Their values are read only if `values`: otherwise `bytes` is
+    /// empty.
+    ///
+    /// Each key is looked up by itself (a lateral subquery per key): asked
+    /// for them all at once (`(grp, key) IN (…)`, or a disjunction), the
+    /// planner, without statistics for a fresh table or with a generic plan,
+    /// scanned the whole cache in index order to skip a sort: 10 keys of
+    /// 5,000 took 1 ms, against 0.08 ms this way (EXPLAIN ANALYZE).
     func lockedEntries(_ keys: [EntryKey], values: Bool) throws(StoreError) -> [EntryKey: Entry] {
         guard !keys.isEmpty else { return [:] }
-        let pairs = (0..<keys.count).map { "(?\(2 + 2 * $0), ?\(3 + 2 * $0))" }.joined(separator: ", ")
+        // Rows are found, and told apart, by their columns as stored: an encrypted cache's MACs.
+        struct Columns: Hashable, Comparable {
+            let group: [UInt8], key: [UInt8]
+            static func < (a: Columns, b: Columns) -> Bool {
+                a.group != b.group ? a.group.lexicographicallyPrecedes(b.group) : a.key.lexicographicallyPrecedes(b.key)
+            }
+        }
+        var byColumns: [Columns: EntryKey] = [:]
+        for k in keys {
+            let stored = try sealer?.tokens(k)
+            byColumns[Columns(group: stored?.group ?? Array(k.group.utf8), key: stored?.key ?? Array(k.key.utf8))] = k
+        }
+        let ordered = byColumns.keys.sorted()
+        let pairs = (0..<ordered.count).map { "(CAST(?\(2 + 2 * $0) AS bytea), CAST(?\(3 + 2 * $0) AS bytea))" }.joined(separator: ", ")
         let s = try db.statement("""
-            SELECT grp, key, id, kind, \(values ? "value" : "''::bytea"), stored_at, validated_at, ttl, revision FROM entries
-            WHERE cache = ?1 AND (grp, key) IN (\(pairs)) ORDER BY grp, key FOR UPDATE
+            SELECT e.grp, e.key, e.id, e.kind, \(values ? "e.value" : "''::bytea"), e.stored_at, e.validated_at, e.ttl, e.revision
+            FROM (VALUES \(pairs)) AS k (grp, key),
+            LATERAL (SELECT * FROM entries WHERE cache = ?1 AND grp = k.grp AND key = k.key FOR UPDATE) AS e
             """)
         defer { s.reset() }
         s.bind(1, cacheID)
-        // Rows are told apart by the columns as stored: an encrypted cache's MACs.
-        struct Columns: Hashable {
-            let group: [UInt8], key: [UInt8]
-        }
-        var byColumns: [Columns: EntryKey] = [:]
-        for (i, k) in keys.enumerated() {
-            let stored = try bind(k, to: s, from: Int32(2 + 2 * i))
-            byColumns[Columns(group: stored?.group ?? Array(k.group.utf8), key: stored?.key ?? Array(k.key.utf8))] = k
+        for (i, c) in ordered.enumerated() {
+            s.bind(Int32(2 + 2 * i), blob: c.group).bind(Int32(3 + 2 * i), blob: c.key)
         }
         var found: [EntryKey: Entry] = [:]
         while try s.step() {
