@@ -41,18 +41,9 @@ extension DiskTier {
             statement = .increment
         }
         let s = try db.statement(statement)
-        s.bind(CacheSQL.Insert.cache, cacheID)
-        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
-        let expiresAt = e.expiresAt(lifespan: lifespan)
-        if let sealer, let tokens {
-            let sealed = try sealer.seal(value, kind: e.kind, for: k)
-            sealed.withUnsafeBufferPointer {
-                bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
-            }
-            if case .absent = check { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
-        } else {
-            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
-        }
+        var sealedKey = false
+        if case .absent = check { sealedKey = true }
+        try bindRow(k, e, value: value, used: used, lifespan: lifespan, sealedKey: sealedKey, to: s)
         s.bind(CacheSQL.Checked.lifespan, lifespan).bind(CacheSQL.Checked.liveAfter, liveAfter)
         switch check {
         case .revision(let expected): s.bind(CacheSQL.Checked.revision, expected)

@@ -194,22 +194,28 @@ struct DiskTier {
     func writePipelined(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64,
                         written: @escaping (_ id: Int64, _ replaced: Int?) -> Void) throws(StoreError) {
         let s = try db.statement(sealer == nil ? .write : .writeSealed)
-        s.bind(CacheSQL.Insert.cache, cacheID)
-        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
-        let expiresAt = e.expiresAt(lifespan: lifespan)
-        if let sealer, let tokens {
-            let sealed = try sealer.seal(value, kind: e.kind, for: k)
-            sealed.withUnsafeBufferPointer {
-                bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
-            }
-            s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens))
-        } else {
-            bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
-        }
+        try bindRow(k, e, value: value, used: used, lifespan: lifespan, sealedKey: true, to: s)
         try s.runPipelined { (row) throws(StoreError) in
             guard let row else { return }
             written(try row.int64(0), row.isNull(1) ? nil : try row.int(1))
         }
+    }
+
+    /// Binds `Insert`'s parameters: the cache, `k`, and `e`'s columns with
+    /// `value` (sealed, for an encrypted cache, and its key too if `sealedKey`).
+    func bindRow(_ k: EntryKey, _ e: Entry, value: UnsafeBufferPointer<UInt8>, used: Int64, lifespan: Int64, sealedKey: Bool,
+                 to s: any SQLStatement) throws(StoreError) {
+        s.bind(CacheSQL.Insert.cache, cacheID)
+        let tokens = try bind(k, to: s, from: CacheSQL.Insert.group)
+        let expiresAt = e.expiresAt(lifespan: lifespan)
+        guard let sealer, let tokens else {
+            return bind(e, value: value, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+        }
+        let sealed = try sealer.seal(value, kind: e.kind, for: k)
+        sealed.withUnsafeBufferPointer {
+            bind(e, value: $0, size: value.count, used: used, expiresAt: expiresAt, to: s, from: CacheSQL.Insert.entry)
+        }
+        if sealedKey { s.bind(CacheSQL.Insert.sealedKey, blob: try sealer.seal(key: k, tokens: tokens)) }
     }
 
     /// Runs an insert-or-nothing; the new row's id, or nil when the key was taken.
