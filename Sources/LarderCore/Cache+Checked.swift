@@ -91,8 +91,7 @@ extension Cache {
         let assumed = memory.row(of: k)?.size
         _ = memory.remove(k)
         let changes = memory.changes
-        let size: Int
-        if case .increment = check { size = Self.longestSum } else { size = value.count }
+        let size = check.isIncrement ? Self.longestSum : value.count
         // A set's value is copied now: the caller's bytes are gone by the answer.
         let kept = !fitsInMemory(value.count) ? nil : check.isIncrement ? [] : Array(value)
         diskCount += assumed == nil ? 1 : 0
@@ -146,10 +145,7 @@ extension Cache {
             pending.failed { [self] in
                 do throws(StoreError) {
                     let found = try disk.revision(of: k, locking: false, lifespan: config.lifespan)
-                    let live = found.flatMap { f in
-                        !config.returnsExpired && f.expiresAt.map { context.clock.now >= $0 } == true ? nil : f.revision
-                    }
-                    return .conditionFailed(key: k.key, expected: "no entry", revision: live)
+                    return .conditionFailed(key: k.key, expected: "no entry", revision: liveRevision(found.map { ($0.revision, $0.expiresAt) }))
                 } catch {
                     return error
                 }
@@ -172,6 +168,13 @@ extension Cache {
                 }
             }
         }
+    }
+
+    /// The live entries under `keys` as `entryForWrite` finds them, on
+    /// PostgreSQL, read and locked by one statement; their values only if
+    /// `values`.
+    func lockedEntries(_ keys: [EntryKey], values: Bool) throws(StoreError) -> [EntryKey: Entry] {
+        try disk.lockedEntries(keys, values: values).filter { isLive($0.value) }
     }
 
     /// Waits for a checked write's answer: one round trip, with whatever

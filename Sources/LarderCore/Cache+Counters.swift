@@ -69,22 +69,17 @@ extension Cache {
         } else {
             entry = memory.peek(k)
         }
-        guard let entry, config.returnsExpired || !entry.isExpired(at: context.clock.now, lifespan: config.lifespan) else {
-            return (entry, nil)
-        }
+        guard let entry, isLive(entry) else { return (entry, nil) }
         return (entry, entry)
+    }
+
+    /// Whether `entry` is live now: not expired, or the cache returns expired entries.
+    func isLive(_ entry: Entry) -> Bool {
+        config.returnsExpired || !entry.isExpired(at: context.clock.now, lifespan: config.lifespan)
     }
 
     /// The most bytes of a value read as a counter's: more, and it is not one.
     public static let counterTextLimit = 64
-
-    /// The live entries under `keys` as `entryForWrite` finds them, on
-    /// PostgreSQL, read and locked by one statement; their values only if
-    /// `values`.
-    func lockedEntries(_ keys: [EntryKey], values: Bool) throws(StoreError) -> [EntryKey: Entry] {
-        let now = context.clock.now
-        return try disk.lockedEntries(keys, values: values).filter { config.returnsExpired || !$0.value.isExpired(at: now, lifespan: config.lifespan) }
-    }
 
     /// The integer a counter's entry holds: a JSON number of at most
     /// `counterTextLimit` bytes whose value is exactly an integer within

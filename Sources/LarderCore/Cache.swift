@@ -506,9 +506,7 @@ public final class Cache {
         } else {
             found = memory.peek(k).map { ($0.revision, $0.expiresAt(lifespan: config.lifespan)) }
         }
-        let live = found.flatMap { f in
-            !config.returnsExpired && f.expiresAt.map { context.clock.now >= $0 } == true ? nil : f.revision
-        }
+        let live = liveRevision(found)
         switch condition {
         case .revision(let expected):
             guard live == expected else { throw .conditionFailed(key: k.key, expected: "revision \(expected)", revision: live) }
@@ -516,6 +514,14 @@ public final class Cache {
             guard live == nil else { throw .conditionFailed(key: k.key, expected: "no entry", revision: live) }
         }
         return (condition == .absent && found == nil && locking, row)
+    }
+
+    /// The revision of an entry `found` (with when it expires), if it is
+    /// live: an expired entry is none, unless the cache returns expired entries.
+    func liveRevision(_ found: (revision: Int64, expiresAt: Int64?)?) -> Int64? {
+        found.flatMap { f in
+            !config.returnsExpired && f.expiresAt.map { context.clock.now >= $0 } == true ? nil : f.revision
+        }
     }
 
     /// Writes a new row for `k` (see `check`): if another server inserted

@@ -79,20 +79,28 @@ extension Server {
               let name = Self.cacheName(cache), let (group, key) = Self.entryKey(group, key),
               let by = Self.count(by, absent: 1), let initial = Self.count(initial, absent: 0),
               case .some(let ttl) = Self.ttl(ttlValue), admit(CacheIncrement.method) else { return .declined }
+        let answer: WriteAnswer<CacheIncrement.Result>
         do throws(StoreError) {
-            let cache = try store.cache(namedUTF8: name, create: true)!
-            let k = EntryKey(group: group, key: key)
-            if cache.checksAsItWrites, let pending = try cache.incrementChecked(k, by: by, initial: initial, ttl: ttl) {
-                return gate.answerDirect(request, pending: pending) { written, w in
-                    CacheIncrement.Result(value: written.count, revision: written.revision).write(into: &w)
-                }
-            }
-            let (value, revision) = try cache.increment(k, by: by, initial: initial, ttl: ttl)
-            CacheIncrement.Result(value: value, revision: revision).write(into: &result)
+            answer = try CacheIncrement.increment(EntryKey(group: group, key: key), by: by, initial: initial, ttl: ttl,
+                                                  in: store.cache(namedUTF8: name, create: true)!)
         } catch {
             return failed(request, error)
         }
-        return gate.answerDirect(request, result: result, after: .commit)
+        return answerDirect(request, answer, into: &result) { $0.write(into: &$1) }
+    }
+
+    /// Answers a write's request after the commit: its result, written into
+    /// `result` now, or the one the commit decides.
+    @inline(__always)
+    private func answerDirect<R>(_ request: RequestView, _ answer: WriteAnswer<R>, into result: inout JSONWriter,
+                                 write: @escaping (R, inout JSONWriter) -> Void) -> DirectAnswer {
+        switch answer {
+        case .result(let r):
+            write(r, &result)
+            return gate.answerDirect(request, result: result, after: .commit)
+        case .decided(let pending, let made):
+            return gate.answerDirect(request, pending: pending) { write(made($0), &$1) }
+        }
     }
 
     /// An integer a counter can hold, given as an optional minus sign and
@@ -194,21 +202,13 @@ extension Server {
             bytes = UnsafeBufferPointer(rebasing: text.prefix(count))
         }
         let entryKey = EntryKey(group: group, key: key)
-        let kind: Entry.Kind = isData ? .data : .json
+        let answer: WriteAnswer<CacheSet.Result>
         do throws(StoreError) {
-            if let condition, let cache = try store.cache(namedUTF8: name, create: true), cache.checksAsItWrites {
-                let size = bytes.count
-                let pending = try cache.setChecked(entryKey, kind: kind, value: bytes, ttl: ttl, condition: condition)
-                return gate.answerDirect(request, pending: pending) { written, w in
-                    CacheSet.Result(size: size, revision: written.revision).write(into: &w)
-                }
-            }
-            try CacheSet.write(entryKey, kind: kind, value: bytes, ttl: ttl, condition: condition, in: store, cache: name)
-                .write(into: &result)
+            answer = try CacheSet.write(entryKey, kind: isData ? .data : .json, value: bytes, ttl: ttl, condition: condition, in: store, cache: name)
         } catch {
             return failed(request, error)
         }
-        return gate.answerDirect(request, result: result, after: .commit)
+        return answerDirect(request, answer, into: &result) { $0.write(into: &$1) }
     }
 
     /// Whether the request may run now; if not, the ordinary path refuses it properly.

@@ -44,6 +44,25 @@ enum Response<Result: MethodResult> {
     case afterDecided(PendingWrite, (PendingWrite.Written) -> Result)
 }
 
+/// What a write's request is answered with once the commit it joined has
+/// run: its result, or — for a write the store decides as it runs it
+/// (`PendingWrite`) — the result made from what the write did. Both paths
+/// (DirectAnswers.swift) answer from it.
+enum WriteAnswer<Result> {
+    case result(Result)
+    case decided(PendingWrite, (PendingWrite.Written) -> Result)
+}
+
+extension Response {
+    /// `answer`, after the commit.
+    init(afterCommit answer: WriteAnswer<Result>) {
+        switch answer {
+        case .result(let result): self = .afterCommit(result)
+        case .decided(let write, let result): self = .afterDecided(write, result)
+        }
+    }
+}
+
 /// A request as a handler sees it.
 struct Request {
     let reply: Reply

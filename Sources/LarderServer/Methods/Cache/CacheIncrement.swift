@@ -7,7 +7,7 @@ import LarderStorage
 /// answered once it is committed.
 ///
 /// Plain requests are answered from their bytes (DirectAnswers.swift); both
-/// paths call `Cache.increment` and write `Result` alike.
+/// paths call `increment` and write `Result` alike.
 enum CacheIncrement: MethodDefinition {
     static let methodName: StaticString = "cache.increment"
     static let method = methodName.description
@@ -42,13 +42,20 @@ enum CacheIncrement: MethodDefinition {
 
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let cache = try r.server.cache(p.cache, create: true)!
-        return try r.server.mappingStoreErrors { () throws(StoreError) in
-            if cache.checksAsItWrites, let pending = try cache.incrementChecked(p.key, by: p.by, initial: p.initial, ttl: p.ttl) {
-                return .afterDecided(pending) { Result(value: $0.count, revision: $0.revision) }
-            }
-            let (value, revision) = try cache.increment(p.key, by: p.by, initial: p.initial, ttl: p.ttl)
-            return .afterCommit(Result(value: value, revision: revision))
+        return Response(afterCommit: try r.server.mappingStoreErrors { () throws(StoreError) in
+            try increment(p.key, by: p.by, initial: p.initial, ttl: p.ttl, in: cache)
+        })
+    }
+
+    /// Adds to the counter; both paths end here. Where the store adds as it
+    /// writes (`Cache.checksAsItWrites`), the answer waits for what it did.
+    @inline(__always)
+    static func increment(_ k: EntryKey, by: Int64, initial: Int64, ttl: Int64?, in cache: Cache) throws(StoreError) -> WriteAnswer<Result> {
+        if cache.checksAsItWrites, let pending = try cache.incrementChecked(k, by: by, initial: initial, ttl: ttl) {
+            return .decided(pending) { Result(value: $0.count, revision: $0.revision) }
         }
+        let (value, revision) = try cache.increment(k, by: by, initial: initial, ttl: ttl)
+        return .result(Result(value: value, revision: revision))
     }
 
     /// `{"value": V, "revision": R}`: the sum stored, and the entry's new revision.

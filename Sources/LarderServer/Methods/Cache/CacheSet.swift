@@ -27,32 +27,38 @@ enum CacheSet: MethodDefinition {
     static func handle(_ p: Params, _ r: Request) throws(ResponseError) -> Response<Result> {
         let store = r.server.store
         return try r.server.mappingStoreErrors { () throws(StoreError) in
-            try UTF8Text.with(p.cache) { (name) throws(StoreError) -> Response<Result> in
-                let w = p.write
-                if let condition = w.condition, let cache = try store.cache(namedUTF8: name, create: true), cache.checksAsItWrites {
-                    let pending = try w.bytes.withUnsafeBufferPointer { (value) throws(StoreError) in
-                        try cache.setChecked(w.key, kind: w.kind, value: value, ttl: w.ttl, condition: condition)
-                    }
-                    return .afterDecided(pending) { Result(size: w.bytes.count, revision: $0.revision) }
-                }
-                return .afterCommit(try Self.write(w, in: store, cache: name))
-            }
+            try UTF8Text.with(p.cache) { (name) throws(StoreError) in Response(afterCommit: try Self.write(p.write, in: store, cache: name)) }
         }
     }
 
     /// Writes the entry into the cache (created with defaults if need be).
     @inline(__always)
-    static func write(_ write: Cache.Write, in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
-        let revision = try store.cache(namedUTF8: cache, create: true)!.set(write)
-        return Result(size: write.bytes.count, revision: revision)
+    static func write(_ write: Cache.Write, in store: Store, cache name: UnsafeBufferPointer<UInt8>) throws(StoreError) -> WriteAnswer<Result> {
+        let cache = try store.cache(namedUTF8: name, create: true)!
+        if let checked = try write.bytes.withUnsafeBufferPointer({ (value) throws(StoreError) in
+            try Self.checked(write.key, kind: write.kind, value: value, ttl: write.ttl, condition: write.condition, in: cache)
+        }) { return checked }
+        return .result(Result(size: write.bytes.count, revision: try cache.set(write)))
     }
 
     /// `write` for a value lent as bytes.
     @inline(__always)
     static func write(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?, condition: WriteCondition?,
-                      in store: Store, cache: UnsafeBufferPointer<UInt8>) throws(StoreError) -> Result {
-        let revision = try store.cache(namedUTF8: cache, create: true)!.set(key, kind: kind, value: value, ttl: ttl, condition: condition)
-        return Result(size: value.count, revision: revision)
+                      in store: Store, cache name: UnsafeBufferPointer<UInt8>) throws(StoreError) -> WriteAnswer<Result> {
+        let cache = try store.cache(namedUTF8: name, create: true)!
+        if let checked = try Self.checked(key, kind: kind, value: value, ttl: ttl, condition: condition, in: cache) { return checked }
+        return .result(Result(size: value.count, revision: try cache.set(key, kind: kind, value: value, ttl: ttl, condition: condition)))
+    }
+
+    /// A conditional set that the store checks as it writes it
+    /// (`Cache.checksAsItWrites`), answered once that is decided; nil for
+    /// any other set.
+    private static func checked(_ key: EntryKey, kind: Entry.Kind, value: UnsafeBufferPointer<UInt8>, ttl: Int64?, condition: WriteCondition?,
+                                in cache: Cache) throws(StoreError) -> WriteAnswer<Result>? {
+        guard let condition, cache.checksAsItWrites else { return nil }
+        let size = value.count
+        let pending = try cache.setChecked(key, kind: kind, value: value, ttl: ttl, condition: condition)
+        return .decided(pending) { Result(size: size, revision: $0.revision) }
     }
 
     /// `{"stored":true,"size":N,"revision":R}`: N is the stored value's
